@@ -1,0 +1,76 @@
+/* base: the few utilities every module may use — a seeded RNG, clocks,
+ * error messages and atomic file writes. Depends on nothing but libc. */
+#ifndef SOWZERO_BASE_H
+#define SOWZERO_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- Errors ---------------------------------------------------------------
+ * Library functions return 0 on success and -1 on failure, writing a one-line
+ * message into a caller-supplied buffer (err, errlen); err may be NULL. */
+void errf(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- Random numbers ---------------------------------------------------------
+ * xoshiro256** seeded through splitmix64. A plain value type: each thread owns
+ * its own state (never shared, never global). */
+typedef struct {
+  uint64_t s[4];
+} rng_t;
+
+/* Seeds from a run seed and a stream id (worker number, game number...), so
+ * that different streams of one seed never overlap in practice. */
+void rng_seed(rng_t *r, uint64_t seed, uint64_t stream);
+uint64_t rng_u64(rng_t *r);
+/* Uniform in [0, n); n > 0. Lemire's multiply-shift, bias below 2^-32. */
+static inline uint32_t rng_below(rng_t *r, uint32_t n) {
+  return (uint32_t)(((rng_u64(r) >> 32) * (uint64_t)n) >> 32);
+}
+double rng_double(rng_t *r);      /* uniform in [0, 1) */
+double rng_normal(rng_t *r);      /* standard normal */
+double rng_gamma(rng_t *r, double shape); /* Gamma(shape, 1), shape > 0 */
+uint64_t splitmix64(uint64_t *state);
+
+/* ---- Clocks (seconds) ------------------------------------------------------ */
+double clock_wall(void);       /* monotonic wall clock */
+double clock_thread_cpu(void); /* CPU time of the calling thread */
+
+/* ---- Atomic files -------------------------------------------------------------
+ * Writes go to "PATH.tmp.PID"; afile_commit flushes, fsyncs and renames over
+ * PATH, so a reader (or a crash) sees either the old file or the whole new
+ * one. afile_abort removes the temporary. */
+typedef struct {
+  FILE *f;
+  char path[1024];
+  char tmp[1100];
+} afile;
+
+int afile_open(afile *a, const char *path, char *err, size_t errlen);
+int afile_commit(afile *a, char *err, size_t errlen);
+void afile_abort(afile *a);
+/* Whole-buffer convenience: writes data atomically to path. */
+int afile_write(const char *path, const void *data, size_t len, char *err,
+                size_t errlen);
+
+/* ---- Little-endian fields (binary formats write fields one by one) ---------- */
+static inline void put_u32le(unsigned char *p, uint32_t v) {
+  p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8);
+  p[2] = (unsigned char)(v >> 16); p[3] = (unsigned char)(v >> 24);
+}
+static inline uint32_t get_u32le(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+static inline void put_u64le(unsigned char *p, uint64_t v) {
+  put_u32le(p, (uint32_t)v); put_u32le(p + 4, (uint32_t)(v >> 32));
+}
+static inline uint64_t get_u64le(const unsigned char *p) {
+  return (uint64_t)get_u32le(p) | (uint64_t)get_u32le(p + 4) << 32;
+}
+/* FNV-1a 64 over a byte range, for file checksums. */
+uint64_t checksum64(const void *data, size_t len, uint64_t h);
+#define CHECKSUM64_INIT 0xcbf29ce484222325ULL
+
+#endif

@@ -1,0 +1,260 @@
+/* The game registry, option parsing, repetition history and outcomes:
+ * everything that is the same for every rules table. */
+#include "game/game.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "game/game_internal.h"
+
+static const game_rules *const registry[] = {&oware_rules};
+#define N_RULES (int)(sizeof registry / sizeof registry[0])
+
+/* Presets: named option sets over a game (RULES.md 1.8). */
+static const struct {
+  const char *name, *game, *settings;
+} presets[] = {
+    {"oware", "oware", ""},
+    {"abapa", "oware", "grand_slam=no_capture"},
+    {"warri", "oware", "grand_slam=capture_continue"},
+    {"wari", "oware", "grand_slam=forbidden"},
+    {"wari-es", "oware", "grand_slam=capture_continue"},
+    {"oware-cut", "oware", "grand_slam=capture_end"},
+};
+#define N_PRESETS (int)(sizeof presets / sizeof presets[0])
+
+const game_rules *game_rules_at(int i) {
+  return i >= 0 && i < N_RULES ? registry[i] : NULL;
+}
+
+const char *game_preset_at(int i, const char **game_name, const char **settings) {
+  if (i < 0 || i >= N_PRESETS) return NULL;
+  if (game_name) *game_name = presets[i].game;
+  if (settings) *settings = presets[i].settings;
+  return presets[i].name;
+}
+
+static int option_index(const game_rules *r, const char *key) {
+  for (int i = 0; r->options[i].key; i++)
+    if (strcmp(r->options[i].key, key) == 0) return i;
+  return -1;
+}
+
+int game_option_value(const game *g, const char *key) {
+  int i = option_index(g->rules, key);
+  return i < 0 ? -1 : g->opt[i];
+}
+
+static void list_keys(const game_rules *r, char *buf, size_t len) {
+  size_t n = 0;
+  buf[0] = 0;
+  for (int i = 0; r->options[i].key && n < len; i++)
+    n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", r->options[i].key);
+}
+
+static void list_values(const game_option *o, char *buf, size_t len) {
+  size_t n = 0;
+  buf[0] = 0;
+  for (int i = 0; o->values[i] && n < len; i++)
+    n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", o->values[i]);
+}
+
+int game_set_option(game *g, const char *key, const char *value, char *err,
+                    size_t errlen) {
+  const game_rules *r = g->rules;
+  int i = option_index(r, key);
+  if (i < 0) {
+    char keys[512];
+    list_keys(r, keys, sizeof keys);
+    errf(err, errlen, "unknown option '%s' for game %s (options: %s)", key,
+         r->name, keys);
+    return -1;
+  }
+  const game_option *o = &r->options[i];
+  if (o->values) {
+    for (int v = 0; o->values[v]; v++)
+      if (strcmp(o->values[v], value) == 0) {
+        g->opt[i] = v;
+        return 0;
+      }
+    char vals[512];
+    list_values(o, vals, sizeof vals);
+    errf(err, errlen, "bad value '%s' for option %s (one of: %s)", value, key, vals);
+    return -1;
+  }
+  char *end;
+  long v = strtol(value, &end, 10);
+  if (*value == 0 || *end != 0) {
+    errf(err, errlen, "bad value '%s' for option %s (an integer %d..%d)", value,
+         key, o->min, o->max);
+    return -1;
+  }
+  if (v < o->min || v > o->max) {
+    errf(err, errlen, "value %ld for option %s is out of range %d..%d", v, key,
+         o->min, o->max);
+    return -1;
+  }
+  g->opt[i] = (int)v;
+  return 0;
+}
+
+/* Applies one "key=value" token. */
+static int apply_setting(game *g, const char *kv, char *err, size_t errlen) {
+  const char *eq = strchr(kv, '=');
+  char key[64];
+  if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof key) {
+    errf(err, errlen, "bad setting '%s' (expected key=value)", kv);
+    return -1;
+  }
+  memcpy(key, kv, (size_t)(eq - kv));
+  key[eq - kv] = 0;
+  return game_set_option(g, key, eq + 1, err, errlen);
+}
+
+/* Applies a space-separated list of key=value settings. */
+static int apply_settings_string(game *g, const char *s, char *err, size_t errlen) {
+  char buf[512], *save = NULL;
+  snprintf(buf, sizeof buf, "%s", s);
+  for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+    if (apply_setting(g, t, err, errlen) != 0) return -1;
+  return 0;
+}
+
+int game_configure(game *g, const char *name, int nset, char *const *settings,
+                   char *err, size_t errlen) {
+  memset(g, 0, sizeof *g);
+  const char *game_name = name, *preset_settings = "";
+  for (int i = 0; i < N_PRESETS; i++)
+    if (strcmp(presets[i].name, name) == 0) {
+      game_name = presets[i].game;
+      preset_settings = presets[i].settings;
+    }
+  for (int i = 0; i < N_RULES; i++)
+    if (strcmp(registry[i]->name, game_name) == 0) g->rules = registry[i];
+  if (!g->rules) {
+    char names[512];
+    size_t n = 0;
+    for (int i = 0; i < N_RULES; i++)
+      n += (size_t)snprintf(names + n, sizeof names - n, "%s ", registry[i]->name);
+    for (int i = 0; i < N_PRESETS && n < sizeof names; i++)
+      n += (size_t)snprintf(names + n, sizeof names - n, "%s ", presets[i].name);
+    errf(err, errlen, "unknown game '%s' (known: %s)", name, names);
+    return -1;
+  }
+  snprintf(g->preset, sizeof g->preset, "%s", name);
+  for (int i = 0; g->rules->options[i].key; i++) {
+    if (i >= GAME_MAX_OPTIONS) {
+      errf(err, errlen, "game %s has too many options", g->rules->name);
+      return -1;
+    }
+    g->opt[i] = g->rules->options[i].def;
+  }
+  if (apply_settings_string(g, preset_settings, err, errlen) != 0) return -1;
+  for (int i = 0; i < nset; i++)
+    if (apply_setting(g, settings[i], err, errlen) != 0) return -1;
+  return g->rules->setup(g, err, errlen);
+}
+
+int game_options_string(const game *g, char *buf, size_t len) {
+  size_t n = 0;
+  buf[0] = 0;
+  for (int i = 0; g->rules->options[i].key; i++) {
+    const game_option *o = &g->rules->options[i];
+    int w = o->values
+                ? snprintf(buf + n, len - n, "%s%s=%s", i ? " " : "", o->key,
+                           o->values[g->opt[i]])
+                : snprintf(buf + n, len - n, "%s%s=%d", i ? " " : "", o->key, g->opt[i]);
+    if (w < 0 || (size_t)w >= len - n) return -1;
+    n += (size_t)w;
+  }
+  return 0;
+}
+
+/* ---- History ---------------------------------------------------------------- */
+
+static inline void filter_add(game_hist *h, uint64_t x) {
+  unsigned b = (unsigned)(x >> 54); /* top 10 bits: 1024-bit filter */
+  h->seen[b >> 6] |= 1ULL << (b & 63);
+}
+static inline int filter_has(const game_hist *h, uint64_t x) {
+  unsigned b = (unsigned)(x >> 54);
+  return (h->seen[b >> 6] >> (b & 63)) & 1;
+}
+
+void game_hist_reset(game_hist *h, const game_pos *p) {
+  memset(h->seen, 0, sizeof h->seen);
+  h->len = 1;
+  h->hash[0] = p->hash;
+  filter_add(h, p->hash);
+}
+
+int game_hist_count(const game_hist *h, uint64_t hash) {
+  if (!filter_has(h, hash)) return 0;
+  int c = 0;
+  for (int i = 0; i < h->len; i++) c += h->hash[i] == hash;
+  return c;
+}
+
+void game_hist_copy(game_hist *dst, const game_hist *src) {
+  dst->len = src->len;
+  memcpy(dst->seen, src->seen, sizeof dst->seen);
+  memcpy(dst->hash, src->hash, (size_t)src->len * sizeof src->hash[0]);
+}
+
+int game_step(const game *g, game_pos *p, game_hist *h, int action) {
+  int flags = g->rules->play(g, p, action);
+  if (flags & GAME_PLAY_CAPTURE) {
+    memset(h->seen, 0, sizeof h->seen);
+    h->len = 0;
+  }
+  if (p->status != GAME_ONGOING) return flags;
+  if (g->repetition > 0 && game_hist_count(h, p->hash) >= g->repetition) {
+    g->rules->end_cycle(g, p);
+    return flags;
+  }
+  if (h->len < GAME_HIST_CAP) {
+    h->hash[h->len++] = p->hash;
+    filter_add(h, p->hash);
+  } else {
+    /* Only reachable if a game outlives its max_plies cap; end it rather
+     * than forget history. */
+    g->rules->end_cycle(g, p);
+  }
+  return flags;
+}
+
+/* ---- Outcomes and text --------------------------------------------------------- */
+
+void game_finish(game_pos *p, int reason, int final0, int final1, int winner) {
+  p->status = GAME_OVER;
+  p->end_reason = (uint8_t)reason;
+  p->final[0] = (uint8_t)final0;
+  p->final[1] = (uint8_t)final1;
+  p->half = 0;
+  if (winner >= 0)
+    p->winner = (uint8_t)winner;
+  else
+    p->winner = final0 == final1 ? GAME_DRAW : final0 > final1 ? GAME_SOUTH : GAME_NORTH;
+}
+
+const char *game_end_name(int reason) {
+  static const char *const names[GAME_END_COUNT] = {
+      "none", "target", "famine", "repetition", "nocapture", "maxplies", "grandslam", "nomoves"};
+  return reason >= 0 && reason < GAME_END_COUNT ? names[reason] : "unknown";
+}
+
+int game_parse_action(const game *g, const char *s, char *err, size_t errlen) {
+  char *end;
+  long a = strtol(s, &end, 10);
+  if (*s == 0 || *end != 0 || a < 0 || a >= g->n_actions) {
+    errf(err, errlen, "bad move '%s' (an action number 0..%d)", s, g->n_actions - 1);
+    return -1;
+  }
+  return (int)a;
+}
+
+void game_render(const game *g, const game_pos *p, char *buf, size_t len) {
+  g->rules->render(g, p, buf, len);
+}

@@ -1,0 +1,204 @@
+/* game: rules engines for the sowing games, behind one table of pure functions.
+ *
+ * A position (game_pos) is a fixed-size plain struct copied by value: no
+ * pointers, no allocation. A configured game (game) is a rules table plus the
+ * values of its options; it is immutable after game_configure and may be
+ * shared by any number of threads.
+ *
+ * Actions are numbered from the mover's point of view (0 .. n_actions-1), so
+ * one network serves both sides. Legal actions come as a bitmask.
+ *
+ * Repetition is decided from history the caller keeps (game_hist: the hashes
+ * of the positions since the last capture). game_step plays a move and applies
+ * the repetition rule; game_play alone never looks at history.
+ *
+ * Depends on base only. */
+#ifndef SOWZERO_GAME_H
+#define SOWZERO_GAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Limits shared by every game, checked with _Static_assert where they matter. */
+#define GAME_MAX_PITS 32     /* Kujifunza 4x8 */
+#define GAME_MAX_ACTIONS 32  /* pit x direction */
+#define GAME_MAX_FEATURES 256
+#define GAME_MAX_OPTIONS 24
+#define GAME_HIST_CAP 2048   /* positions since the last capture */
+#define GAME_MAX_PLIES_CAP 2000
+
+typedef uint32_t game_moves; /* bit a set: action a is legal */
+
+enum { GAME_SOUTH = 0, GAME_NORTH = 1 };
+enum { GAME_ONGOING = 0, GAME_OVER = 1 };
+enum { GAME_DRAW = 2 }; /* value of game_pos.winner for a draw */
+
+/* Why a game ended. */
+typedef enum {
+  GAME_END_NONE = 0,
+  GAME_END_TARGET,     /* a score reached the target */
+  GAME_END_FAMINE,     /* the mover could not feed (or had no move) */
+  GAME_END_REPETITION, /* cycle rule: a position repeated */
+  GAME_END_NOCAPTURE,  /* nocap_limit plies without a capture */
+  GAME_END_MAXPLIES,   /* hard cap on the game length */
+  GAME_END_GRANDSLAM,  /* a grand-slam variant ended the game */
+  GAME_END_NOMOVES,    /* the mover has no legal move (non-Oware games) */
+  GAME_END_COUNT
+} game_end_reason;
+
+/* Flags returned by game_play. */
+enum {
+  GAME_PLAY_CAPTURE = 1, /* seeds were captured: repetition history restarts */
+  GAME_PLAY_GRANDSLAM = 2 /* the move was a grand slam */
+};
+
+/* The position. Pits are in absolute counter-clockwise order: on a 2-row
+ * board South owns 0..h-1 and North h..2h-1. */
+typedef struct {
+  uint8_t pits[GAME_MAX_PITS]; /* seeds in each pit */
+  uint16_t store[2];           /* seeds captured (or sown into stores) */
+  uint32_t owner;              /* bit i: pit i belongs to North (Nam Nam) */
+  uint8_t mover;               /* side to move: GAME_SOUTH or GAME_NORTH */
+  uint8_t status;              /* GAME_ONGOING or GAME_OVER */
+  uint8_t winner;              /* when over: 0, 1 or GAME_DRAW */
+  uint8_t end_reason;          /* when over: a game_end_reason */
+  uint8_t final[2];            /* when over: final scores (whole seeds) */
+  uint8_t half;                /* when over: 1 if each final score has +1/2 */
+  uint8_t phase;               /* game-specific phase (Nam Nam claims) */
+  uint8_t round;               /* game-specific round counter */
+  uint8_t aux[3];              /* game-specific small state */
+  uint16_t ply;                /* moves played since the start */
+  uint16_t nocap;              /* moves since the last capture */
+  uint64_t hash;               /* hash of pits, owner, mover, phase */
+} game_pos;
+
+_Static_assert(GAME_MAX_ACTIONS <= 32, "game_moves is a 32-bit mask");
+_Static_assert(sizeof(game_pos) <= 64, "positions are copied millions of times");
+
+/* A named rule option: an enumeration (values != NULL) or an integer range. */
+typedef struct {
+  const char *key;
+  const char *const *values; /* NULL-terminated names, or NULL for integers */
+  int min, max;              /* integer range (enum: 0 .. count-1) */
+  int def;                   /* default value */
+  const char *help;          /* one line for docs and `sowzero rules` */
+} game_option;
+
+struct game;
+
+/* The rules table of one game. Every function is pure over its arguments. */
+typedef struct {
+  const char *name;
+  const char *summary;
+  const game_option *options; /* terminated by an entry with key NULL */
+  /* Derives sizes from the options and checks them together. */
+  int (*setup)(struct game *g, char *err, size_t errlen);
+  void (*start)(const struct game *g, game_pos *p);
+  game_moves (*legal)(const struct game *g, const game_pos *p);
+  /* Plays a legal action; returns GAME_PLAY_* flags. Ends the game when the
+   * rules say so (target, famine, caps), but never looks at history. */
+  int (*play)(const struct game *g, game_pos *p, int action);
+  /* Ends the game by the cycle rule (cycle_award); called by game_step. */
+  void (*end_cycle)(const struct game *g, game_pos *p);
+  /* Network input from the mover's point of view: n_features floats. */
+  void (*encode)(const struct game *g, const game_pos *p, float *out);
+  /* Human board drawing into buf (NUL-terminated, truncated to len). */
+  void (*render)(const struct game *g, const game_pos *p, char *buf, size_t len);
+  /* Sets a position from protocol tokens (`setboard`); checks everything. */
+  int (*setboard)(const struct game *g, game_pos *p, int argc,
+                  char *const *argv, char *err, size_t errlen);
+  /* Writes the board as protocol tokens (`state`): pits then stores. */
+  int (*board_tokens)(const struct game *g, const game_pos *p, char *buf,
+                      size_t len);
+} game_rules;
+
+/* A configured game: rules plus option values. Plain value; copy freely. */
+typedef struct game {
+  const game_rules *rules;
+  char preset[32];             /* preset name it came from, or the game name */
+  int opt[GAME_MAX_OPTIONS];   /* values, indexed like rules->options */
+  int n_pits;                  /* pits on the board */
+  int n_actions;               /* size of the action space */
+  int n_features;              /* length of the encoding */
+  int encoding_version;        /* bumped whenever encode changes meaning */
+  int total_seeds;             /* seeds in play at the start */
+  int repetition;              /* 0: off; N: the N-th repeat of a position
+                                  (since the last capture) ends the game */
+} game;
+
+/* ---- Registry and options --------------------------------------------------- */
+
+/* Configures g from a game or preset name and "key=value" settings applied
+ * on top. On error returns -1 with a message naming the culprit. */
+int game_configure(game *g, const char *name, int nset, char *const *settings,
+                   char *err, size_t errlen);
+/* Applies one "key=value" (or key, value) to a configured game. */
+int game_set_option(game *g, const char *key, const char *value, char *err,
+                    size_t errlen);
+/* Value of an option by key; -1 if the game has no such option. */
+int game_option_value(const game *g, const char *key);
+/* Writes every option as "key=value key=value ..." (canonical, for files). */
+int game_options_string(const game *g, char *buf, size_t len);
+/* Iterates the registry: game and preset names, for help and docs. */
+const game_rules *game_rules_at(int i);  /* NULL past the end */
+const char *game_preset_at(int i, const char **game_name, const char **settings);
+
+/* ---- Playing -------------------------------------------------------------------- */
+
+static inline void game_start(const game *g, game_pos *p) { g->rules->start(g, p); }
+static inline game_moves game_legal(const game *g, const game_pos *p) {
+  return p->status == GAME_ONGOING ? g->rules->legal(g, p) : 0;
+}
+static inline int game_play(const game *g, game_pos *p, int action) {
+  return g->rules->play(g, p, action);
+}
+static inline void game_encode(const game *g, const game_pos *p, float *out) {
+  g->rules->encode(g, p, out);
+}
+
+/* History of position hashes since the last capture, kept by the caller.
+ * Large (16 KiB): make one per game record or search worker and reuse it. */
+typedef struct {
+  int len;                       /* hashes stored */
+  uint64_t seen[16];             /* 1024-bit filter over the stored hashes */
+  uint64_t hash[GAME_HIST_CAP];  /* oldest first */
+} game_hist;
+
+/* Starts the history at position p (the start position counts). */
+void game_hist_reset(game_hist *h, const game_pos *p);
+/* Occurrences of hash in the history. */
+int game_hist_count(const game_hist *h, uint64_t hash);
+/* Copies only the used part of src. */
+void game_hist_copy(game_hist *dst, const game_hist *src);
+
+/* Plays a legal action and applies the repetition rule from h, which it
+ * updates. Returns the GAME_PLAY_* flags of the move. */
+int game_step(const game *g, game_pos *p, game_hist *h, int action);
+
+/* ---- Outcomes ------------------------------------------------------------------ */
+
+/* +1 / 0 / -1 for player `side` of a finished game. */
+static inline int game_outcome(const game_pos *p, int side) {
+  if (p->winner == GAME_DRAW) return 0;
+  return p->winner == side ? 1 : -1;
+}
+/* Final seed margin for `side` (final scores, halves included: the odd
+ * stone of split_even cancels out). */
+static inline int game_margin(const game_pos *p, int side) {
+  return (int)p->final[side] - (int)p->final[1 - side];
+}
+const char *game_end_name(int reason);
+
+/* Ends the game now with the given final scores. winner: 0, 1, GAME_DRAW,
+ * or -1 to let the higher final score win. Used by the rules modules. */
+void game_finish(game_pos *p, int reason, int final0, int final1, int winner);
+
+/* ---- Text ---------------------------------------------------------------------------- */
+
+/* Moves are written as their action number ("0".."31"). */
+int game_parse_action(const game *g, const char *s, char *err, size_t errlen);
+void game_render(const game *g, const game_pos *p, char *buf, size_t len);
+/* Number of set bits. */
+static inline int game_count(game_moves m) { return __builtin_popcount(m); }
+
+#endif

@@ -1,0 +1,390 @@
+/* Oware engine: the reference traces, the worked examples of RULES.md 8,
+ * perft goldens per grand-slam variant, and random stress. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "game/game.h"
+#include "tests/testutil.h"
+
+static game G; /* configured per test */
+
+static void configure(const char *name, const char *settings) {
+  char err[256], buf[256], *argv[16];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "%s", settings ? settings : "");
+  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+    argv[argc++] = t;
+  int rc = game_configure(&G, name, argc, argv, err, sizeof err);
+  ck_assert_msg(rc == 0, "configure %s %s: %s", name, settings ? settings : "", err);
+}
+
+/* Sets a position: "S[..] N[..] cap a/b" style arrays given directly. */
+static game_pos board(int mover, const int s[6], const int nn[6], int cap0, int cap1) {
+  char *argv[15], tok[15][8], err[256];
+  snprintf(tok[0], 8, "%d", mover);
+  for (int i = 0; i < 6; i++) snprintf(tok[1 + i], 8, "%d", s[i]);
+  for (int i = 0; i < 6; i++) snprintf(tok[7 + i], 8, "%d", nn[i]);
+  snprintf(tok[13], 8, "%d", cap0);
+  snprintf(tok[14], 8, "%d", cap1);
+  for (int i = 0; i < 15; i++) argv[i] = tok[i];
+  game_pos p;
+  int rc = G.rules->setboard(&G, &p, 15, argv, err, sizeof err);
+  ck_assert_msg(rc == 0, "setboard: %s", err);
+  return p;
+}
+
+static void assert_board(const game_pos *p, const int s[6], const int nn[6], int cap0,
+                         int cap1) {
+  for (int i = 0; i < 6; i++) {
+    ck_assert_int_eq(p->pits[i], s[i]);
+    ck_assert_int_eq(p->pits[6 + i], nn[i]);
+  }
+  ck_assert_int_eq(p->store[0], cap0);
+  ck_assert_int_eq(p->store[1], cap1);
+}
+
+
+/* ---- Worked examples, RULES.md section 8 ----------------------------------- */
+
+#define ROW(...) ((const int[6]){__VA_ARGS__})
+
+/* Plays one action and checks it was legal. */
+static void play_legal(game_pos *p, int a) {
+  ck_assert_msg(game_legal(&G, p) >> a & 1, "action %d is not legal", a);
+  game_play(&G, p, a);
+}
+
+START_TEST(o1_opening) {
+  configure("oware", NULL);
+  game_pos p;
+  game_start(&G, &p);
+  play_legal(&p, 4);
+  assert_board(&p, ROW(4, 4, 4, 4, 0, 5), ROW(5, 5, 5, 4, 4, 4), 0, 0);
+  ck_assert_int_eq(p.mover, 1);
+}
+END_TEST
+
+START_TEST(o2_thirteen_seeds_skip_origin) {
+  configure("oware", NULL);
+  game_pos p = board(0, ROW(2, 13, 1, 0, 3, 1), ROW(4, 0, 2, 5, 1, 3), 6, 7);
+  play_legal(&p, 1);
+  assert_board(&p, ROW(3, 0, 3, 2, 4, 2), ROW(5, 1, 3, 6, 2, 4), 6, 7);
+}
+END_TEST
+
+START_TEST(o3_twelve_seeds_end_next_to_origin) {
+  configure("oware", NULL);
+  game_pos p = board(0, ROW(0, 12, 0, 0, 0, 1), ROW(1, 1, 1, 1, 1, 1), 10, 19);
+  play_legal(&p, 1);
+  assert_board(&p, ROW(1, 0, 2, 1, 1, 2), ROW(2, 2, 2, 2, 2, 2), 10, 19);
+}
+END_TEST
+
+START_TEST(o4_single_capture) {
+  configure("oware", NULL);
+  game_pos p = board(0, ROW(1, 0, 2, 6, 0, 1), ROW(3, 0, 3, 2, 1, 0), 14, 15);
+  play_legal(&p, 3);
+  assert_board(&p, ROW(1, 0, 2, 0, 1, 2), ROW(4, 1, 4, 0, 1, 0), 17, 15);
+}
+END_TEST
+
+START_TEST(o5_double_capture) {
+  configure("oware", NULL);
+  game_pos p = board(0, ROW(1, 0, 2, 6, 0, 1), ROW(3, 3, 1, 2, 1, 0), 14, 14);
+  play_legal(&p, 3);
+  assert_board(&p, ROW(1, 0, 2, 0, 1, 2), ROW(4, 4, 0, 0, 1, 0), 19, 14);
+}
+END_TEST
+
+START_TEST(o6_chain_stops_at_own_row) {
+  configure("oware", NULL);
+  game_pos p = board(0, ROW(2, 0, 1, 4, 0, 0), ROW(1, 2, 0, 4, 0, 1), 15, 18);
+  play_legal(&p, 3);
+  assert_board(&p, ROW(2, 0, 1, 0, 1, 1), ROW(0, 0, 0, 4, 0, 1), 20, 18);
+}
+END_TEST
+
+START_TEST(o7_forced_feed) {
+  configure("oware", NULL);
+  game_pos p = board(0, ROW(1, 1, 0, 0, 2, 0), ROW(0, 0, 0, 0, 0, 0), 22, 22);
+  ck_assert_uint_eq(game_legal(&G, &p), 1u << 4);
+  play_legal(&p, 4);
+  assert_board(&p, ROW(1, 1, 0, 0, 0, 1), ROW(1, 0, 0, 0, 0, 0), 22, 22);
+}
+END_TEST
+
+START_TEST(o8_famine) {
+  configure("oware", NULL);
+  game_pos p = board(0, ROW(3, 2, 1, 1, 0, 0), ROW(0, 0, 0, 0, 0, 0), 20, 21);
+  ck_assert_int_eq(p.status, GAME_OVER);
+  ck_assert_int_eq(p.end_reason, GAME_END_FAMINE);
+  ck_assert_int_eq(p.final[0], 27);
+  ck_assert_int_eq(p.final[1], 21);
+  ck_assert_int_eq(p.winner, GAME_SOUTH);
+  ck_assert_uint_eq(game_legal(&G, &p), 0);
+}
+END_TEST
+
+/* O9: the same grand slam under each variant. */
+static game_pos o9(const char *variant) {
+  char set[64];
+  snprintf(set, sizeof set, "grand_slam=%s", variant);
+  configure("oware", set);
+  return board(0, ROW(1, 0, 2, 0, 2, 3), ROW(1, 2, 1, 0, 0, 0), 16, 20);
+}
+
+START_TEST(o9_no_capture) {
+  game_pos p = o9("no_capture");
+  ck_assert_uint_eq(game_legal(&G, &p), (1u << 0) | (1u << 2) | (1u << 4) | (1u << 5));
+  ck_assert(game_play(&G, &p, 5) & GAME_PLAY_GRANDSLAM);
+  assert_board(&p, ROW(1, 0, 2, 0, 2, 0), ROW(2, 3, 2, 0, 0, 0), 16, 20);
+  ck_assert_int_eq(p.status, GAME_ONGOING);
+  ck_assert_int_eq(p.mover, 1);
+}
+END_TEST
+
+START_TEST(o9_forbidden) {
+  game_pos p = o9("forbidden");
+  ck_assert_uint_eq(game_legal(&G, &p), (1u << 0) | (1u << 2) | (1u << 4));
+  play_legal(&p, 4); /* E is no grand slam: it captures a only */
+  assert_board(&p, ROW(1, 0, 2, 0, 0, 4), ROW(0, 2, 1, 0, 0, 0), 18, 20);
+}
+END_TEST
+
+START_TEST(o9_forbidden_only_move_stands_without_capture) {
+  configure("oware", "grand_slam=forbidden");
+  /* South's only move sows into North's row and would take every seed. */
+  game_pos p = board(0, ROW(0, 0, 0, 0, 0, 2), ROW(1, 1, 0, 0, 0, 0), 24, 20);
+  ck_assert_uint_eq(game_legal(&G, &p), 1u << 5);
+  ck_assert(game_play(&G, &p, 5) & GAME_PLAY_GRANDSLAM);
+  assert_board(&p, ROW(0, 0, 0, 0, 0, 0), ROW(2, 2, 0, 0, 0, 0), 24, 20);
+}
+END_TEST
+
+START_TEST(o9_capture_continue) {
+  game_pos p = o9("capture_continue");
+  play_legal(&p, 5);
+  assert_board(&p, ROW(1, 0, 2, 0, 2, 0), ROW(0, 0, 0, 0, 0, 0), 23, 20);
+  ck_assert_int_eq(p.mover, 0);
+  ck_assert_int_eq(p.status, GAME_ONGOING);
+  ck_assert_uint_eq(game_legal(&G, &p), 1u << 4);
+  play_legal(&p, 4);
+  assert_board(&p, ROW(1, 0, 2, 0, 0, 1), ROW(1, 0, 0, 0, 0, 0), 23, 20);
+}
+END_TEST
+
+START_TEST(o9_capture_end) {
+  game_pos p = o9("capture_end");
+  play_legal(&p, 5);
+  ck_assert_int_eq(p.status, GAME_OVER);
+  ck_assert_int_eq(p.final[0], 28);
+  ck_assert_int_eq(p.final[1], 20);
+  ck_assert_int_eq(p.winner, GAME_SOUTH);
+}
+END_TEST
+
+START_TEST(o9_loses) {
+  game_pos p = o9("loses");
+  play_legal(&p, 5);
+  ck_assert_int_eq(p.status, GAME_OVER);
+  ck_assert_int_eq(p.winner, GAME_NORTH);
+}
+END_TEST
+
+START_TEST(o9_end_prior_only) {
+  game_pos p = o9("end_prior_only");
+  play_legal(&p, 5);
+  ck_assert_int_eq(p.status, GAME_OVER);
+  ck_assert_int_eq(p.final[0], 16);
+  ck_assert_int_eq(p.final[1], 20);
+  ck_assert_int_eq(p.winner, GAME_NORTH);
+}
+END_TEST
+
+START_TEST(o9_stripped_loses) {
+  game_pos p = o9("stripped_loses");
+  play_legal(&p, 5);
+  ck_assert_int_eq(p.status, GAME_OVER);
+  ck_assert_int_eq(p.winner, GAME_SOUTH);
+}
+END_TEST
+
+START_TEST(w1_warri_lap_capture_then_feed) {
+  configure("warri", NULL);
+  game_pos p = board(0, ROW(0, 0, 0, 0, 1, 17), ROW(1, 0, 1, 0, 0, 1), 5, 22);
+  play_legal(&p, 5);
+  assert_board(&p, ROW(1, 1, 1, 1, 2, 0), ROW(0, 0, 0, 0, 0, 0), 20, 22);
+  ck_assert_int_eq(p.mover, 0);
+  ck_assert_uint_eq(game_legal(&G, &p), 1u << 4);
+  play_legal(&p, 4);
+  assert_board(&p, ROW(1, 1, 1, 1, 0, 1), ROW(1, 0, 0, 0, 0, 0), 20, 22);
+}
+END_TEST
+
+/* ---- Reference traces ---------------------------------------------------- */
+
+static int ref_reason(const char *s) {
+  if (!strcmp(s, "score")) return GAME_END_TARGET;
+  if (!strcmp(s, "repetition")) return GAME_END_REPETITION;
+  if (!strcmp(s, "nomoves")) return GAME_END_FAMINE;
+  if (!strcmp(s, "maxlen")) return GAME_END_MAXPLIES;
+  return -1;
+}
+
+static void legal_string(game_moves m, char *out) {
+  int k = 0;
+  for (int a = 0; a < 32; a++)
+    if (m >> a & 1) out[k++] = (char)('0' + a);
+  if (!k) out[k++] = '-';
+  out[k] = 0;
+}
+
+/* Actions that are grand slams: played on a copy, the move reports one. */
+static game_moves grand_slams(const game_pos *p, game_moves legal) {
+  game_moves gs = 0;
+  for (int a = 0; a < 6; a++)
+    if (legal >> a & 1) {
+      game_pos q = *p;
+      if (game_play(&G, &q, a) & GAME_PLAY_GRANDSLAM) gs |= 1u << a;
+    }
+  return gs;
+}
+
+static void replay_file(const char *name, int expect_games) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/reference/%s", test_shared_dir(), name);
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL, "cannot open %s (set SOWZERO_SHARED)", path);
+  configure("oware", NULL);
+  static game_hist hist;
+  game_pos p;
+  char line[512];
+  int games = 0, lineno = 0, cur = -1, pending = -1;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    if (line[0] == 'S') {
+      int gidx, ply, player, h[12], sc[2], terminal, action;
+      char legal[40], flags[40];
+      int n = sscanf(line,
+                     "S %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %39s %d %d %39s",
+                     &gidx, &ply, &player, &h[0], &h[1], &h[2], &h[3], &h[4], &h[5], &h[6],
+                     &h[7], &h[8], &h[9], &h[10], &h[11], &sc[0], &sc[1], legal, &terminal,
+                     &action, flags);
+      CHECK(n == 21, "%s:%d: unreadable state line", name, lineno);
+      if (gidx != cur) {
+        ck_assert_int_eq(ply, 0);
+        cur = gidx;
+        game_start(&G, &p);
+        game_hist_reset(&hist, &p);
+      } else {
+        int fl = game_step(&G, &p, &hist, pending);
+        (void)fl;
+      }
+      CHECK(p.mover == player || terminal, "%s:%d: mover %d, reference %d", name,
+                    lineno, p.mover, player);
+      /* A terminal line shows the board after the end-of-game collection:
+       * empty pits, final scores. */
+      for (int i = 0; i < 12; i++)
+        CHECK(terminal ? h[i] == 0 : p.pits[i] == h[i],
+                      "%s:%d: pit %d holds %d, reference %d", name, lineno, i, p.pits[i], h[i]);
+      int s0 = terminal ? p.final[0] : p.store[0], s1 = terminal ? p.final[1] : p.store[1];
+      CHECK(s0 == sc[0] && s1 == sc[1], "%s:%d: scores %d/%d, reference %d/%d", name,
+                    lineno, s0, s1, sc[0], sc[1]);
+      CHECK((p.status == GAME_OVER) == terminal, "%s:%d: terminal %d, reference %d",
+                    name, lineno, p.status == GAME_OVER, terminal);
+      game_moves m = game_legal(&G, &p);
+      char mine[40];
+      legal_string(m, mine);
+      if (!terminal)
+        CHECK(!strcmp(mine, legal), "%s:%d: legal %s, reference %s", name, lineno,
+                      mine, legal);
+      if (terminal) continue;
+      /* Flags: F, R, G<digits>, C<n>, X. */
+      int opp_empty = 1;
+      for (int i = 0; i < 6; i++) opp_empty &= p.pits[(1 - p.mover) * 6 + i] == 0;
+      int nonempty = 0;
+      for (int i = 0; i < 6; i++) nonempty += p.pits[p.mover * 6 + i] != 0;
+      CHECK(opp_empty == (strchr(flags, 'F') != NULL), "%s:%d: feeding flag", name,
+                    lineno);
+      CHECK((opp_empty && game_count(m) < nonempty) == (strchr(flags, 'R') != NULL),
+                    "%s:%d: feeding-removed flag", name, lineno);
+      game_moves gs = grand_slams(&p, m), ref_gs = 0;
+      const char *g = strchr(flags, 'G');
+      for (g = g ? g + 1 : NULL; g && *g >= '0' && *g <= '9'; g++) ref_gs |= 1u << (*g - '0');
+      CHECK(gs == ref_gs, "%s:%d: grand slams %x, reference %x", name, lineno, gs,
+                    ref_gs);
+      CHECK(((gs >> action) & 1) == (strchr(flags, 'X') != NULL),
+                    "%s:%d: X flag", name, lineno);
+      const char *c = strchr(flags, 'C');
+      game_pos q = p;
+      game_play(&G, &q, action);
+      int took = q.store[p.mover] - p.store[p.mover];
+      CHECK(took == (c ? atoi(c + 1) : 0), "%s:%d: captured %d, flags %s", name,
+                    lineno, took, flags);
+      CHECK(m >> action & 1, "%s:%d: reference plays an illegal move", name, lineno);
+      pending = action;
+    } else if (line[0] == 'E') {
+      int gidx, plies, f0, f1, r0, r1, raw0, raw1;
+      char reason[32];
+      int n = sscanf(line, "E %d %d %d %d %d %d %31s %d %d", &gidx, &plies, &f0, &f1, &r0,
+                     &r1, reason, &raw0, &raw1);
+      CHECK(n == 9, "%s:%d: unreadable end line", name, lineno);
+      ck_assert_int_eq(gidx, cur);
+      ck_assert_int_eq(p.status, GAME_OVER);
+      ck_assert_int_eq(p.ply, plies);
+      CHECK(p.final[0] == f0 && p.final[1] == f1, "%s:%d: final %d-%d, reference %d-%d",
+                    name, lineno, p.final[0], p.final[1], f0, f1);
+      ck_assert_int_eq(game_outcome(&p, 0), r0);
+      ck_assert_int_eq(game_outcome(&p, 1), r1);
+      CHECK(p.end_reason == ref_reason(reason), "%s:%d: ended by %s, reference %s",
+                    name, lineno, game_end_name(p.end_reason), reason);
+      ck_assert_int_eq(p.store[0], raw0);
+      ck_assert_int_eq(p.store[1], raw1);
+      games++;
+    }
+  }
+  fclose(f);
+  ck_assert_int_eq(games, expect_games);
+}
+
+START_TEST(reference_random) { replay_file("openspiel-oware-random-2000.txt", 2000); }
+END_TEST
+
+START_TEST(reference_capture_biased) {
+  replay_file("openspiel-oware-capture-biased-200.txt", 200);
+}
+END_TEST
+
+Suite *oware_suite(void) {
+  Suite *s = suite_create("oware");
+  TCase *t = tcase_create("reference");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, reference_random);
+  tcase_add_test(t, reference_capture_biased);
+  suite_add_tcase(s, t);
+  TCase *ex = tcase_create("worked examples");
+  tcase_add_test(ex, o1_opening);
+  tcase_add_test(ex, o2_thirteen_seeds_skip_origin);
+  tcase_add_test(ex, o3_twelve_seeds_end_next_to_origin);
+  tcase_add_test(ex, o4_single_capture);
+  tcase_add_test(ex, o5_double_capture);
+  tcase_add_test(ex, o6_chain_stops_at_own_row);
+  tcase_add_test(ex, o7_forced_feed);
+  tcase_add_test(ex, o8_famine);
+  tcase_add_test(ex, o9_no_capture);
+  tcase_add_test(ex, o9_forbidden);
+  tcase_add_test(ex, o9_forbidden_only_move_stands_without_capture);
+  tcase_add_test(ex, o9_capture_continue);
+  tcase_add_test(ex, o9_capture_end);
+  tcase_add_test(ex, o9_loses);
+  tcase_add_test(ex, o9_end_prior_only);
+  tcase_add_test(ex, o9_stripped_loses);
+  tcase_add_test(ex, w1_warri_lap_capture_then_feed);
+  suite_add_tcase(s, ex);
+  return s;
+}
+
+TEST_MAIN(oware_suite)
