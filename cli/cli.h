@@ -12,6 +12,8 @@ int cmd_play(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+int cmd_arena(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 
 /* ---- Benchmarks -------------------------------------------------------------
  * Every figure goes through bench_figure: a table row for people, or with

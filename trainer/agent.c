@@ -1,0 +1,176 @@
+/* The agent registry and the two simplest agents: random and greedy. */
+#include "trainer/agent.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainer/agents_internal.h"
+
+static const agent_kind *const kinds[] = {&agent_random, &agent_greedy};
+#define N_KINDS (int)(sizeof kinds / sizeof kinds[0])
+
+const agent_kind *agent_kind_at(int i) { return i >= 0 && i < N_KINDS ? kinds[i] : NULL; }
+
+agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err,
+                    size_t errlen) {
+  char buf[256], *argv[32], *save = NULL;
+  int argc = 0;
+  if (strlen(spec) >= sizeof buf) {
+    errf(err, errlen, "agent spec too long");
+    return NULL;
+  }
+  snprintf(buf, sizeof buf, "%s", spec);
+  for (char *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+    if (argc == 32) {
+      errf(err, errlen, "agent spec '%s' has too many settings", spec);
+      return NULL;
+    }
+    argv[argc++] = t;
+  }
+  if (argc == 0) {
+    errf(err, errlen, "empty agent spec");
+    return NULL;
+  }
+  const agent_kind *k = NULL;
+  for (int i = 0; i < N_KINDS; i++)
+    if (strcmp(kinds[i]->kind, argv[0]) == 0) k = kinds[i];
+  if (!k) {
+    char names[256];
+    size_t n = 0;
+    names[0] = 0;
+    for (int i = 0; i < N_KINDS && n < sizeof names; i++)
+      n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", kinds[i]->kind);
+    errf(err, errlen, "unknown agent '%s' (known: %s)", argv[0], names);
+    return NULL;
+  }
+  agent *a = calloc(1, sizeof *a);
+  if (!a) {
+    errf(err, errlen, "out of memory");
+    return NULL;
+  }
+  a->kind = k;
+  a->g = *g;
+  rng_seed(&a->rng, seed, 0x61676e74);
+  snprintf(a->spec, sizeof a->spec, "%s", spec);
+  if (k->create(a, argc - 1, argv + 1, err, errlen) != 0) {
+    free(a);
+    return NULL;
+  }
+  return a;
+}
+
+void agent_free(agent *a) {
+  if (!a) return;
+  if (a->kind->free_impl) a->kind->free_impl(a);
+  free(a);
+}
+
+int agent_choose(agent *a, const game_pos *p, const game_hist *h) {
+  if (p->status != GAME_ONGOING || game_legal(&a->g, p) == 0) {
+    errf(a->err, sizeof a->err, "no legal move: the game is over");
+    return -1;
+  }
+  return a->kind->choose(a, p, h);
+}
+
+int agent_analyze(agent *a, const game_pos *p, const game_hist *h, agent_analysis *out) {
+  if (!a->kind->analyze) {
+    errf(a->err, sizeof a->err, "agent %s does not analyze positions", a->kind->kind);
+    return -1;
+  }
+  if (p->status != GAME_ONGOING) {
+    errf(a->err, sizeof a->err, "no legal move: the game is over");
+    return -1;
+  }
+  return a->kind->analyze(a, p, h, out);
+}
+
+void agent_reset(agent *a) {
+  if (a->kind->reset) a->kind->reset(a);
+}
+
+int agent_split_setting(const char *kv, char *key, size_t keylen, const char **value,
+                        char *err, size_t errlen) {
+  const char *eq = strchr(kv, '=');
+  if (!eq || eq == kv || (size_t)(eq - kv) >= keylen) {
+    errf(err, errlen, "bad agent setting '%s' (expected key=value)", kv);
+    return -1;
+  }
+  memcpy(key, kv, (size_t)(eq - kv));
+  key[eq - kv] = 0;
+  *value = eq + 1;
+  return 0;
+}
+
+int agent_parse_int(const char *key, const char *value, long lo, long hi, long *out,
+                    char *err, size_t errlen) {
+  char *end;
+  long v = strtol(value, &end, 10);
+  if (*value == 0 || *end != 0 || v < lo || v > hi) {
+    errf(err, errlen, "bad value '%s' for %s (an integer %ld..%ld)", value, key, lo, hi);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+int agent_parse_double(const char *key, const char *value, double lo, double hi,
+                       double *out, char *err, size_t errlen) {
+  char *end;
+  double v = strtod(value, &end);
+  if (*value == 0 || *end != 0 || !(v >= lo && v <= hi)) {
+    errf(err, errlen, "bad value '%s' for %s (a number %g..%g)", value, key, lo, hi);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+/* ---- random ------------------------------------------------------------------ */
+
+static int no_settings(agent *a, int argc, char *const *argv, char *err, size_t errlen) {
+  if (argc > 0) {
+    errf(err, errlen, "agent %s takes no settings (got '%s')", a->kind->kind, argv[0]);
+    return -1;
+  }
+  return 0;
+}
+
+/* Uniform among the legal actions. */
+int agent_pick_uniform(rng_t *r, game_moves m) {
+  int k = (int)rng_below(r, (uint32_t)game_count(m));
+  while (k--) m &= m - 1;
+  return __builtin_ctz(m);
+}
+
+static int random_choose(agent *a, const game_pos *p, const game_hist *h) {
+  (void)h;
+  return agent_pick_uniform(&a->rng, game_legal(&a->g, p));
+}
+
+const agent_kind agent_random = {"random", "random", no_settings, random_choose, NULL, NULL, NULL};
+
+/* ---- greedy -------------------------------------------------------------------
+ * The largest immediate gain in the mover's store; a move that wins the game
+ * at once comes first, one that loses it at once last; ties at random. */
+
+static int greedy_choose(agent *a, const game_pos *p, const game_hist *h) {
+  (void)h;
+  game_moves m = game_legal(&a->g, p), best = 0;
+  int me = p->mover, best_score = -1000000;
+  for (game_moves r = m; r; r &= r - 1) {
+    int act = __builtin_ctz(r);
+    game_pos q = *p;
+    game_play(&a->g, &q, act);
+    int score = q.store[me] - p->store[me];
+    if (q.status == GAME_OVER) score += 1000 * game_outcome(&q, me);
+    if (score > best_score) {
+      best_score = score;
+      best = 0;
+    }
+    if (score == best_score) best |= 1u << act;
+  }
+  return agent_pick_uniform(&a->rng, best);
+}
+
+const agent_kind agent_greedy = {"greedy", "greedy", no_settings, greedy_choose, NULL, NULL, NULL};

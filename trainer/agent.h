@@ -1,0 +1,78 @@
+/* agent: everything that picks moves, behind one interface.
+ *
+ * An agent is made from a spec string — a kind and key=value settings, e.g.
+ * "random", "greedy", "alphabeta depth=6" — which is what configs, the
+ * engine protocol (`agent SPEC`) and the arena use. An agent handle belongs
+ * to one thread at a time; it owns its RNG and any search memory. */
+#ifndef SOWZERO_AGENT_H
+#define SOWZERO_AGENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/base.h"
+#include "game/game.h"
+
+typedef struct agent agent;
+
+/* What a searching agent thinks of a position (protocol `analyze`). */
+typedef struct {
+  int n;                         /* entries below: the legal actions */
+  int action[GAME_MAX_ACTIONS];
+  int visits[GAME_MAX_ACTIONS];  /* search visits (0 for non-searching) */
+  float prior[GAME_MAX_ACTIONS]; /* policy prior */
+  float value[GAME_MAX_ACTIONS]; /* mean value for the mover, -1..1 */
+  float root_value;              /* value of the position for the mover */
+  int best;                      /* the action it would play */
+} agent_analysis;
+
+/* One kind of agent. create parses the settings (argv: "key=value" tokens)
+ * and sets a->impl; an unknown key or bad value is an error naming it. */
+typedef struct {
+  const char *kind;
+  const char *usage; /* e.g. "alphabeta depth=N time=SECONDS" */
+  int (*create)(agent *a, int argc, char *const *argv, char *err, size_t errlen);
+  /* Chooses a legal action for p (ongoing); h is the repetition history
+   * that led to p, read-only. Returns the action, or -1 on failure with a
+   * message in a->err. */
+  int (*choose)(agent *a, const game_pos *p, const game_hist *h);
+  /* Fills an analysis of p; NULL for agents that do not search. */
+  int (*analyze)(agent *a, const game_pos *p, const game_hist *h, agent_analysis *out);
+  void (*reset)(agent *a);     /* a new game starts; may be NULL */
+  void (*free_impl)(agent *a); /* frees a->impl; may be NULL */
+} agent_kind;
+
+struct agent {
+  const agent_kind *kind;
+  game g;         /* the game it plays (a copy) */
+  rng_t rng;      /* its own random stream */
+  char spec[256]; /* the spec it was made from */
+  char err[256];  /* last error of choose */
+  void *impl;     /* owned by the kind */
+};
+
+/* Makes an agent for game g from a spec; seed fixes its random choices.
+ * Returns NULL with a message naming the culprit on a bad spec. */
+agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err,
+                    size_t errlen);
+void agent_free(agent *a);
+/* Chooses an action for p; -1 on failure (message in a->err). */
+int agent_choose(agent *a, const game_pos *p, const game_hist *h);
+/* Analysis of p; -1 (message in a->err) if the kind cannot analyze. */
+int agent_analyze(agent *a, const game_pos *p, const game_hist *h, agent_analysis *out);
+/* Tells the agent a new game starts (drops any reused search tree). */
+void agent_reset(agent *a);
+/* The registered kinds, for help texts; NULL past the end. */
+const agent_kind *agent_kind_at(int i);
+
+/* Parses "key=value" into key and value (key truncated to keylen).
+ * For agent kinds' create functions. */
+int agent_split_setting(const char *kv, char *key, size_t keylen, const char **value,
+                        char *err, size_t errlen);
+/* Parses a number with range check, naming the key on error. */
+int agent_parse_int(const char *key, const char *value, long lo, long hi, long *out,
+                    char *err, size_t errlen);
+int agent_parse_double(const char *key, const char *value, double lo, double hi,
+                       double *out, char *err, size_t errlen);
+
+#endif
