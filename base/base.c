@@ -27,18 +27,6 @@ void rng_seed(rng_t *r, uint64_t seed, uint64_t stream) {
   for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&sm);
 }
 
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-uint64_t rng_u64(rng_t *r) {
-  uint64_t *s = r->s;
-  uint64_t out = rotl(s[1] * 5, 7) * 9;
-  uint64_t t = s[1] << 17;
-  s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
-  s[2] ^= t;
-  s[3] = rotl(s[3], 45);
-  return out;
-}
-
 double rng_double(rng_t *r) { return (double)(rng_u64(r) >> 11) * 0x1.0p-53; }
 
 double rng_normal(rng_t *r) {

@@ -23,7 +23,19 @@ typedef struct {
 /* Seeds from a run seed and a stream id (worker number, game number...), so
  * that different streams of one seed never overlap in practice. */
 void rng_seed(rng_t *r, uint64_t seed, uint64_t stream);
-uint64_t rng_u64(rng_t *r);
+static inline uint64_t rng_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static inline uint64_t rng_u64(rng_t *r) {
+  uint64_t *s = r->s;
+  uint64_t out = rng_rotl(s[1] * 5, 7) * 9;
+  uint64_t t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rng_rotl(s[3], 45);
+  return out;
+}
 /* Uniform in [0, n); n > 0. Lemire's multiply-shift, bias below 2^-32. */
 static inline uint32_t rng_below(rng_t *r, uint32_t n) {
   return (uint32_t)(((rng_u64(r) >> 32) * (uint64_t)n) >> 32);

@@ -206,7 +206,7 @@ void game_hist_copy(game_hist *dst, const game_hist *src) {
 int game_step(const game *g, game_pos *p, game_hist *h, int action) {
   int flags = g->rules->play(g, p, action);
   if (flags & GAME_PLAY_CAPTURE) {
-    memset(h->seen, 0, sizeof h->seen);
+    for (int i = 0; i < 16; i++) h->seen[i] = 0;
     h->len = 0;
   }
   if (p->status != GAME_ONGOING) return flags;

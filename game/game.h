@@ -200,5 +200,14 @@ int game_parse_action(const game *g, const char *s, char *err, size_t errlen);
 void game_render(const game *g, const game_pos *p, char *buf, size_t len);
 /* Number of set bits. */
 static inline int game_count(game_moves m) { return __builtin_popcount(m); }
+/* The k-th legal action of m (k < game_count(m)), lowest first. */
+static inline int game_nth_action(game_moves m, int k) {
+#ifdef __BMI2__
+  return __builtin_ctz(__builtin_ia32_pdep_si(1u << k, m));
+#else
+  while (k--) m &= m - 1;
+  return __builtin_ctz(m);
+#endif
+}
 
 #endif

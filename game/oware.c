@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "base/base.h"
 #include "game/game_internal.h"
 
@@ -53,6 +57,41 @@ static const game_option oware_options[] = {
     {"first_player", NULL, 0, 1, 0, "who moves first: 0 = South, 1 = North"},
     {NULL, NULL, 0, 0, 0, NULL}};
 
+/* ---- Board primitives ---------------------------------------------------------
+ * An Oware board has at most 16 pits, a byte each, so the whole board fits
+ * one 16-byte vector; sowing and the row tests are a handful of vector
+ * operations without branches (random play mispredicts every branch that
+ * depends on seed counts). No pit ever holds 128 seeds, so signed byte
+ * compares are safe. */
+_Static_assert(2 * 8 <= 16, "Oware boards fit one 16-byte vector");
+
+#define ROW_BITS(side, h) ((((1u << (h)) - 1)) << ((side) * (h)))
+
+/* The position hash of game_internal.h, for the 16-pit board: two words
+ * multiplied in parallel, then one mix. */
+static inline uint64_t oware_hash(const game_pos *p) {
+  uint64_t w0, w1;
+  memcpy(&w0, p->pits, 8);
+  memcpy(&w1, p->pits + 8, 8);
+  uint64_t h = (w0 ^ (w0 >> 29)) * 0x9e3779b97f4a7c15ULL;
+  uint64_t m = (w1 ^ (w1 >> 29)) * 0xc2b2ae3d27d4eb4fULL;
+  h ^= ((m << 23) | (m >> 41)) ^ (p->mover + 1) * 0x27d4eb2f165667c5ULL;
+  h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ULL;
+  return h ^ (h >> 29);
+}
+
+/* Bit i set for each non-empty pit i (i < 16). */
+static inline unsigned nonempty_pits(const uint8_t *pits) {
+#ifdef __SSE2__
+  __m128i x = _mm_loadu_si128((const __m128i *)(const void *)pits);
+  return ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128())) & 0xffffu;
+#else
+  unsigned m = 0;
+  for (int i = 0; i < 16; i++) m |= (unsigned)(pits[i] != 0) << i;
+  return m;
+#endif
+}
+
 static inline int row_sum(const game_pos *p, int side, int h) {
   int s = 0;
   for (int i = side * h; i < side * h + h; i++) s += p->pits[i];
@@ -63,92 +102,125 @@ static int target_of(const game *g) {
   return g->opt[OPT_TARGET] ? g->opt[OPT_TARGET] : g->total_seeds / 2 + 1;
 }
 
-/* Sows the seeds of absolute pit `from` (non-empty) into b; returns the last
- * pit. Whole laps skip the origin, so each lap fills n-1 pits. */
-static inline int sow(uint8_t *b, int n, int from) {
-  int seeds = b[from];
-  b[from] = 0;
-  int laps = seeds / (n - 1), rem = seeds % (n - 1);
-  if (laps)
-    for (int i = 0; i < n; i++) b[i] = (uint8_t)(b[i] + laps);
-  b[from] = 0;
-  int pit = from;
-  for (int k = 0; k < rem; k++) {
-    if (++pit == n) pit = 0;
-    b[pit]++;
+/* Sows the seeds of pit `from` (non-empty) over the n pits of b and returns
+ * the last pit. The origin never receives a seed, so a lap fills n-1 pits:
+ * every pit but the origin gets `laps`, then the `rem` pits after the
+ * origin (wrapping) get one more. */
+__attribute__((always_inline)) static inline int sow(uint8_t *b, int n, int from) {
+  int seeds = b[from], laps = 0, rem = seeds;
+  if (seeds >= n - 1) {
+    laps = seeds / (n - 1);
+    rem = seeds % (n - 1);
   }
-  return rem ? pit : (from + n - 1) % n;
+#ifdef __SSE2__
+  const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  __m128i x = _mm_loadu_si128((const __m128i *)(const void *)b);
+  __m128i vn = _mm_set1_epi8((char)n);
+  /* d: how far each pit lies after the origin, 0..n-1 (the origin is n-1);
+   * pits past the board are masked out by on_board. */
+  __m128i d = _mm_sub_epi8(iota, _mm_set1_epi8((char)(from + 1)));
+  d = _mm_add_epi8(d, _mm_and_si128(_mm_cmplt_epi8(d, _mm_setzero_si128()), vn));
+  __m128i on_board = _mm_cmplt_epi8(iota, vn);
+  __m128i not_origin = _mm_cmplt_epi8(d, _mm_set1_epi8((char)(n - 1)));
+  __m128i one_more = _mm_and_si128(_mm_cmplt_epi8(d, _mm_set1_epi8((char)rem)), on_board);
+  __m128i add = _mm_and_si128(_mm_and_si128(on_board, not_origin), _mm_set1_epi8((char)laps));
+  add = _mm_sub_epi8(add, one_more); /* one_more lanes are -1 */
+  x = _mm_andnot_si128(_mm_cmpeq_epi8(iota, _mm_set1_epi8((char)from)), x);
+  _mm_storeu_si128((__m128i *)(void *)b, _mm_add_epi8(x, add));
+#else
+  b[from] = 0;
+  for (int i = 0; i < n; i++) {
+    int d = (i - from - 1 + n) % n;
+    if (d != n - 1) b[i] = (uint8_t)(b[i] + laps + (d < rem));
+  }
+#endif
+  int last = rem ? from + rem : from - 1;
+  if (last >= n) last -= n;
+  if (last < 0) last += n;
+  return last;
 }
 
-/* Captures backwards from `last` in the opponent row [lo, hi); returns the
- * seeds taken and empties those pits in b. */
-static inline int capture_chain(uint8_t *b, int last, int lo, int hi) {
-  int taken = 0;
-  for (int i = last; i >= lo && i < hi && (b[i] == 2 || b[i] == 3); i--) {
-    taken += b[i];
-    b[i] = 0;
+/* The capture chain that ends at `last` on board b: the run of opponent
+ * pits (row bits `opp_row`) holding 2 or 3 that ends at last. Returns the
+ * bits of those pits (0: no capture) and their seeds in *taken; b is not
+ * changed. Computed on bit masks, without a loop, since whether a chain
+ * goes on is exactly what a branch predictor cannot guess. */
+static inline unsigned chain(const uint8_t *b, int last, unsigned opp_row, int *taken) {
+  unsigned m2, m3;
+#ifdef __SSE2__
+  __m128i x = _mm_loadu_si128((const __m128i *)(const void *)b);
+  m2 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(2)));
+  m3 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(3)));
+#else
+  m2 = m3 = 0;
+  for (int i = 0; i < 16; i++) {
+    m2 |= (unsigned)(b[i] == 2) << i;
+    m3 |= (unsigned)(b[i] == 3) << i;
   }
-  return taken;
+#endif
+  unsigned upto = (2u << last) - 1;
+  unsigned v = (m2 | m3) & opp_row & upto;
+  unsigned gap = ~v & upto; /* pits at or below last that stop a chain */
+  int lo = gap ? 32 - __builtin_clz(gap) : 0;
+  unsigned span = (v >> last & 1) ? upto & ~((1u << lo) - 1) : 0;
+  *taken = 2 * __builtin_popcount(span) + __builtin_popcount(span & m3);
+  return span;
 }
 
-/* Result of trying a move on a copy of the board. */
+/* What a move would do, worked out on a copy (legality filters). */
 typedef struct {
-  uint8_t b[GAME_MAX_PITS]; /* board after sowing and capture */
-  int captured;             /* seeds the capture chain would take */
-  int grand_slam;           /* capture would leave the opponent row empty */
-  int fed;                  /* sowing reached the opponent's row */
+  int captured;   /* seeds the capture chain would take */
+  int grand_slam; /* the capture would leave the opponent row empty */
+  int fed;        /* the sowing reached the opponent's row */
 } trial;
 
-static inline void try_move(const game_pos *p, int h, int pit, trial *t) {
-  int n = 2 * h, me = p->mover, olo = (1 - me) * h, ohi = olo + h;
-  int seeds = p->pits[pit], rel = pit - me * h;
-  memcpy(t->b, p->pits, sizeof t->b);
-  int last = sow(t->b, n, pit);
-  t->fed = seeds > h - 1 - rel;
-  t->captured = 0;
-  t->grand_slam = 0;
-  if (last >= olo && last < ohi) {
-    t->captured = capture_chain(t->b, last, olo, ohi);
-    int rest = 0;
-    for (int i = olo; i < ohi; i++) rest += t->b[i];
-    t->grand_slam = t->captured > 0 && rest == 0;
-  }
+static inline trial try_move(const game_pos *p, int h, int pit) {
+  uint8_t b[GAME_MAX_PITS];
+  int me = p->mover;
+  memcpy(b, p->pits, sizeof b);
+  trial t = {0, 0, p->pits[pit] > h - 1 - (pit - me * h)};
+  int last = sow(b, 2 * h, pit);
+  unsigned span = chain(b, last, ROW_BITS(1 - me, h), &t.captured);
+  if (span) t.grand_slam = (nonempty_pits(b) & ROW_BITS(1 - me, h) & ~span) == 0;
+  return t;
 }
 
-static game_moves oware_legal(const game *g, const game_pos *p) {
-  int h = g->opt[OPT_HOUSES], me = p->mover, base = me * h;
-  int opp_empty = row_sum(p, 1 - me, h) == 0;
+/* Does the capture of a grand slam happen under this variant? */
+static inline int gs_captures(int rule) {
+  return rule == GS_CONTINUE || rule == GS_END || rule == GS_STRIPPED;
+}
+
+__attribute__((always_inline)) static inline game_moves legal_h(const game *g, const game_pos *p,
+                                                                int h) {
+  int me = p->mover, base = me * h;
   int gs = g->opt[OPT_GRAND_SLAM];
-  game_moves m = 0;
-  if (!opp_empty && gs != GS_FORBIDDEN && g->opt[OPT_FEED_CHECK] == FEED_SOW) {
-    for (int r = 0; r < h; r++)
-      if (p->pits[base + r]) m |= 1u << r;
-    return m;
-  }
-  /* Feeding and the forbidden grand slam need the move tried out. */
-  game_moves non_gs = 0;
-  for (int r = 0; r < h; r++) {
-    if (!p->pits[base + r]) continue;
-    trial t;
-    try_move(p, h, base + r, &t);
+  unsigned nz = nonempty_pits(p->pits);
+  game_moves mine = (nz >> base) & ((1u << h) - 1);
+  int opp_empty = (nz & ROW_BITS(1 - me, h)) == 0;
+  if (!opp_empty && gs != GS_FORBIDDEN) return mine;
+  /* Feeding and the forbidden grand slam need each move tried out. */
+  game_moves m = 0, non_gs = 0;
+  for (game_moves r = mine; r; r &= r - 1) {
+    int a = __builtin_ctz(r);
+    trial t = try_move(p, h, base + a);
     if (opp_empty) {
       int feeds = t.fed;
-      if (g->opt[OPT_FEED_CHECK] == FEED_AFTER_CAPTURE) {
-        int capture_applies = !t.grand_slam || gs == GS_CONTINUE || gs == GS_END ||
-                              gs == GS_STRIPPED;
-        feeds = feeds && !(t.grand_slam && capture_applies);
-      }
+      /* after_capture: a grand slam that captures leaves nothing fed. */
+      if (g->opt[OPT_FEED_CHECK] == FEED_AFTER_CAPTURE && t.grand_slam && gs_captures(gs))
+        feeds = 0;
       if (!feeds) continue;
     }
-    m |= 1u << r;
-    if (!t.grand_slam) non_gs |= 1u << r;
+    m |= 1u << a;
+    if (!t.grand_slam) non_gs |= 1u << a;
   }
   if (gs == GS_FORBIDDEN && non_gs) m = non_gs;
   return m;
 }
 
-/* Every ending that awards the board row by row (RULES 1.6). */
-static void finish_rows(const game *g, game_pos *p, int reason) {
+/* ---- Endings (RULES 1.6) --------------------------------------------------------- */
+
+/* Each row's seeds to its owner (unless leftover=none). */
+__attribute__((cold)) static void finish_rows(const game *g, game_pos *p, int reason) {
   int h = g->opt[OPT_HOUSES];
   int s0 = p->store[0], s1 = p->store[1];
   if (g->opt[OPT_LEFTOVER] == LEFT_OWN_ROW) {
@@ -158,7 +230,8 @@ static void finish_rows(const game *g, game_pos *p, int reason) {
   game_finish(p, reason, s0, s1, -1);
 }
 
-static void end_by_award(const game *g, game_pos *p, int reason) {
+/* Cycles and caps: cycle_award decides who gets the board. */
+__attribute__((cold)) static void end_by_award(const game *g, game_pos *p, int reason) {
   int h = g->opt[OPT_HOUSES];
   switch (g->opt[OPT_CYCLE_AWARD]) {
   case AWARD_SPLIT_EVEN: {
@@ -179,17 +252,26 @@ static void oware_end_cycle(const game *g, game_pos *p) {
   end_by_award(g, p, GAME_END_REPETITION);
 }
 
-/* The checks at the start of a turn (RULES 1.7 step 1) and the caps. */
-static void settle(const game *g, game_pos *p) {
-  int h = g->opt[OPT_HOUSES], me = p->mover, target = target_of(g);
-  if (p->store[0] >= target || p->store[1] >= target ||
-      p->store[0] + p->store[1] >= g->total_seeds) {
-    finish_rows(g, p, GAME_END_TARGET);
-    return;
+/* The checks at the start of a turn (RULES 1.7 step 1) and the caps; nz is
+ * the non-empty pits of p. Scores change only by captures, so the target
+ * needs checking only after one (check_target). */
+__attribute__((always_inline)) static inline void settle_nz(const game *g, game_pos *p,
+                                                            unsigned nz, int h,
+                                                            int check_target) {
+  int me = p->mover;
+  if (check_target) {
+    int target = target_of(g);
+    if (p->store[0] >= target || p->store[1] >= target ||
+        p->store[0] + p->store[1] >= g->total_seeds) {
+      finish_rows(g, p, GAME_END_TARGET);
+      return;
+    }
   }
-  if (row_sum(p, me, h) == 0 || oware_legal(g, p) == 0) {
-    /* The mover cannot move (no seeds, or no way to feed): famine, each row
-     * to its owner, which gives the board to whoever still has seeds. */
+  /* The mover cannot move (no seeds, or no way to feed the empty row):
+   * famine, each row to its owner, which gives the board to whoever still
+   * has seeds. With both rows non-empty some move is always legal. */
+  if ((nz & ROW_BITS(me, h)) == 0 ||
+      ((nz & ROW_BITS(1 - me, h)) == 0 && legal_h(g, p, h) == 0)) {
     finish_rows(g, p, GAME_END_FAMINE);
     return;
   }
@@ -200,71 +282,73 @@ static void settle(const game *g, game_pos *p) {
   if (p->ply >= g->opt[OPT_MAX_PLIES]) end_by_award(g, p, GAME_END_MAXPLIES);
 }
 
-static int oware_play(const game *g, game_pos *p, int action) {
-  int h = g->opt[OPT_HOUSES], n = 2 * h, me = p->mover, opp = 1 - me;
-  int olo = opp * h, ohi = olo + h;
-  int gs_rule = g->opt[OPT_GRAND_SLAM];
-  int flags = 0;
-  int pit = me * h + action;
+static void settle(const game *g, game_pos *p) {
+  settle_nz(g, p, nonempty_pits(p->pits), g->opt[OPT_HOUSES], 1);
+}
 
-  int last = sow(p->pits, n, pit);
+/* The grand-slam variants that end the game (RULES 1.5). */
+__attribute__((cold)) static void end_by_grand_slam(const game *g, game_pos *p, int rule) {
+  int h = g->opt[OPT_HOUSES], me = p->mover, s[2] = {p->store[0], p->store[1]};
+  switch (rule) {
+  case GS_END: /* "cutting the head": the mover also takes his own row */
+    s[me] += row_sum(p, me, h);
+    game_finish(p, GAME_END_GRANDSLAM, s[0], s[1], -1);
+    break;
+  case GS_LOSES:
+    game_finish(p, GAME_END_GRANDSLAM, s[0], s[1], 1 - me);
+    break;
+  case GS_PRIOR_ONLY: /* board seeds go to nobody */
+    game_finish(p, GAME_END_GRANDSLAM, s[0], s[1], -1);
+    break;
+  default: /* GS_STRIPPED: the opponent cannot move and loses */
+    s[me] += row_sum(p, me, h);
+    game_finish(p, GAME_END_GRANDSLAM, s[0], s[1], me);
+  }
+}
+
+__attribute__((always_inline)) static inline int play_h(const game *g, game_pos *p, int action,
+                                                        int h) {
+  int me = p->mover, opp = 1 - me;
+  int rule = g->opt[OPT_GRAND_SLAM], flags = 0, taken;
+  int last = sow(p->pits, 2 * h, me * h + action);
+  unsigned nz = nonempty_pits(p->pits);
   p->ply++;
   p->nocap++;
-  int captured = 0, grand_slam = 0;
-  if (last >= olo && last < ohi && (p->pits[last] == 2 || p->pits[last] == 3)) {
-    uint8_t b[GAME_MAX_PITS];
-    memcpy(b, p->pits, sizeof b);
-    captured = capture_chain(b, last, olo, ohi);
-    int rest = 0;
-    for (int i = olo; i < ohi; i++) rest += b[i];
-    grand_slam = rest == 0;
-    if (!grand_slam || gs_rule == GS_CONTINUE || gs_rule == GS_END || gs_rule == GS_STRIPPED) {
-      memcpy(p->pits, b, sizeof b);
-      p->store[me] = (uint16_t)(p->store[me] + captured);
+  unsigned span = chain(p->pits, last, ROW_BITS(opp, h), &taken);
+  if (span) {
+    int grand_slam = (nz & ROW_BITS(opp, h) & ~span) == 0;
+    if (grand_slam) flags |= GAME_PLAY_GRANDSLAM;
+    if (!grand_slam || gs_captures(rule)) {
+      for (unsigned r = span; r; r &= r - 1) p->pits[__builtin_ctz(r)] = 0;
+      nz &= ~span;
+      p->store[me] = (uint16_t)(p->store[me] + taken);
       p->nocap = 0;
       flags |= GAME_PLAY_CAPTURE;
-    } else {
-      captured = 0;
     }
+    if (grand_slam && rule != GS_NO_CAPTURE && rule != GS_FORBIDDEN && rule != GS_CONTINUE) {
+      end_by_grand_slam(g, p, rule);
+      p->hash = oware_hash(p);
+      return flags;
+    }
+    /* capture_continue: the opponent passes and the mover must feed. */
+    if (grand_slam && rule == GS_CONTINUE) p->mover = (uint8_t)me;
+    else p->mover = (uint8_t)opp;
+  } else {
+    p->mover = (uint8_t)opp;
   }
-  if (grand_slam) flags |= GAME_PLAY_GRANDSLAM;
-
-  if (grand_slam) {
-    switch (gs_rule) {
-    case GS_END: {
-      /* "Cutting the head": the mover also takes his own row. */
-      p->store[me] = (uint16_t)(p->store[me] + row_sum(p, me, h));
-      game_finish(p, GAME_END_GRANDSLAM, p->store[0], p->store[1], -1);
-      memset(p->pits, 0, sizeof p->pits);
-      p->hash = game_hash(p);
-      return flags;
-    }
-    case GS_LOSES:
-      game_finish(p, GAME_END_GRANDSLAM, p->store[0], p->store[1], opp);
-      p->hash = game_hash(p);
-      return flags;
-    case GS_PRIOR_ONLY:
-      game_finish(p, GAME_END_GRANDSLAM, p->store[0], p->store[1], -1);
-      p->hash = game_hash(p);
-      return flags;
-    case GS_STRIPPED: {
-      int s[2] = {p->store[0], p->store[1]};
-      s[me] += row_sum(p, me, h);
-      game_finish(p, GAME_END_GRANDSLAM, s[0], s[1], me);
-      p->hash = game_hash(p);
-      return flags;
-    }
-    case GS_CONTINUE:
-      /* The opponent passes: the mover moves again and must feed. */
-      break;
-    default:
-      break;
-    }
-  }
-  if (!(grand_slam && gs_rule == GS_CONTINUE)) p->mover = (uint8_t)opp;
-  p->hash = game_hash(p);
-  settle(g, p);
+  p->hash = oware_hash(p);
+  settle_nz(g, p, nz, h, span != 0);
   return flags;
+}
+
+/* The standard board gets its own copies of the hot functions, with the
+ * board size a constant the compiler folds into every mask and shift. */
+static int oware_play(const game *g, game_pos *p, int action) {
+  return g->opt[OPT_HOUSES] == 6 ? play_h(g, p, action, 6) : play_h(g, p, action, g->opt[OPT_HOUSES]);
+}
+
+static game_moves oware_legal(const game *g, const game_pos *p) {
+  return g->opt[OPT_HOUSES] == 6 ? legal_h(g, p, 6) : legal_h(g, p, g->opt[OPT_HOUSES]);
 }
 
 static int oware_setup(game *g, char *err, size_t errlen) {
@@ -287,7 +371,7 @@ static void oware_start(const game *g, game_pos *p) {
   memset(p, 0, sizeof *p);
   for (int i = 0; i < 2 * g->opt[OPT_HOUSES]; i++) p->pits[i] = (uint8_t)g->opt[OPT_SEEDS];
   p->mover = (uint8_t)g->opt[OPT_FIRST_PLAYER];
-  p->hash = game_hash(p);
+  p->hash = oware_hash(p);
 }
 
 /* Features from the mover's view: for each pit, mover's row first, the
@@ -381,7 +465,7 @@ static int oware_setboard(const game *g, game_pos *p, int argc, char *const *arg
          g->total_seeds);
     return -1;
   }
-  q.hash = game_hash(&q);
+  q.hash = oware_hash(&q);
   settle(g, &q);
   *p = q;
   return 0;
