@@ -135,12 +135,13 @@ int game_configure(game *g, const char *name, int nset, char *const *settings,
     if (strcmp(registry[i]->name, game_name) == 0) g->rules = registry[i];
   if (!g->rules) {
     char names[512];
-    size_t n = 0;
+    size_t n = (size_t)snprintf(names, sizeof names, "games:");
     for (int i = 0; i < N_RULES; i++)
-      n += (size_t)snprintf(names + n, sizeof names - n, "%s ", registry[i]->name);
+      n += (size_t)snprintf(names + n, sizeof names - n, " %s", registry[i]->name);
+    n += (size_t)snprintf(names + n, sizeof names - n, "; presets:");
     for (int i = 0; i < N_PRESETS && n < sizeof names; i++)
-      n += (size_t)snprintf(names + n, sizeof names - n, "%s ", presets[i].name);
-    errf(err, errlen, "unknown game '%s' (known: %s)", name, names);
+      n += (size_t)snprintf(names + n, sizeof names - n, " %s", presets[i].name);
+    errf(err, errlen, "unknown game '%s' (%s)", name, names);
     return -1;
   }
   snprintf(g->preset, sizeof g->preset, "%s", name);

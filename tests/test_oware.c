@@ -358,6 +358,321 @@ START_TEST(reference_capture_biased) {
 }
 END_TEST
 
+
+/* ---- Perft ------------------------------------------------------------------
+ * Move sequences of length d through the full rules, repetition included;
+ * games that end earlier are not counted. */
+
+static uint64_t perft(const game_pos *p, const game_hist *h, int depth) {
+  if (p->status != GAME_ONGOING) return 0;
+  if (depth == 0) return 1;
+  game_moves m = game_legal(&G, p);
+  uint64_t n = 0;
+  game_hist *hc = malloc(sizeof *hc);
+  for (game_moves r = m; r; r &= r - 1) {
+    game_pos q = *p;
+    game_hist_copy(hc, h);
+    game_step(&G, &q, hc, __builtin_ctz(r));
+    n += perft(&q, hc, depth - 1);
+  }
+  free(hc);
+  return n;
+}
+
+static uint64_t perft_from(const game_pos *p, int depth) {
+  game_hist *h = malloc(sizeof *h);
+  game_hist_reset(h, p);
+  uint64_t n = perft(p, h, depth);
+  free(h);
+  return n;
+}
+
+static const char *const variants[7] = {"capture_continue", "capture_end",    "forbidden",
+                                        "no_capture",       "loses",          "end_prior_only",
+                                        "stripped_loses"};
+
+/* The positions: the start; O9's grand slam; a lap with a feeding fight;
+ * an endgame where repetition and famine come into reach. */
+typedef struct {
+  const char *name;
+  int mover, s[6], n[6], cap0, cap1, depth;
+} perft_pos;
+
+static const perft_pos perft_positions[4] = {
+    {"start", 0, {4, 4, 4, 4, 4, 4}, {4, 4, 4, 4, 4, 4}, 0, 0, 9},
+    {"grand-slam", 0, {1, 0, 2, 0, 2, 3}, {1, 2, 1, 0, 0, 0}, 16, 20, 8},
+    {"lap", 1, {0, 1, 0, 2, 1, 0}, {0, 13, 1, 2, 0, 3}, 12, 13, 8},
+    {"endgame", 0, {1, 0, 1, 0, 0, 2}, {0, 1, 0, 1, 0, 0}, 21, 21, 9},
+};
+
+/* Pinned goldens[position][variant][depth-1], computed by this engine and
+ * checked by hand at depths 1-2 (see docs/RULES-ENGINE.md). */
+#include "tests/perft_goldens.h"
+
+START_TEST(perft_goldens) {
+  int pi = _i / 7, vi = _i % 7;
+  const perft_pos *pp = &perft_positions[pi];
+  char set[64];
+  snprintf(set, sizeof set, "grand_slam=%s", variants[vi]);
+  configure("oware", set);
+  game_pos p = board(pp->mover, pp->s, pp->n, pp->cap0, pp->cap1);
+  int depth = pp->depth;
+  if (test_scale() < 1.0) depth -= 2; /* sanitizers: the shallower goldens */
+  for (int d = 1; d <= depth; d++) {
+    uint64_t got = perft_from(&p, d);
+    ck_assert_msg(got == perft_golden[pi][vi][d - 1], "perft %s %s depth %d: %llu, golden %llu",
+                  pp->name, variants[vi], d, (unsigned long long)got,
+                  (unsigned long long)perft_golden[pi][vi][d - 1]);
+  }
+}
+END_TEST
+
+/* Depths 1 and 2 from the start by hand: 6 moves, then 6 replies each. */
+START_TEST(perft_start_by_hand) {
+  configure("oware", NULL);
+  game_pos p;
+  game_start(&G, &p);
+  ck_assert_uint_eq(perft_from(&p, 1), 6);
+  ck_assert_uint_eq(perft_from(&p, 2), 36);
+}
+END_TEST
+
+/* ---- Random stress -------------------------------------------------------------
+ * Random games under each variant: seeds are conserved after every move, the
+ * mover changes unless a capture_continue grand slam says otherwise, every
+ * game ends within max_plies, and final scores follow the award rules. */
+
+START_TEST(stress_variant) {
+  char set[64];
+  snprintf(set, sizeof set, "grand_slam=%s", variants[_i]);
+  configure("oware", set);
+  long games = (long)(100000 * test_scale());
+  rng_t r;
+  rng_seed(&r, 7, (uint64_t)_i);
+  game_hist *h = malloc(sizeof *h);
+  long ends[GAME_END_COUNT] = {0};
+  for (long k = 0; k < games; k++) {
+    game_pos p;
+    game_start(&G, &p);
+    game_hist_reset(h, &p);
+    while (p.status == GAME_ONGOING) {
+      game_moves m = game_legal(&G, &p);
+      CHECK(m != 0, "ongoing game without a legal move");
+      int a = game_nth_action(m, (int)rng_below(&r, (uint32_t)game_count(m)));
+      int mover = p.mover;
+      int flags = game_step(&G, &p, h, a);
+      int total = p.store[0] + p.store[1];
+      for (int i = 0; i < 12; i++) total += p.pits[i];
+      CHECK(total == 48 || (p.status == GAME_OVER && _i == 1 /* capture_end */),
+            "seeds not conserved: %d", total);
+      CHECK(p.ply <= 1000, "game longer than max_plies");
+      if (p.status == GAME_ONGOING)
+        CHECK(p.mover == 1 - mover || ((flags & GAME_PLAY_GRANDSLAM) && _i == 0),
+              "wrong side to move");
+    }
+    ends[p.end_reason]++;
+    int fin = p.final[0] + p.final[1];
+    /* Awards that give out the whole board sum to 48. */
+    if (p.end_reason != GAME_END_GRANDSLAM)
+      CHECK(fin == 48, "final scores %d-%d do not sum to 48", p.final[0], p.final[1]);
+    CHECK(p.winner == GAME_DRAW || game_outcome(&p, p.winner) == 1, "winner");
+  }
+  free(h);
+  /* The common endings all occur in a long random sample. */
+  if (games >= 10000) {
+    ck_assert_int_gt(ends[GAME_END_TARGET], 0);
+    ck_assert_int_gt(ends[GAME_END_FAMINE], 0);
+    ck_assert_int_gt(ends[GAME_END_REPETITION], 0);
+  }
+}
+END_TEST
+
+/* ---- Other options -------------------------------------------------------------- */
+
+START_TEST(nocap_limit_ends_with_award) {
+  configure("oware", "nocap_limit=3 repetition=0");
+  game_pos p;
+  game_start(&G, &p);
+  game_play(&G, &p, 0);
+  game_play(&G, &p, 0);
+  ck_assert_int_eq(p.status, GAME_ONGOING);
+  game_play(&G, &p, 1);
+  ck_assert_int_eq(p.status, GAME_OVER);
+  ck_assert_int_eq(p.end_reason, GAME_END_NOCAPTURE);
+  ck_assert_int_eq(p.final[0] + p.final[1], 48);
+}
+END_TEST
+
+START_TEST(max_plies_cap) {
+  configure("oware", "max_plies=5 cycle_award=draw");
+  game_pos p;
+  game_start(&G, &p);
+  for (int i = 0; i < 5; i++) game_play(&G, &p, game_nth_action(game_legal(&G, &p), 0));
+  ck_assert_int_eq(p.status, GAME_OVER);
+  ck_assert_int_eq(p.end_reason, GAME_END_MAXPLIES);
+  ck_assert_int_eq(p.winner, GAME_DRAW);
+}
+END_TEST
+
+/* The repetition rule against a plain record: random games are played with
+ * repetition off while the test keeps every position (pits and mover, in
+ * full) since the last capture; the ply where some position occurs for the
+ * (N+1)-th time is where repetition=N must end the same game. */
+static int first_nth_repeat(const uint8_t *moves, int nmoves, int n) {
+  static game_pos seen[1100];
+  int len = 0;
+  configure("oware", "repetition=0");
+  game_pos p;
+  game_start(&G, &p);
+  seen[len++] = p;
+  for (int i = 0; i < nmoves; i++) {
+    int flags = game_play(&G, &p, moves[i]);
+    if (p.status != GAME_ONGOING) return -1;
+    if (flags & GAME_PLAY_CAPTURE) len = 0;
+    int count = 0;
+    for (int k = 0; k < len; k++)
+      count += !memcmp(seen[k].pits, p.pits, sizeof p.pits) && seen[k].mover == p.mover;
+    if (count >= n) return i + 1;
+    seen[len++] = p;
+  }
+  return -1;
+}
+
+START_TEST(repetition_counts) {
+  rng_t r;
+  rng_seed(&r, 11, 0);
+  game_hist *h = malloc(sizeof *h);
+  int checked[3] = {0};
+  for (int trial = 0; trial < 400; trial++) {
+    /* A random game with repetition off, recorded. */
+    uint8_t moves[1000];
+    int n = 0;
+    configure("oware", "repetition=0");
+    game_pos p;
+    game_start(&G, &p);
+    while (p.status == GAME_ONGOING && n < 1000) {
+      moves[n] = (uint8_t)game_nth_action(game_legal(&G, &p),
+                                          (int)rng_below(&r, (uint32_t)game_count(game_legal(&G, &p))));
+      game_play(&G, &p, moves[n++]);
+    }
+    for (int rep = 1; rep <= 3; rep++) {
+      int expect = first_nth_repeat(moves, n, rep);
+      if (expect < 0) continue;
+      char set[32];
+      snprintf(set, sizeof set, "repetition=%d", rep);
+      configure("oware", set);
+      game_start(&G, &p);
+      game_hist_reset(h, &p);
+      int i = 0;
+      while (p.status == GAME_ONGOING) game_step(&G, &p, h, moves[i++]);
+      ck_assert_int_eq(p.end_reason, GAME_END_REPETITION);
+      ck_assert_int_eq(i, expect);
+      ck_assert_int_eq(p.final[0] + p.final[1], 48);
+      checked[rep - 1]++;
+    }
+  }
+  free(h);
+  for (int rep = 0; rep < 3; rep++) ck_assert_int_gt(checked[rep], 10);
+}
+END_TEST
+
+START_TEST(split_even_award_halves_odd_seed) {
+  configure("oware", "cycle_award=split_even max_plies=1");
+  game_pos p = board(0, ROW(1, 0, 0, 0, 0, 2), ROW(0, 0, 0, 0, 0, 2), 21, 22);
+  game_play(&G, &p, 0);
+  ck_assert_int_eq(p.status, GAME_OVER);
+  /* 5 seeds left: 2 each and half of the odd one. */
+  ck_assert_int_eq(p.final[0], 23);
+  ck_assert_int_eq(p.final[1], 24);
+  ck_assert_int_eq(p.half, 1);
+  ck_assert_int_eq(p.winner, GAME_NORTH);
+}
+END_TEST
+
+START_TEST(leftover_none_gives_board_to_nobody) {
+  configure("oware", "leftover=none");
+  game_pos p = board(0, ROW(3, 2, 1, 1, 0, 0), ROW(0, 0, 0, 0, 0, 0), 20, 21);
+  ck_assert_int_eq(p.status, GAME_OVER);
+  ck_assert_int_eq(p.final[0], 20);
+  ck_assert_int_eq(p.final[1], 21);
+}
+END_TEST
+
+START_TEST(feed_check_after_capture) {
+  /* North's row is empty; South's 17 seeds lap the board and end in pit 11
+   * with two seeds in every North pit: a grand slam that feeds by sowing
+   * but, where it captures, leaves North nothing. */
+  configure("oware", "grand_slam=capture_continue");
+  game_pos p = board(0, ROW(0, 0, 0, 0, 1, 17), ROW(0, 0, 0, 0, 0, 0), 15, 15);
+  ck_assert_uint_eq(game_legal(&G, &p), 1u << 5);
+  configure("oware", "grand_slam=capture_continue feed_check=after_capture");
+  p = board(0, ROW(0, 0, 0, 0, 1, 17), ROW(0, 0, 0, 0, 0, 0), 15, 15);
+  ck_assert_int_eq(p.status, GAME_OVER);
+  ck_assert_int_eq(p.end_reason, GAME_END_FAMINE);
+  ck_assert_int_eq(p.final[0], 33);
+  configure("oware", "grand_slam=no_capture feed_check=after_capture");
+  p = board(0, ROW(0, 0, 0, 0, 1, 17), ROW(0, 0, 0, 0, 0, 0), 15, 15);
+  ck_assert_uint_eq(game_legal(&G, &p), 1u << 5);
+}
+END_TEST
+
+START_TEST(small_boards) {
+  configure("oware", "houses=3 seeds=2");
+  ck_assert_int_eq(G.n_actions, 3);
+  ck_assert_int_eq(G.total_seeds, 12);
+  ck_assert_int_eq(G.n_features, 34);
+  game_pos p;
+  game_start(&G, &p);
+  ck_assert_uint_eq(game_legal(&G, &p), 7);
+  game_play(&G, &p, 0); /* pit 0: 2 seeds into pits 1 and 2 */
+  ck_assert_int_eq(p.pits[0], 0);
+  ck_assert_int_eq(p.pits[1], 3);
+  ck_assert_int_eq(p.pits[2], 3);
+  ck_assert_int_eq(p.store[0], 0);
+  game_play(&G, &p, 2); /* North's pit 5: into 0 and 1, which holds 4 */
+  ck_assert_int_eq(p.pits[0], 1);
+  ck_assert_int_eq(p.store[1], 0);
+  game_play(&G, &p, 2); /* pit 2: 3 seeds to 3, 4, 5; the last makes 1: no capture */
+  ck_assert_int_eq(p.pits[3], 3);
+  ck_assert_int_eq(p.pits[4], 3);
+  ck_assert_int_eq(p.pits[5], 1);
+  ck_assert_int_eq(p.store[0], 0);
+}
+END_TEST
+
+START_TEST(encode_is_from_movers_view) {
+  configure("oware", NULL);
+  game_pos a = board(0, ROW(1, 2, 3, 0, 0, 0), ROW(5, 6, 7, 8, 9, 2), 3, 2);
+  game_pos b = board(1, ROW(5, 6, 7, 8, 9, 2), ROW(1, 2, 3, 0, 0, 0), 2, 3);
+  float fa[GAME_MAX_FEATURES], fb[GAME_MAX_FEATURES];
+  game_encode(&G, &a, fa);
+  game_encode(&G, &b, fb);
+  for (int i = 0; i < G.n_features; i++) ck_assert_float_eq(fa[i], fb[i]);
+  ck_assert_float_eq(fa[0], 0.125f);    /* own pit 0: 1 seed */
+  ck_assert_float_eq(fa[2], 1.0f);      /* ... is a 1 */
+  ck_assert_float_eq(fa[60], 3.0f / 25); /* own store */
+}
+END_TEST
+
+START_TEST(setboard_rejects_bad_input) {
+  configure("oware", NULL);
+  char err[256];
+  game_pos p;
+  char *few[] = {"0", "4", "4"};
+  ck_assert_int_eq(G.rules->setboard(&G, &p, 3, few, err, sizeof err), -1);
+  ck_assert_str_eq(err, "setboard takes MOVER, 12 pits and 2 stores (15 numbers), got 3");
+  char *bad_total[] = {"0", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "0", "1"};
+  ck_assert_int_eq(G.rules->setboard(&G, &p, 15, bad_total, err, sizeof err), -1);
+  ck_assert_str_eq(err, "pits and stores hold 49 seeds, this game has 48");
+  char *bad_mover[] = {"2", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "0", "0"};
+  ck_assert_int_eq(G.rules->setboard(&G, &p, 15, bad_mover, err, sizeof err), -1);
+  ck_assert_str_eq(err, "bad mover '2' (0 or 1)");
+  char *bad_count[] = {"0", "4", "x", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "0", "0"};
+  ck_assert_int_eq(G.rules->setboard(&G, &p, 15, bad_count, err, sizeof err), -1);
+  ck_assert_str_eq(err, "bad seed count 'x' (0..48)");
+}
+END_TEST
+
 Suite *oware_suite(void) {
   Suite *s = suite_create("oware");
   TCase *t = tcase_create("reference");
@@ -384,6 +699,26 @@ Suite *oware_suite(void) {
   tcase_add_test(ex, o9_stripped_loses);
   tcase_add_test(ex, w1_warri_lap_capture_then_feed);
   suite_add_tcase(s, ex);
+  TCase *pf = tcase_create("perft");
+  tcase_set_timeout(pf, 300);
+  tcase_add_test(pf, perft_start_by_hand);
+  tcase_add_loop_test(pf, perft_goldens, 0, 28);
+  suite_add_tcase(s, pf);
+  TCase *st = tcase_create("stress");
+  tcase_set_timeout(st, 300);
+  tcase_add_loop_test(st, stress_variant, 0, 7);
+  suite_add_tcase(s, st);
+  TCase *op = tcase_create("options");
+  tcase_add_test(op, nocap_limit_ends_with_award);
+  tcase_add_test(op, max_plies_cap);
+  tcase_add_test(op, repetition_counts);
+  tcase_add_test(op, split_even_award_halves_odd_seed);
+  tcase_add_test(op, leftover_none_gives_board_to_nobody);
+  tcase_add_test(op, feed_check_after_capture);
+  tcase_add_test(op, small_boards);
+  tcase_add_test(op, encode_is_from_movers_view);
+  tcase_add_test(op, setboard_rejects_bad_input);
+  suite_add_tcase(s, op);
   return s;
 }
 

@@ -1,0 +1,42 @@
+/* The `sowzero` command: one binary, one subcommand per job. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct {
+  const char *name;
+  int (*fn)(int argc, char **argv);
+  const char *help;
+} subcommands[] = {
+    {"demo", cmd_demo, "play a demo game between two built-in agents"},
+    {"play", cmd_play, "play against an agent in the terminal"},
+    {"engine", cmd_engine, "the engine protocol on stdin/stdout (docs/PROTOCOL.md)"},
+    {"arena", cmd_arena, "tournaments between agents: scores, Elo, records"},
+    {"stats", cmd_stats, "statistics of a rule variant over many games"},
+    {"bench", cmd_bench, "benchmarks: engine, nn, search (--json for tools)"},
+    {"rules", cmd_rules, "list the games, presets and rule options"},
+};
+#define N_SUB (int)(sizeof subcommands / sizeof subcommands[0])
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: sowzero COMMAND [options]\n\ncommands:\n");
+  for (int i = 0; i < N_SUB; i++) fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].help);
+  fprintf(f, "\n'sowzero COMMAND --help' tells more.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+    usage(stdout);
+    return 0;
+  }
+  for (int i = 0; i < N_SUB; i++)
+    if (!strcmp(argv[1], subcommands[i].name)) return subcommands[i].fn(argc - 2, argv + 2);
+  fprintf(stderr, "sowzero: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

@@ -1,0 +1,427 @@
+/* The engine protocol: parsing, the game record behind undo, responses. */
+#include "cli/protocol.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "game/game.h"
+#include "trainer/agent.h"
+
+#define MAX_TOKENS 64
+#define MAX_RECORD GAME_MAX_PLIES_CAP
+
+struct proto {
+  game g;
+  game_pos base;              /* start of the record: start or setboard */
+  game_pos pos;               /* current position */
+  game_hist hist;             /* repetition history of pos */
+  int nmoves;                 /* moves played since base */
+  uint8_t moves[MAX_RECORD];  /* those moves, for undo */
+  agent *agent;               /* plays genmove, answers analyze */
+  char agent_spec[256];
+  uint64_t seed;
+};
+
+/* Response builder: "=id " or "?id " then text, then the empty line. */
+typedef struct {
+  char *buf;
+  size_t len, cap;
+} out_buf;
+
+static void put(out_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(out_buf *o, const char *fmt, ...) {
+  if (o->len >= o->cap) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+  va_end(ap);
+  if (n > 0) o->len += (size_t)n < o->cap - o->len ? (size_t)n : o->cap - o->len - 1;
+}
+
+static int new_agent(proto *s, const char *spec, char *err, size_t errlen) {
+  agent *a = agent_create(&s->g, spec, s->seed, err, errlen);
+  if (!a) return -1;
+  agent_free(s->agent);
+  s->agent = a;
+  snprintf(s->agent_spec, sizeof s->agent_spec, "%s", spec);
+  return 0;
+}
+
+static void reset_to(proto *s, const game_pos *p) {
+  s->base = *p;
+  s->pos = *p;
+  s->nmoves = 0;
+  game_hist_reset(&s->hist, p);
+  if (s->agent) agent_reset(s->agent);
+}
+
+proto *proto_create(uint64_t seed) {
+  proto *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->seed = seed;
+  char err[256];
+  if (game_configure(&s->g, "oware", 0, NULL, err, sizeof err) != 0 ||
+      new_agent(s, "random", err, sizeof err) != 0) {
+    free(s);
+    return NULL;
+  }
+  game_pos p;
+  game_start(&s->g, &p);
+  reset_to(s, &p);
+  return s;
+}
+
+void proto_free(proto *s) {
+  if (!s) return;
+  agent_free(s->agent);
+  free(s);
+}
+
+/* Plays a move given as text; on error nothing changes. */
+static int play_text(proto *s, const char *text, char *err, size_t errlen) {
+  int a = game_parse_action(&s->g, text, err, errlen);
+  if (a < 0) return -1;
+  if (s->pos.status != GAME_ONGOING) {
+    errf(err, errlen, "illegal move %s: the game is over", text);
+    return -1;
+  }
+  game_moves m = game_legal(&s->g, &s->pos);
+  if (!(m >> a & 1)) {
+    char legal[128];
+    size_t k = 0;
+    legal[0] = 0;
+    for (game_moves r = m; r; r &= r - 1)
+      k += (size_t)snprintf(legal + k, sizeof legal - k, "%s%d", k ? " " : "", __builtin_ctz(r));
+    errf(err, errlen, "illegal move %s (legal: %s)", text, legal);
+    return -1;
+  }
+  if (s->nmoves >= MAX_RECORD) {
+    errf(err, errlen, "game record full (%d moves)", MAX_RECORD);
+    return -1;
+  }
+  game_step(&s->g, &s->pos, &s->hist, a);
+  s->moves[s->nmoves++] = (uint8_t)a;
+  return 0;
+}
+
+static void legal_list(const proto *s, char *buf, size_t len, const char *sep, const char *none) {
+  game_moves m = game_legal(&s->g, &s->pos);
+  size_t k = 0;
+  buf[0] = 0;
+  for (game_moves r = m; r; r &= r - 1)
+    k += (size_t)snprintf(buf + k, len - k, "%s%d", k ? sep : "", __builtin_ctz(r));
+  if (!m) snprintf(buf, len, "%s", none);
+}
+
+static void write_state(const proto *s, out_buf *o) {
+  char board[512], legal[128];
+  s->g.rules->board_tokens(&s->g, &s->pos, board, sizeof board);
+  legal_list(s, legal, sizeof legal, ",", "-");
+  put(o, "%d %s %s ", s->pos.mover, board, legal);
+  if (s->pos.status == GAME_ONGOING)
+    put(o, "ongoing");
+  else if (s->pos.half)
+    put(o, "over %d.5 %d.5", s->pos.final[0], s->pos.final[1]);
+  else
+    put(o, "over %d %d", s->pos.final[0], s->pos.final[1]);
+}
+
+/* ---- Commands ---------------------------------------------------------------
+ * Each returns 0 with its result written to o, or -1 with a message in err. */
+
+typedef int (*command_fn)(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen);
+
+static int cmd_game(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  if (argc < 1) {
+    errf(err, errlen, "usage: game NAME [key=value ...]");
+    return -1;
+  }
+  game g;
+  if (game_configure(&g, argv[0], argc - 1, argv + 1, err, errlen) != 0) return -1;
+  agent *a = agent_create(&g, s->agent_spec, s->seed, err, errlen);
+  if (!a) return -1;
+  agent_free(s->agent);
+  s->agent = a;
+  s->g = g;
+  game_pos p;
+  game_start(&s->g, &p);
+  reset_to(s, &p);
+  char opts[512];
+  game_options_string(&s->g, opts, sizeof opts);
+  put(o, "%s %s", s->g.rules->name, opts);
+  return 0;
+}
+
+static int cmd_moves(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  proto *t = malloc(sizeof *t); /* work on a copy: a bad move changes nothing */
+  if (!t) {
+    errf(err, errlen, "out of memory");
+    return -1;
+  }
+  memcpy(t, s, sizeof *t);
+  game_pos p;
+  game_start(&t->g, &p);
+  reset_to(t, &p);
+  for (int i = 0; i < argc; i++) {
+    char e[200];
+    if (play_text(t, argv[i], e, sizeof e) != 0) {
+      errf(err, errlen, "move %d: %s", i + 1, e);
+      free(t);
+      return -1;
+    }
+  }
+  memcpy(s, t, sizeof *s);
+  free(t);
+  if (s->agent) agent_reset(s->agent);
+  write_state(s, o);
+  return 0;
+}
+
+static int cmd_setboard(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  game_pos p;
+  if (s->g.rules->setboard(&s->g, &p, argc, argv, err, errlen) != 0) return -1;
+  reset_to(s, &p);
+  write_state(s, o);
+  return 0;
+}
+
+static int cmd_play(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  if (argc != 1) {
+    errf(err, errlen, "usage: play ACTION");
+    return -1;
+  }
+  if (play_text(s, argv[0], err, errlen) != 0) return -1;
+  write_state(s, o);
+  return 0;
+}
+
+static int cmd_undo(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  (void)argv;
+  if (argc != 0) {
+    errf(err, errlen, "usage: undo");
+    return -1;
+  }
+  if (s->nmoves == 0) {
+    errf(err, errlen, "nothing to undo");
+    return -1;
+  }
+  /* Replay from the base: rebuilds the repetition history exactly. */
+  int n = s->nmoves - 1;
+  s->pos = s->base;
+  game_hist_reset(&s->hist, &s->base);
+  for (int i = 0; i < n; i++) game_step(&s->g, &s->pos, &s->hist, s->moves[i]);
+  s->nmoves = n;
+  write_state(s, o);
+  return 0;
+}
+
+static int cmd_state(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  (void)argv;
+  if (argc) {
+    errf(err, errlen, "usage: state");
+    return -1;
+  }
+  write_state(s, o);
+  return 0;
+}
+
+static int cmd_legal(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  (void)argv;
+  if (argc) {
+    errf(err, errlen, "usage: legal");
+    return -1;
+  }
+  char legal[128];
+  legal_list(s, legal, sizeof legal, " ", "");
+  put(o, "%s", legal);
+  return 0;
+}
+
+static int cmd_show(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  (void)argv;
+  if (argc) {
+    errf(err, errlen, "usage: show");
+    return -1;
+  }
+  char board[2048];
+  game_render(&s->g, &s->pos, board, sizeof board);
+  size_t n = strlen(board);
+  if (n && board[n - 1] == '\n') board[n - 1] = 0;
+  put(o, "\n%s", board);
+  return 0;
+}
+
+static int cmd_agent(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  if (argc < 1) {
+    put(o, "%s", s->agent_spec);
+    return 0;
+  }
+  char spec[256];
+  size_t k = 0;
+  spec[0] = 0;
+  for (int i = 0; i < argc && k < sizeof spec; i++)
+    k += (size_t)snprintf(spec + k, sizeof spec - k, "%s%s", i ? " " : "", argv[i]);
+  if (new_agent(s, spec, err, errlen) != 0) return -1;
+  put(o, "%s", s->agent_spec);
+  return 0;
+}
+
+static int cmd_genmove(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  (void)argv;
+  if (argc) {
+    errf(err, errlen, "usage: genmove");
+    return -1;
+  }
+  if (s->pos.status != GAME_ONGOING) {
+    errf(err, errlen, "the game is over");
+    return -1;
+  }
+  int a = agent_choose(s->agent, &s->pos, &s->hist);
+  if (a < 0) {
+    errf(err, errlen, "%s", s->agent->err);
+    return -1;
+  }
+  char text[16];
+  snprintf(text, sizeof text, "%d", a);
+  if (play_text(s, text, err, errlen) != 0) return -1;
+  put(o, "%d", a);
+  return 0;
+}
+
+static int cmd_analyze(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  (void)argv;
+  if (argc) {
+    errf(err, errlen, "usage: analyze");
+    return -1;
+  }
+  agent_analysis an;
+  if (agent_analyze(s->agent, &s->pos, &s->hist, &an) != 0) {
+    errf(err, errlen, "%s", s->agent->err);
+    return -1;
+  }
+  put(o, "best %d value %.4f", an.best, an.root_value);
+  for (int i = 0; i < an.n; i++)
+    put(o, "\nmove %d visits %d prior %.4f value %.4f", an.action[i], an.visits[i],
+        an.prior[i], an.value[i]);
+  return 0;
+}
+
+static int cmd_options(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  (void)argv;
+  if (argc) {
+    errf(err, errlen, "usage: options");
+    return -1;
+  }
+  char opts[512];
+  game_options_string(&s->g, opts, sizeof opts);
+  put(o, "%s %s", s->g.rules->name, opts);
+  return 0;
+}
+
+static int cmd_name(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  (void)s, (void)argc, (void)argv, (void)err, (void)errlen;
+  put(o, "SowZero");
+  return 0;
+}
+
+static int cmd_version(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  (void)s, (void)argc, (void)argv, (void)err, (void)errlen;
+  put(o, "1");
+  return 0;
+}
+
+static int cmd_help(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen);
+
+static int cmd_quit(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  (void)s, (void)argc, (void)argv, (void)o, (void)err, (void)errlen;
+  return 0;
+}
+
+static const struct {
+  const char *name;
+  command_fn fn;
+  const char *usage;
+} commands[] = {
+    {"game", cmd_game, "game NAME [key=value ...]   choose a game or preset; new game"},
+    {"moves", cmd_moves, "moves A1 A2 ...             new game, then play these actions"},
+    {"setboard", cmd_setboard, "setboard MOVER P0 .. Pn-1 STORE0 STORE1"},
+    {"play", cmd_play, "play A                      play action A for the side to move"},
+    {"undo", cmd_undo, "undo                        take back the last move"},
+    {"state", cmd_state, "state                       MOVER PITS.. STORES LEGAL STATUS"},
+    {"legal", cmd_legal, "legal                       the legal actions"},
+    {"show", cmd_show, "show                        draw the board"},
+    {"agent", cmd_agent, "agent [SPEC]                set (or tell) the agent of genmove"},
+    {"genmove", cmd_genmove, "genmove                     the agent chooses and plays a move"},
+    {"analyze", cmd_analyze, "analyze                     the agent's view of each move"},
+    {"options", cmd_options, "options                     the game's rule options"},
+    {"name", cmd_name, "name"},
+    {"version", cmd_version, "version                     protocol version"},
+    {"help", cmd_help, "help                        this list"},
+    {"quit", cmd_quit, "quit"},
+};
+#define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
+
+static int cmd_help(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  (void)s, (void)argc, (void)argv, (void)err, (void)errlen;
+  for (int i = 0; i < N_COMMANDS; i++) put(o, "\n%s", commands[i].usage);
+  return 0;
+}
+
+int proto_handle(proto *s, const char *line, char *out, size_t outlen) {
+  char buf[1024], *argv[MAX_TOKENS], *save = NULL;
+  int argc = 0;
+  out_buf o = {out, 0, outlen};
+  out[0] = 0;
+  if (strlen(line) >= sizeof buf) {
+    put(&o, "? command line too long (at most %zu characters)\n\n", sizeof buf - 1);
+    return 0;
+  }
+  snprintf(buf, sizeof buf, "%s", line);
+  char *hash = strchr(buf, '#');
+  if (hash) *hash = 0;
+  for (char *t = strtok_r(buf, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+    if (argc == MAX_TOKENS) {
+      put(&o, "? too many arguments (at most %d)\n\n", MAX_TOKENS - 1);
+      return 0;
+    }
+    argv[argc++] = t;
+  }
+  if (argc == 0) return 0;
+  /* An optional numeric id comes back with the answer. */
+  char id[24] = "";
+  int first = 0;
+  if (isdigit((unsigned char)argv[0][0])) {
+    char *end;
+    long v = strtol(argv[0], &end, 10);
+    if (*end == 0 && v >= 0) {
+      snprintf(id, sizeof id, "%ld", v);
+      first = 1;
+    }
+  }
+  if (first >= argc) {
+    put(&o, "?%s missing command\n\n", id);
+    return 0;
+  }
+  for (int i = 0; i < N_COMMANDS; i++) {
+    if (strcmp(argv[first], commands[i].name) != 0) continue;
+    char err[512] = "";
+    put(&o, "=%s ", id);
+    size_t start = o.len;
+    if (commands[i].fn(s, argc - first - 1, argv + first + 1, &o, err, sizeof err) != 0) {
+      o.len = 0;
+      out[0] = 0;
+      put(&o, "?%s %s\n\n", id, err[0] ? err : "failed");
+      return 0;
+    }
+    /* "= " with nothing after it loses the trailing space. */
+    if (o.len == start) o.buf[--o.len] = 0;
+    put(&o, "\n\n");
+    return commands[i].fn == cmd_quit;
+  }
+  put(&o, "?%s unknown command '%s' (try help)\n\n", id, argv[first]);
+  return 0;
+}

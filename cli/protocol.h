@@ -1,0 +1,31 @@
+/* protocol: the engine protocol of `sowzero engine`, a GTP-style line
+ * protocol for front ends and tools (documented in docs/PROTOCOL.md).
+ *
+ * Each command line gets one response: "= result" or "? message", then an
+ * empty line. A command may start with a numeric id, echoed after = or ?.
+ * An illegal or malformed command leaves the session unchanged.
+ *
+ * The session is a handle owned by one thread; it writes nothing itself:
+ * proto_handle fills a buffer that the caller prints. */
+#ifndef SOWZERO_PROTOCOL_H
+#define SOWZERO_PROTOCOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct proto proto;
+
+/* A session playing default Oware with the random agent; seed fixes the
+ * agents' random choices. NULL on allocation failure. */
+proto *proto_create(uint64_t seed);
+void proto_free(proto *s);
+
+/* Handles one command line (without or with its newline) and writes the
+ * whole response, ending in an empty line, into out. Returns 1 after
+ * `quit`, else 0. Blank lines and # comments get no response (out = ""). */
+int proto_handle(proto *s, const char *line, char *out, size_t outlen);
+
+/* The longest response a command can produce (board drawings, analysis). */
+#define PROTO_MAX_RESPONSE 8192
+
+#endif

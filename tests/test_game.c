@@ -1,0 +1,212 @@
+/* The game registry, option parsing, INI configs and repetition history. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "base/ini.h"
+#include "game/game.h"
+#include "tests/testutil.h"
+#include "trainer/config.h"
+
+static int configure_err(const char *name, const char *s1, const char *s2, char *err) {
+  game g;
+  char *sets[2] = {(char *)s1, (char *)s2};
+  int n = s2 ? 2 : s1 ? 1 : 0;
+  return game_configure(&g, name, n, sets, err, 256);
+}
+
+START_TEST(presets_set_grand_slam) {
+  const struct {
+    const char *preset, *gs;
+  } want[] = {{"oware", "no_capture"},       {"abapa", "no_capture"},
+              {"warri", "capture_continue"}, {"wari", "forbidden"},
+              {"wari-es", "capture_continue"}, {"oware-cut", "capture_end"}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    game g;
+    char err[256], opts[512];
+    ck_assert_int_eq(game_configure(&g, want[i].preset, 0, NULL, err, sizeof err), 0);
+    ck_assert_str_eq(g.preset, want[i].preset);
+    game_options_string(&g, opts, sizeof opts);
+    char needle[64];
+    snprintf(needle, sizeof needle, "grand_slam=%s", want[i].gs);
+    ck_assert_msg(strstr(opts, needle) != NULL, "%s: %s", want[i].preset, opts);
+  }
+}
+END_TEST
+
+START_TEST(options_override_presets) {
+  game g;
+  char err[256], *sets[] = {"grand_slam=loses", "houses=4", "target=9"};
+  ck_assert_int_eq(game_configure(&g, "warri", 3, sets, err, sizeof err), 0);
+  ck_assert_int_eq(game_option_value(&g, "houses"), 4);
+  ck_assert_int_eq(g.n_actions, 4);
+  ck_assert_int_eq(g.total_seeds, 32);
+  ck_assert_int_eq(game_option_value(&g, "nonexistent"), -1);
+  char opts[512];
+  game_options_string(&g, opts, sizeof opts);
+  ck_assert_str_eq(opts, "houses=4 seeds=4 grand_slam=loses target=9 repetition=1 nocap_limit=0 "
+                         "max_plies=1000 cycle_award=own_side feed_check=sow leftover=own_row "
+                         "first_player=0");
+}
+END_TEST
+
+START_TEST(option_errors_name_the_culprit) {
+  char err[256];
+  ck_assert_int_eq(configure_err("chess", NULL, NULL, err), -1);
+  ck_assert_str_eq(err, "unknown game 'chess' (games: oware; presets: oware abapa warri wari "
+                        "wari-es oware-cut)");
+  ck_assert_int_eq(configure_err("oware", "colour=red", NULL, err), -1);
+  ck_assert_str_eq(err, "unknown option 'colour' for game oware (options: houses, seeds, "
+                        "grand_slam, target, repetition, nocap_limit, max_plies, cycle_award, "
+                        "feed_check, leftover, first_player)");
+  ck_assert_int_eq(configure_err("oware", "grand_slam=sometimes", NULL, err), -1);
+  ck_assert_str_eq(err, "bad value 'sometimes' for option grand_slam (one of: capture_continue, "
+                        "capture_end, forbidden, no_capture, loses, end_prior_only, stripped_loses)");
+  ck_assert_int_eq(configure_err("oware", "houses=9", NULL, err), -1);
+  ck_assert_str_eq(err, "value 9 for option houses is out of range 2..8");
+  ck_assert_int_eq(configure_err("oware", "houses=six", NULL, err), -1);
+  ck_assert_str_eq(err, "bad value 'six' for option houses (an integer 2..8)");
+  ck_assert_int_eq(configure_err("oware", "houses=", NULL, err), -1);
+  ck_assert_str_eq(err, "bad value '' for option houses (an integer 2..8)");
+  ck_assert_int_eq(configure_err("oware", "houses", NULL, err), -1);
+  ck_assert_str_eq(err, "bad setting 'houses' (expected key=value)");
+  ck_assert_int_eq(configure_err("oware", "=3", NULL, err), -1);
+  ck_assert_str_eq(err, "bad setting '=3' (expected key=value)");
+  ck_assert_int_eq(configure_err("oware", "houses=2", "target=40", err), -1);
+  ck_assert_str_eq(err, "target 40 is more than the 16 seeds in play");
+}
+END_TEST
+
+/* Random garbage to the option parser: never a crash, always a message. */
+START_TEST(option_parser_garbage) {
+  rng_t r;
+  rng_seed(&r, 3, 0);
+  const char alphabet[] = "abcdefghijklmnopqrstuvwxyz_=0123456789- \t%s\xff";
+  int rejected = 0;
+  for (int i = 0; i < 20000; i++) {
+    char s[40];
+    int n = (int)rng_below(&r, 39);
+    for (int k = 0; k < n; k++) s[k] = alphabet[rng_below(&r, sizeof alphabet - 1)];
+    s[n] = 0;
+    char err[256] = "";
+    if (configure_err("oware", s, NULL, err) != 0) {
+      CHECK(err[0] != 0, "no message for '%s'", s);
+      rejected++;
+    }
+  }
+  ck_assert_int_gt(rejected, 19000);
+}
+END_TEST
+
+START_TEST(registry_lists_everything) {
+  int games = 0, presets = 0;
+  while (game_rules_at(games)) games++;
+  const char *gname, *settings;
+  while (game_preset_at(presets, &gname, &settings)) {
+    game g;
+    char err[256];
+    ck_assert_int_eq(game_configure(&g, game_preset_at(presets, NULL, NULL), 0, NULL, err, sizeof err), 0);
+    presets++;
+  }
+  ck_assert_int_ge(games, 1);
+  ck_assert_int_eq(presets, 6);
+  ck_assert_ptr_null(game_rules_at(games));
+}
+END_TEST
+
+START_TEST(hist_counts_and_copies) {
+  game g;
+  char err[256];
+  ck_assert_int_eq(game_configure(&g, "oware", 0, NULL, err, sizeof err), 0);
+  game_pos p;
+  game_start(&g, &p);
+  game_hist *h = malloc(sizeof *h), *c = malloc(sizeof *c);
+  game_hist_reset(h, &p);
+  ck_assert_int_eq(h->len, 1);
+  ck_assert_int_eq(game_hist_count(h, p.hash), 1);
+  ck_assert_int_eq(game_hist_count(h, p.hash ^ 1), 0);
+  game_step(&g, &p, h, 0);
+  ck_assert_int_eq(h->len, 2);
+  game_hist_copy(c, h);
+  ck_assert_int_eq(c->len, 2);
+  ck_assert_int_eq(game_hist_count(c, p.hash), 1);
+  free(h);
+  free(c);
+}
+END_TEST
+
+START_TEST(ini_reads_sections_and_comments) {
+  ini f;
+  char err[256];
+  const char *text = "# comment\n[game]\nname = warri  # the preset\n; another\n"
+                     "grand_slam=forbidden\n\n[search]\nsims = 200\n";
+  ck_assert_int_eq(ini_parse(&f, "x.ini", text, err, sizeof err), 0);
+  ck_assert_int_eq(f.n, 3);
+  ini_entry *e = ini_get(&f, "game", "name");
+  ck_assert_str_eq(e->value, "warri");
+  ck_assert_int_eq(e->line, 3);
+  ck_assert_str_eq(ini_get(&f, "search", "sims")->value, "200");
+  ck_assert_ptr_null(ini_get(&f, "search", "name"));
+  const ini_entry *u = ini_first_unused(&f);
+  ck_assert_str_eq(u->key, "grand_slam");
+  ck_assert_int_eq(ini_set(&f, "search", "sims", "50", err, sizeof err), 0);
+  ck_assert_str_eq(ini_get(&f, "search", "sims")->value, "50");
+  ini_free(&f);
+}
+END_TEST
+
+START_TEST(ini_errors_name_file_and_line) {
+  ini f;
+  char err[256];
+  ck_assert_int_eq(ini_parse(&f, "a.ini", "[game\nname=oware\n", err, sizeof err), -1);
+  ck_assert_str_eq(err, "a.ini:1: bad section header '[game'");
+  ck_assert_int_eq(ini_parse(&f, "a.ini", "[game]\nname oware\n", err, sizeof err), -1);
+  ck_assert_str_eq(err, "a.ini:2: expected 'key = value', got 'name oware'");
+  ck_assert_int_eq(ini_parse(&f, "a.ini", "[game]\nname=a\nname=b\n", err, sizeof err), -1);
+  ck_assert_str_eq(err, "a.ini:3: key 'name' repeated in [game]");
+  ck_assert_int_eq(ini_parse(&f, "a.ini", "[game]\n = 3\n", err, sizeof err), -1);
+  ck_assert_str_eq(err, "a.ini:2: missing key before '='");
+  ck_assert_int_eq(ini_load(&f, "/nonexistent/x.ini", err, sizeof err), -1);
+  ck_assert_str_eq(err, "/nonexistent/x.ini: cannot open: No such file or directory");
+}
+END_TEST
+
+START_TEST(config_game_errors) {
+  ini f;
+  game g;
+  char err[256];
+  ck_assert_int_eq(ini_parse(&f, "c.ini", "[game]\nname = oware\nhouses = 12\n", err, sizeof err), 0);
+  ck_assert_int_eq(config_game(&f, &g, err, sizeof err), -1);
+  ck_assert_str_eq(err, "c.ini:3: game.houses: value 12 for option houses is out of range 2..8");
+  ini_free(&f);
+  ck_assert_int_eq(ini_parse(&f, "c.ini", "[game]\nname = go\n", err, sizeof err), 0);
+  ck_assert_int_eq(config_game(&f, &g, err, sizeof err), -1);
+  ck_assert_msg(strncmp(err, "c.ini:2: game.name: unknown game 'go'", 36) == 0, "%s", err);
+  ini_free(&f);
+  ck_assert_int_eq(ini_load(&f, "configs/oware.ini", err, sizeof err), 0);
+  ck_assert_int_eq(config_game(&f, &g, err, sizeof err), 0);
+  ck_assert_str_eq(g.rules->name, "oware");
+  ini_free(&f);
+}
+END_TEST
+
+Suite *game_suite(void) {
+  Suite *s = suite_create("game");
+  TCase *t = tcase_create("registry");
+  tcase_add_test(t, presets_set_grand_slam);
+  tcase_add_test(t, options_override_presets);
+  tcase_add_test(t, option_errors_name_the_culprit);
+  tcase_add_test(t, option_parser_garbage);
+  tcase_add_test(t, registry_lists_everything);
+  tcase_add_test(t, hist_counts_and_copies);
+  suite_add_tcase(s, t);
+  TCase *c = tcase_create("config");
+  tcase_add_test(c, ini_reads_sections_and_comments);
+  tcase_add_test(c, ini_errors_name_file_and_line);
+  tcase_add_test(c, config_game_errors);
+  suite_add_tcase(s, c);
+  return s;
+}
+
+TEST_MAIN(game_suite)
