@@ -63,24 +63,26 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 
 # Each suite runs on its own so one failure names its module; all run even
 # when one fails, and the target fails if any did.
+TEST_ENV ?=
 test: $(TEST_BIN) $(BUILD)/sowzero
 	@fail=0; for t in $(TEST_BIN); do \
-	  echo "== $$t"; SOWZERO_BIN=$(BUILD)/sowzero $$t || fail=1; done; \
+	  echo "== $$t"; env $(TEST_ENV) SOWZERO_BIN=$(BUILD)/sowzero $$t || fail=1; done; \
 	  exit $$fail
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer" \
-	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  TEST_ENV="SOWZERO_TEST_SCALE=0.1" test
 
 tsan:
 	@$(MAKE) --no-print-directory BUILD=build/tsan OPT="-O1 -g" SAN="-fsanitize=thread" \
-	  SOWZERO_TSAN=1 test
+	  TEST_ENV="SOWZERO_TEST_SCALE=0.1 SOWZERO_TSAN=1" test
 
 bench: sowzero
 	./sowzero bench all
 
 run: sowzero
-	./sowzero train configs/oware.ini
+	./sowzero demo configs/oware.ini
 
 format:
 	clang-format -i $(wildcard */*.c */*.h)
