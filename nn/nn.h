@@ -1,0 +1,250 @@
+/* nn: the policy/value network — a residual MLP evaluated with one
+ * cblas_sgemm per dense layer over the whole batch, its backward pass, AdamW,
+ * and weight/checkpoint files. It knows nothing of games: it sees float
+ * feature vectors, an action count (at most NN_MAX_ACTIONS), legal-action
+ * bitmasks and training targets.
+ *
+ * Architecture (sizes from nn_config; A = n_actions, H = hidden):
+ *   a_0     = relu(x W_in + b_in)                 x: batch x n_in
+ *   block k = relu(a_k W1 + b1) -> u_k;  a_k+1 = relu(u_k W2 + b2 + a_k)
+ *   out     = a_L W_head + b_head                 batch x (A + 2)
+ *   policy  = softmax of out[:, 0..A) over the legal actions (illegal = 0)
+ *   value   = tanh(out[:, A])     expected outcome for the player to move
+ *   score   = out[:, A + 1]       predicted final seed margin, in whatever
+ *                                 scale the caller's targets use
+ * Everything is row-major; a weight W is stored in x out (so a layer is
+ * Y = X W), all parameters live in ONE contiguous float array described by a
+ * table of tensors (nn_tensor_at).
+ *
+ * Ownership and threads:
+ *   - nn_net owns its parameters. nn_forward only reads the net, so any number
+ *     of threads may evaluate one net at once, each with its own nn_ws.
+ *     nn_train_step, nn_copy (as dst) and the loaders write the net: nobody
+ *     may evaluate it meanwhile.
+ *   - nn_ws (activations and gradients for up to max_batch rows) and
+ *     nn_trainer (gradients, Adam moments, step counter) belong to one thread
+ *     at a time. Nothing allocates after the _create calls.
+ *   - BLAS: the callers' worker threads bring the parallelism, so nn_create
+ *     calls nn_blas_single_thread(), which sets OpenBLAS to one thread for
+ *     the whole process.
+ *
+ * Errors: functions taking (err, errlen) return 0 / a handle on success and
+ * -1 / NULL on failure with a one-line message naming the file and problem.
+ * The hot-path functions (forward, train step) return -1 only for caller bugs
+ * (batch too large, mismatched workspace). */
+#ifndef SOWZERO_NN_H
+#define SOWZERO_NN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NN_MAX_ACTIONS 32 /* legal masks are uint32_t */
+#define NN_GAME_MAX 32    /* nn_meta.game capacity, NUL included */
+#define NN_RULES_MAX 256  /* nn_meta.rules capacity, NUL included */
+
+/* ---- Shapes ------------------------------------------------------------- */
+typedef struct {
+  int n_in;      /* features per position */
+  int hidden;    /* width of every hidden layer */
+  int blocks;    /* residual blocks (two dense layers each); may be 0 */
+  int n_actions; /* policy outputs, 1..NN_MAX_ACTIONS */
+} nn_config;
+
+/* The default Oware network: 64 inputs, 256 wide, 2 blocks, 6 actions. */
+nn_config nn_config_default(void);
+/* Multiply-adds x 2 of one forward pass for one position. */
+double nn_flops_per_position(const nn_config *c);
+
+/* One parameter tensor inside the flat array: rows x cols floats, row-major,
+ * at params + offset. Biases have rows == 1. */
+typedef struct {
+  char name[24];   /* "in.w", "block0.fc1.b", "head.w", ... */
+  size_t offset;   /* in floats from the start of the parameter array */
+  int rows, cols;
+  int decay;       /* 1: AdamW weight decay applies (weights, not biases) */
+} nn_tensor;
+
+/* ---- BLAS --------------------------------------------------------------- */
+/* One OpenBLAS thread for the whole process (idempotent). */
+void nn_blas_single_thread(void);
+/* "OpenBLAS core Cooperlake, 1 thread (OpenBLAS 0.3.21 ...)". */
+void nn_blas_info(char *buf, size_t len);
+
+/* ---- Network ------------------------------------------------------------ */
+typedef struct nn_net nn_net;
+
+/* He-normal weights from seed (same seed and config: same weights), zero
+ * biases. Fails on sizes out of range. */
+nn_net *nn_create(const nn_config *c, uint64_t seed, char *err, size_t errlen);
+void nn_free(nn_net *n);
+/* Copies the parameters of src into dst; -1 if the configs differ. */
+int nn_copy(nn_net *dst, const nn_net *src);
+nn_config nn_config_of(const nn_net *n);
+size_t nn_param_count(const nn_net *n);
+/* The flat parameter array (nn_param_count floats), owned by the net. */
+const float *nn_params(const nn_net *n);
+float *nn_params_mut(nn_net *n);
+/* The tensor table: nn_tensor_count entries in array order, no gaps. */
+int nn_tensor_count(const nn_net *n);
+const nn_tensor *nn_tensor_at(const nn_net *n, int i);
+
+/* ---- Workspace and forward pass ------------------------------------------- */
+typedef struct nn_ws nn_ws;
+
+/* Buffers for batches of up to max_batch rows of nets with n's config, for
+ * both forward and training (about (2 * blocks + 4) * max_batch * hidden
+ * floats). */
+nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err, size_t errlen);
+void nn_ws_free(nn_ws *ws);
+int nn_ws_max_batch(const nn_ws *ws);
+
+/* How nn_forward evaluates a batch of one position. AUTO is the fastest
+ * measured on x86-64 with AVX-512 (LOOP, which also skips the zero
+ * activations); the others exist for benchmarks and tests. */
+typedef enum {
+  NN_SMALL_AUTO = 0,
+  NN_SMALL_SGEMM,  /* the batched path with batch 1 */
+  NN_SMALL_SGEMV,  /* cblas_sgemv per layer */
+  NN_SMALL_LOOP    /* hand-written vector loop over the non-zero inputs */
+} nn_small_path;
+void nn_ws_set_small_path(nn_ws *ws, nn_small_path p);
+
+/* Evaluates batch positions.
+ *   x      batch x n_in features, row-major
+ *   legal  batch masks (bit a: action a legal), or NULL: all legal. A row
+ *          with no legal action gets an all-zero policy.
+ *   policy batch x n_actions probabilities (0 for illegal actions), or NULL
+ *   value  batch values in (-1, 1), or NULL
+ *   score  batch score-margin predictions, or NULL
+ * Returns 0, or -1 if batch is not in 1..max_batch or ws was made for
+ * another config. Bit-for-bit deterministic for a given batch size. */
+int nn_forward(const nn_net *n, nn_ws *ws, const float *x,
+               const uint32_t *legal, int batch, float *policy, float *value,
+               float *score);
+/* Reference implementation: plain loops, double accumulation, same contract.
+ * Slow; for tests. */
+int nn_forward_naive(const nn_net *n, nn_ws *ws, const float *x,
+                     const uint32_t *legal, int batch, float *policy,
+                     float *value, float *score);
+/* The raw head outputs of the last nn_forward on ws: row b holds the
+ * n_actions policy logits (unmasked), the value before tanh and the score, at
+ * b * (n_actions + 2). Valid until ws is used again. */
+const float *nn_ws_logits(const nn_ws *ws);
+
+/* ---- Training --------------------------------------------------------------
+ * Loss per batch (means over the rows):
+ *   policy: cross-entropy -sum_a t_a log p_a over the legal actions, p the
+ *           masked softmax. Target mass on illegal actions is ignored.
+ *   value:  mean squared error (v - z)^2.
+ *   score:  Huber loss with delta 1 (0.5 e^2 for |e| <= 1, |e| - 0.5 beyond):
+ *           margins have heavy tails, so large errors pull linearly.
+ *   total = policy_w * policy + value_w * value + score_w * score. */
+typedef struct {
+  float policy, value, score;
+} nn_loss_weights;
+
+typedef struct {
+  nn_loss_weights w;
+  float beta1, beta2, eps; /* Adam */
+  float weight_decay;      /* decoupled (AdamW), applied to weights only */
+  float clip_norm;         /* clip the global gradient norm; 0: off */
+} nn_train_params;
+
+/* weights 1/1/1, betas 0.9/0.999, eps 1e-8, weight decay 1e-4, no clip */
+nn_train_params nn_train_defaults(void);
+
+typedef struct {
+  double policy;         /* policy cross-entropy */
+  double value;          /* value MSE */
+  double score;          /* score Huber loss */
+  double total;          /* weighted sum */
+  double entropy;        /* mean entropy of the predicted policy */
+  double value_sign_acc; /* share of decisive targets (z != 0) whose sign the
+                            value matches; -1 when no target is decisive */
+  double grad_norm;      /* global gradient L2 norm before clipping */
+} nn_losses;
+
+typedef struct nn_trainer nn_trainer;
+
+/* Gradients and Adam moments for nets of n's config, step counter at 0. */
+nn_trainer *nn_trainer_create(const nn_net *n, const nn_train_params *p,
+                              char *err, size_t errlen);
+void nn_trainer_free(nn_trainer *t);
+uint64_t nn_trainer_steps(const nn_trainer *t);
+
+/* One AdamW step on a mini-batch: forward, backward, optional clipping,
+ * update with learning rate lr (the schedule is the caller's). Targets:
+ * target_policy batch x n_actions, target_value batch, target_score batch or
+ * NULL (then the score term is left out). losses may be NULL. Deterministic
+ * for the same inputs and state. Returns -1 on batch/shape misuse. */
+int nn_train_step(nn_net *n, nn_trainer *t, nn_ws *ws, const float *x,
+                  const uint32_t *legal, const float *target_policy,
+                  const float *target_value, const float *target_score,
+                  int batch, float lr, nn_losses *losses);
+/* The forward and backward halves of nn_train_step, without the update:
+ * the gradient of the total loss lands in nn_trainer_grad (laid out like the
+ * parameters). grad_norm is filled, nothing is clipped. */
+int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x,
+                 const uint32_t *legal, const float *target_policy,
+                 const float *target_value, const float *target_score,
+                 int batch, nn_losses *losses);
+const float *nn_trainer_grad(const nn_trainer *t);
+/* The same losses computed in double precision from nn_forward_naive (for
+ * finite-difference tests); grad_norm is 0. */
+int nn_loss_naive(const nn_net *n, nn_ws *ws, const nn_loss_weights *w,
+                  const float *x, const uint32_t *legal,
+                  const float *target_policy, const float *target_value,
+                  const float *target_score, int batch, nn_losses *losses);
+
+/* ---- Files -------------------------------------------------------------------
+ * Format in docs/FORMATS.md ("Weight files"). Writes are atomic (temporary
+ * file, fsync, rename). */
+typedef struct {
+  char game[NN_GAME_MAX];   /* game name, e.g. "oware" */
+  char rules[NN_RULES_MAX]; /* the game's rule-options string (may be "") */
+  int encoding;             /* version of the game's feature encoding */
+  int n_features;           /* == config n_in (0 on save: take the config's) */
+  int n_actions;            /* == config n_actions (0 on save: likewise) */
+} nn_meta;
+
+/* What a loader insists on. A zeroed nn_expect accepts any valid file; each
+ * set field is compared with the file, and a difference refuses the load
+ * with a message such as "best.weights: trained for game 'oware' but this
+ * run plays 'warri'". Pointers are borrowed for the call only. */
+typedef struct {
+  const char *game;          /* NULL: any */
+  const char *rules;         /* NULL: any */
+  int encoding;              /* 0: any (encoding versions start at 1) */
+  int n_features, n_actions; /* 0: any */
+  const nn_config *config;   /* NULL: any shape; else all sizes must match */
+} nn_expect;
+
+/* Expect everything in m and c (either may be NULL: those fields are not
+ * checked). The result points into m and c. */
+nn_expect nn_expect_of(const nn_meta *m, const nn_config *c);
+
+int nn_save(const nn_net *n, const nn_meta *meta, const char *path, char *err,
+            size_t errlen);
+/* A new net with the file's config and weights. expect NULL accepts any
+ * valid file; meta_out (may be NULL) receives the file's metadata. */
+nn_net *nn_load(const char *path, const nn_expect *expect, nn_meta *meta_out,
+                char *err, size_t errlen);
+/* Loads into an existing net, whose config the file must match; on failure
+ * the net is unchanged. */
+int nn_load_into(nn_net *n, const char *path, const nn_expect *expect,
+                 nn_meta *meta_out, char *err, size_t errlen);
+
+/* Training checkpoints: weights, Adam moments, step counter and an opaque
+ * caller blob (counters, RNG states) of blob_len bytes. */
+int nn_checkpoint_save(const nn_net *n, const nn_trainer *t,
+                       const nn_meta *meta, const void *blob, size_t blob_len,
+                       const char *path, char *err, size_t errlen);
+/* Restores into n and t (their config must match the file). The blob goes
+ * to blob (capacity blob_cap; a larger stored blob is an error) and its
+ * length to *blob_len. On failure n, t and blob are unchanged. */
+int nn_checkpoint_load(nn_net *n, nn_trainer *t, const char *path,
+                       const nn_expect *expect, nn_meta *meta_out, void *blob,
+                       size_t blob_cap, size_t *blob_len, char *err,
+                       size_t errlen);
+
+#endif
