@@ -1,0 +1,810 @@
+/* Search: repetition along paths, tactics with the uniform and rollout
+ * evaluators, proven values against plain minimax (also with extra turns),
+ * arena exhaustion, subtree reuse, root noise and temperature, Gumbel
+ * halving, the batched driver and its cache, no allocation per simulation,
+ * and several worker threads at once. */
+#include <check.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "game/game.h"
+#include "tests/testutil.h"
+#include "trainer/mcts.h"
+#include "trainer/mcts_internal.h"
+
+static game G;
+
+/* ---- Allocation counter ----------------------------------------------------------
+ * The test binary interposes malloc and friends to count calls (glibc's
+ * mallinfo misses blocks recycled through its per-thread cache). The
+ * sanitizers bring their own allocator, so under them nothing is counted. */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define COUNT_ALLOCS 1
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+static _Atomic long n_allocs;
+void *malloc(size_t n) {
+  n_allocs++;
+  return __libc_malloc(n);
+}
+void *calloc(size_t a, size_t b) {
+  n_allocs++;
+  return __libc_calloc(a, b);
+}
+void *realloc(void *p, size_t n) {
+  n_allocs++;
+  return __libc_realloc(p, n);
+}
+#else
+#define COUNT_ALLOCS 0
+static long n_allocs;
+#endif
+/* Read through a barrier: the compiler assumes malloc touches no globals. */
+__attribute__((noinline)) static long alloc_count(void) {
+  __asm__ volatile("" ::: "memory");
+  return n_allocs;
+}
+
+static void configure(const char *name, const char *settings) {
+  char err[256], buf[256], *argv[16];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "%s", settings ? settings : "");
+  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+    argv[argc++] = t;
+  int rc = game_configure(&G, name, argc, argv, err, sizeof err);
+  ck_assert_msg(rc == 0, "configure %s: %s", name, err);
+}
+
+/* A position from "MOVER P0..P11 STORE0 STORE1" (default board size). */
+static game_pos board(const char *tokens) {
+  char buf[256], *argv[40], err[256];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "%s", tokens);
+  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+    argv[argc++] = t;
+  game_pos p;
+  int rc = G.rules->setboard(&G, &p, argc, argv, err, sizeof err);
+  ck_assert_msg(rc == 0, "setboard %s: %s", tokens, err);
+  return p;
+}
+
+/* ---- Plain minimax: exact outcome for the mover, or 2 when a line is
+ * longer than `depth` plies. Follows game_step's repetition rule with its
+ * own copy of the history. Extra turns: no negation when the mover stays. */
+/* One history per depth, made once (16 KiB each). */
+#define MM_DEPTH 64
+static game_hist *hstack[MM_DEPTH + 1];
+
+static game_hist *hist_at(int d) {
+  if (!hstack[d]) hstack[d] = malloc(sizeof(game_hist));
+  return hstack[d];
+}
+
+static int minimax_at(const game_pos *p, const game_hist *h, int depth, int level, long *budget) {
+  if (depth == 0 || level >= MM_DEPTH || --*budget < 0) return 2;
+  int best = -2, unknown = 0;
+  game_hist *hc = hist_at(level + 1);
+  for (game_moves m = game_legal(&G, p); m; m &= m - 1) {
+    game_pos q = *p;
+    game_hist_copy(hc, h);
+    game_step(&G, &q, hc, __builtin_ctz(m));
+    int v;
+    if (q.status != GAME_ONGOING) {
+      v = game_outcome(&q, p->mover);
+    } else {
+      int r = minimax_at(&q, hc, depth - 1, level + 1, budget);
+      v = r == 2 ? 2 : q.mover == p->mover ? r : -r;
+    }
+    if (v == 2) {
+      unknown = 1;
+      continue;
+    }
+    if (v > best) best = v;
+    if (best == 1) return 1;
+  }
+  return unknown ? 2 : best;
+}
+
+/* h is copied first: callers may pass any history. */
+static int minimax(const game_pos *p, const game_hist *h, int depth, long *budget) {
+  game_hist *h0 = hist_at(0);
+  if (h != h0) game_hist_copy(h0, h);
+  return minimax_at(p, h0, depth, 0, budget);
+}
+
+static int minimax_move(const game_pos *p, int action, int depth) {
+  game_hist *h = malloc(sizeof *h);
+  game_hist_reset(h, p);
+  game_pos q = *p;
+  game_step(&G, &q, h, action);
+  long budget = 5000000;
+  int v;
+  if (q.status != GAME_ONGOING)
+    v = game_outcome(&q, p->mover);
+  else {
+    int r = minimax(&q, h, depth - 1, &budget);
+    v = r == 2 ? 2 : q.mover == p->mover ? r : -r;
+  }
+  free(h);
+  return v;
+}
+
+static int search_best(const game_pos *p, mcts_params prm, mcts_eval ev, int sims,
+                       mcts_info *info) {
+  char err[256];
+  mcts *m = mcts_create(&G, &prm, &ev, 7, err, sizeof err);
+  ck_assert_msg(m != NULL, "%s", err);
+  ck_assert_int_eq(mcts_set_root(m, p, NULL, err, sizeof err), 0);
+  ck_assert_int_ge(mcts_run(m, sims, err, sizeof err), 1);
+  int a = mcts_best_action(m);
+  if (info) mcts_get_info(m, info);
+  mcts_free(m);
+  return a;
+}
+
+/* ---- Repetition along a path equals game_step -------------------------------- */
+
+START_TEST(path_step_matches_game_step) {
+  const char *presets[] = {"oware", "warri", "oware"};
+  const char *settings[] = {"houses=3 seeds=2", "houses=4 seeds=2", "repetition=3 houses=3 seeds=2"};
+  int games = (int)(400 * test_scale()) + 10, endings = 0;
+  game_hist *h = malloc(sizeof *h), *root = malloc(sizeof *root);
+  search_path *sp = malloc(sizeof *sp);
+  for (int v = 0; v < 3; v++) {
+    configure(presets[v], settings[v]);
+    rng_t r;
+    rng_seed(&r, 11, (uint64_t)v);
+    for (int gno = 0; gno < games; gno++) {
+      game_pos p, q;
+      game_start(&G, &p);
+      game_hist_reset(h, &p);
+      /* A random prefix becomes the root history. */
+      int prefix = (int)rng_below(&r, 12);
+      for (int i = 0; i < prefix && p.status == GAME_ONGOING; i++) {
+        game_moves m = game_legal(&G, &p);
+        int k = (int)rng_below(&r, (uint32_t)game_count(m));
+        while (k--) m &= m - 1;
+        game_step(&G, &p, h, __builtin_ctz(m));
+      }
+      if (p.status != GAME_ONGOING) continue;
+      game_hist_copy(root, h);
+      q = p;
+      search_path_reset(sp, root);
+      while (p.status == GAME_ONGOING) {
+        game_moves m = game_legal(&G, &p);
+        int k = (int)rng_below(&r, (uint32_t)game_count(m));
+        while (k--) m &= m - 1;
+        int a = __builtin_ctz(m);
+        int f1 = game_step(&G, &p, h, a);
+        int f2 = search_path_step(&G, &q, sp, a);
+        CHECK(f1 == f2 && search_pos_equal(&p, &q), "path step differs from game_step");
+      }
+      endings += p.end_reason == GAME_END_REPETITION;
+    }
+  }
+  ck_assert_int_gt(endings, 0); /* the repetition rule was exercised */
+  free(h);
+  free(root);
+  free(sp);
+}
+END_TEST
+
+/* ---- Tactics ---------------------------------------------------------------------- */
+
+typedef struct {
+  const char *name, *tokens;
+  int answer, depth; /* the only winning / non-losing move, proven at depth */
+  int losing;        /* 1: every other move loses at `depth` */
+} tactic;
+
+static const tactic tactics[] = {
+    /* South's pit 5 drops its seed on North's single seed: 2 captured, 25. */
+    {"capture to 25", "0 2 1 1 1 0 1 1 0 0 0 1 0 23 17", 5, 1, 0},
+    /* North threatens a capture that reaches 25 after every South move but
+     * pit 0, which takes away the seeds the capture needs. */
+    {"avoid the losing capture", "0 2 1 0 3 1 1 0 0 0 1 2 0 15 22", 0, 2, 1},
+    {"avoid the losing capture 2", "0 2 1 1 0 0 0 0 1 0 1 0 1 17 24", 0, 2, 1},
+    /* Pit 0 keeps every South seed out of reach of North's row: after
+     * North's forced move into South's row, South cannot feed and takes
+     * the board by famine. */
+    {"famine win", "0 1 0 1 0 1 0 0 0 0 0 0 1 22 22", 0, 3, 0},
+};
+
+static void check_ground_truth(const tactic *t, const game_pos *p) {
+  for (game_moves m = game_legal(&G, p); m; m &= m - 1) {
+    int a = __builtin_ctz(m), v = minimax_move(p, a, t->depth);
+    if (a == t->answer)
+      ck_assert_msg(t->losing ? v != -1 : v == 1, "%s: move %d scores %d", t->name, a, v);
+    else
+      ck_assert_msg(t->losing ? v == -1 : v != 1, "%s: move %d scores %d", t->name, a, v);
+  }
+}
+
+START_TEST(tactics_uniform) {
+  configure("oware", NULL);
+  for (size_t i = 0; i < sizeof tactics / sizeof tactics[0]; i++) {
+    const tactic *t = &tactics[i];
+    game_pos p = board(t->tokens);
+    check_ground_truth(t, &p);
+    mcts_params prm = mcts_defaults();
+    mcts_info info;
+    int a = search_best(&p, prm, mcts_eval_uniform(), 400, &info);
+    ck_assert_msg(a == t->answer, "%s: uniform search chose %d, not %d", t->name, a, t->answer);
+    if (!t->losing)
+      ck_assert_msg(info.proof == MCTS_PROVEN_WIN, "%s: win not proven (%d)", t->name,
+                    info.proof);
+  }
+}
+END_TEST
+
+START_TEST(tactics_rollouts_no_solver) {
+  configure("oware", NULL);
+  for (size_t i = 0; i < sizeof tactics / sizeof tactics[0]; i++) {
+    const tactic *t = &tactics[i];
+    game_pos p = board(t->tokens);
+    char err[256];
+    mcts_rollout *ro = mcts_rollout_create(4, 3, err, sizeof err);
+    mcts_params prm = mcts_defaults();
+    prm.solver = 0;
+    prm.c_puct = 2.0f;
+    mcts_info info;
+    int a = search_best(&p, prm, mcts_rollout_eval(ro), 800, &info);
+    ck_assert_msg(a == t->answer, "%s: rollout search chose %d, not %d", t->name, a, t->answer);
+    ck_assert_int_eq(info.proof, MCTS_UNPROVEN); /* no solver: nothing proven at the root */
+    mcts_rollout_free(ro);
+  }
+}
+END_TEST
+
+START_TEST(tactics_gumbel) {
+  configure("oware", NULL);
+  for (size_t i = 0; i < sizeof tactics / sizeof tactics[0]; i++) {
+    const tactic *t = &tactics[i];
+    game_pos p = board(t->tokens);
+    mcts_params prm = mcts_defaults();
+    prm.gumbel = 1;
+    prm.solver = 0; /* let sequential halving, not the solver, decide */
+    int a = search_best(&p, prm, mcts_eval_uniform(), 200, NULL);
+    ck_assert_msg(a == t->answer, "%s: Gumbel search chose %d, not %d", t->name, a, t->answer);
+  }
+}
+END_TEST
+
+/* ---- Proofs agree with minimax, with extra turns ------------------------------------ */
+
+/* Random small positions; the search runs until the root is proven (or a
+ * large budget ends), and any proof must equal the exhaustive result. */
+static void proofs_agree(const char *preset, const char *settings, int want_extra_turns) {
+  configure(preset, settings);
+  rng_t r;
+  rng_seed(&r, 5, 0);
+  int checked = 0, extra = 0, n = (int)(60 * test_scale()) + 6;
+  char err[256];
+  mcts_params prm = mcts_defaults();
+  prm.node_cap = 1 << 17;
+  mcts_eval ev = mcts_eval_uniform();
+  mcts *m = mcts_create(&G, &prm, &ev, 3, err, sizeof err);
+  ck_assert_ptr_nonnull(m);
+  game_hist *h = malloc(sizeof *h);
+  for (int it = 0; it < 40 * n && checked < n; it++) {
+    game_pos p;
+    game_start(&G, &p);
+    game_hist_reset(h, &p);
+    int plies = 4 + (int)rng_below(&r, 30);
+    for (int i = 0; i < plies && p.status == GAME_ONGOING; i++) {
+      game_moves mv = game_legal(&G, &p);
+      int k = (int)rng_below(&r, (uint32_t)game_count(mv));
+      while (k--) mv &= mv - 1;
+      int mover = p.mover;
+      game_step(&G, &p, h, __builtin_ctz(mv));
+      extra += p.status == GAME_ONGOING && p.mover == mover;
+    }
+    if (p.status != GAME_ONGOING) continue;
+    game_hist_reset(h, &p); /* the root's history is the root alone */
+    long budget = 2000000;
+    int exact = minimax(&p, h, 40, &budget);
+    if (exact == 2) continue;
+    mcts_reset(m);
+    ck_assert_int_eq(mcts_set_root(m, &p, h, err, sizeof err), 0);
+    mcts_run(m, 60000, err, sizeof err);
+    mcts_info info;
+    mcts_get_info(m, &info);
+    if (info.proof == MCTS_UNPROVEN) continue;
+    int got = info.proof == MCTS_PROVEN_WIN ? 1 : info.proof == MCTS_PROVEN_LOSS ? -1 : 0;
+    ck_assert_msg(got == exact, "%s: proof %d, minimax %d", preset, got, exact);
+    if (exact == 1) {
+      /* The chosen move must itself win. */
+      int a = mcts_best_action(m);
+      game_pos q = p;
+      game_hist *hc = malloc(sizeof *hc);
+      game_hist_copy(hc, h);
+      game_step(&G, &q, hc, a);
+      int v = q.status != GAME_ONGOING ? game_outcome(&q, p.mover)
+                                       : (budget = 2000000, minimax(&q, hc, 40, &budget));
+      if (q.status == GAME_ONGOING && q.mover != p.mover) v = -v;
+      free(hc);
+      ck_assert_msg(v == 1, "%s: best move %d does not win", preset, a);
+    }
+    checked++;
+  }
+  ck_assert_msg(checked >= n / 2, "%s: only %d positions proven", preset, checked);
+  if (want_extra_turns) ck_assert_msg(extra > 0, "no extra turn occurred");
+  free(h);
+  mcts_free(m);
+}
+
+START_TEST(proofs_match_minimax) { proofs_agree("oware", "houses=3 seeds=2", 0); }
+END_TEST
+
+START_TEST(proofs_match_minimax_extra_turns) {
+  /* Warri: a grand slam captures and the mover plays again. */
+  proofs_agree("warri", "houses=3 seeds=2", 1);
+}
+END_TEST
+
+/* A forced win several moves deep is found and reported as proven. */
+START_TEST(deep_forced_win_proven) {
+  configure("oware", NULL);
+  game_pos p = board("0 1 1 1 1 1 2 1 2 0 0 0 1 18 19");
+  ck_assert_int_eq(minimax_move(&p, 5, 5), 1);
+  mcts_info info;
+  int a = search_best(&p, mcts_defaults(), mcts_eval_uniform(), 100000, &info);
+  ck_assert_int_eq(info.proof, MCTS_PROVEN_WIN);
+  ck_assert_float_eq(info.root_value, 1.0f);
+  ck_assert_int_eq(minimax_move(&p, a, 7), 1);
+  ck_assert_int_lt((int)info.sims, 100000); /* stopped once proven */
+}
+END_TEST
+
+/* ---- Arena exhaustion, reuse, noise, temperature -------------------------------------- */
+
+START_TEST(arena_full_is_graceful) {
+  configure("oware", NULL);
+  char err[256];
+  mcts_params prm = mcts_defaults();
+  prm.node_cap = 64;
+  mcts_rollout *ro = mcts_rollout_create(1, 1, err, sizeof err);
+  mcts_eval ev = mcts_rollout_eval(ro);
+  mcts *m = mcts_create(&G, &prm, &ev, 1, err, sizeof err);
+  game_pos p;
+  game_start(&G, &p);
+  ck_assert_int_eq(mcts_set_root(m, &p, NULL, err, sizeof err), 0);
+  ck_assert_int_eq(mcts_run(m, 3000, err, sizeof err), 3000);
+  mcts_info info;
+  mcts_get_info(m, &info);
+  ck_assert_int_le(info.nodes, 64);
+  ck_assert_uint_gt(info.arena_full, 0);
+  ck_assert_int_eq(info.root_visits, 3000);
+  int a = mcts_best_action(m);
+  ck_assert(game_legal(&G, &p) >> a & 1);
+  /* Re-rooting a full tree leaves room to search again. */
+  ck_assert_int_eq(mcts_advance(m, a, err, sizeof err), 0);
+  ck_assert_int_eq(mcts_run(m, 500, err, sizeof err), 500);
+  mcts_free(m);
+  mcts_rollout_free(ro);
+}
+END_TEST
+
+START_TEST(subtree_reuse) {
+  configure("oware", NULL);
+  char err[256];
+  mcts_params prm = mcts_defaults();
+  mcts_rollout *ro = mcts_rollout_create(1, 1, err, sizeof err);
+  mcts_eval ev = mcts_rollout_eval(ro);
+  mcts *m = mcts_create(&G, &prm, &ev, 1, err, sizeof err);
+  game_pos p;
+  game_hist *h = malloc(sizeof *h);
+  game_start(&G, &p);
+  game_hist_reset(h, &p);
+  ck_assert_int_eq(mcts_set_root(m, &p, h, err, sizeof err), 0);
+  mcts_run(m, 2000, err, sizeof err);
+  int a = mcts_best_action(m), visits[GAME_MAX_ACTIONS];
+  mcts_visits(m, visits);
+  int child_visits = visits[a];
+  /* Advance: the child's visits become the root's. */
+  ck_assert_int_eq(mcts_advance(m, a, err, sizeof err), 0);
+  mcts_info info;
+  mcts_get_info(m, &info);
+  ck_assert_int_eq(info.root_visits, child_visits);
+  /* The tree below is intact: the root's children hold all but one visit. */
+  int total = mcts_visits(m, visits);
+  ck_assert_int_eq(total, child_visits - 1);
+  /* The root's value is now for the new mover: it agrees in sign with the
+   * child's value seen from the old root, negated. */
+  game_step(&G, &p, h, a);
+  /* set_root on the same position keeps the tree; two plies down too. */
+  ck_assert_int_eq(mcts_set_root(m, &p, h, err, sizeof err), 0);
+  mcts_run(m, 1000, err, sizeof err);
+  mcts_get_info(m, &info);
+  ck_assert_int_eq(info.reused, child_visits);
+  int b = mcts_best_action(m);
+  mcts_visits(m, visits);
+  int bv = visits[b];
+  game_pos q = p;
+  game_step(&G, &q, h, b);
+  int c = __builtin_ctz(game_legal(&G, &q));
+  game_step(&G, &q, h, c);
+  ck_assert_int_eq(mcts_set_root(m, &q, h, err, sizeof err), 0);
+  mcts_get_info(m, &info);
+  ck_assert_int_gt(info.root_visits, 0);
+  ck_assert_int_lt(info.root_visits, bv);
+  /* An unrelated position drops the tree. */
+  game_pos s;
+  game_start(&G, &s);
+  game_hist_reset(h, &s);
+  ck_assert_int_eq(mcts_set_root(m, &s, h, err, sizeof err), 0);
+  mcts_get_info(m, &info);
+  ck_assert_int_eq(info.root_visits, 0);
+  ck_assert_int_eq(info.nodes, 1);
+  free(h);
+  mcts_free(m);
+  mcts_rollout_free(ro);
+}
+END_TEST
+
+/* Reuse keeps search consistent: values at the re-rooted node match what
+ * the old tree held for that child, seen by the right side. */
+START_TEST(reroot_perspective) {
+  configure("oware", NULL);
+  char err[256];
+  mcts_params prm = mcts_defaults();
+  mcts_rollout *ro = mcts_rollout_create(1, 2, err, sizeof err);
+  mcts_eval ev = mcts_rollout_eval(ro);
+  mcts *m = mcts_create(&G, &prm, &ev, 1, err, sizeof err);
+  game_pos p = board("0 2 1 0 3 1 1 0 0 0 1 2 0 15 22");
+  mcts_set_root(m, &p, NULL, err, sizeof err);
+  mcts_run(m, 3000, err, sizeof err);
+  int act[GAME_MAX_ACTIONS], vis[GAME_MAX_ACTIONS], proof[GAME_MAX_ACTIONS];
+  float pri[GAME_MAX_ACTIONS], val[GAME_MAX_ACTIONS];
+  int n = mcts_root_children(m, act, vis, pri, val, proof);
+  int k = 1; /* a losing move: North wins next */
+  while (k < n && act[k] == 0) k++;
+  float v_old = val[k];
+  ck_assert_int_eq(proof[k], MCTS_PROVEN_LOSS);
+  ck_assert_int_eq(mcts_advance(m, act[k], err, sizeof err), 0);
+  mcts_info info;
+  mcts_get_info(m, &info);
+  /* Now North to move: the same result is a proven win for North. */
+  ck_assert_int_eq(info.proof, MCTS_PROVEN_WIN);
+  ck_assert_float_eq(info.root_value, -v_old);
+  mcts_free(m);
+  mcts_rollout_free(ro);
+}
+END_TEST
+
+START_TEST(noise_and_temperature) {
+  configure("oware", NULL);
+  char err[256];
+  mcts_params prm = mcts_defaults();
+  prm.noise = 1;
+  prm.temp_plies = 30;
+  prm.temperature = 1.0f;
+  mcts_eval ev = mcts_eval_uniform();
+  mcts *m = mcts_create(&G, &prm, &ev, 1, err, sizeof err);
+  game_pos p;
+  game_start(&G, &p);
+  mcts_set_root(m, &p, NULL, err, sizeof err);
+  mcts_run(m, 300, err, sizeof err);
+  float prior[GAME_MAX_ACTIONS];
+  int vis[GAME_MAX_ACTIONS];
+  int n = mcts_root_children(m, NULL, vis, prior, NULL, NULL);
+  ck_assert_int_eq(n, 6);
+  for (int i = 0; i < n; i++) ck_assert_float_eq_tol(prior[i], 1.0f / 6, 1e-6); /* clean */
+  /* Noise made the visits uneven although priors and values are flat. */
+  int lo = vis[0], hi = vis[0];
+  for (int i = 1; i < n; i++) {
+    if (vis[i] < lo) lo = vis[i];
+    if (vis[i] > hi) hi = vis[i];
+  }
+  ck_assert_int_gt(hi - lo, 2);
+  /* Temperature 1: choices follow the visit counts. */
+  int counts[GAME_MAX_ACTIONS] = {0}, draws = 6000;
+  for (int i = 0; i < draws; i++) counts[mcts_choose_action(m)]++;
+  int total = 0;
+  for (int i = 0; i < n; i++) total += vis[i];
+  for (int i = 0; i < n; i++) {
+    double expect = (double)vis[i] / total;
+    ck_assert_msg(fabs((double)counts[i] / draws - expect) < 0.03, "action %d: %g vs %g", i,
+                  (double)counts[i] / draws, expect);
+  }
+  /* Past temp_plies: always the most visited. */
+  p.ply = 40;
+  mcts_set_root(m, &p, NULL, err, sizeof err);
+  mcts_run(m, 300, err, sizeof err);
+  int best = mcts_best_action(m);
+  for (int i = 0; i < 50; i++) ck_assert_int_eq(mcts_choose_action(m), best);
+  mcts_free(m);
+}
+END_TEST
+
+/* ---- Gumbel ------------------------------------------------------------------------------------ */
+
+START_TEST(gumbel_halving_schedule) {
+  configure("oware", NULL);
+  char err[256];
+  mcts_params prm = mcts_defaults();
+  prm.gumbel = 1;
+  prm.gumbel_m = 4;
+  prm.noise = 1;
+  mcts_rollout *ro = mcts_rollout_create(1, 9, err, sizeof err);
+  mcts_eval ev = mcts_rollout_eval(ro);
+  mcts *m = mcts_create(&G, &prm, &ev, 4, err, sizeof err);
+  game_pos p;
+  game_start(&G, &p);
+  mcts_set_root(m, &p, NULL, err, sizeof err);
+  ck_assert_int_eq(mcts_run(m, 201, err, sizeof err), 201);
+  int vis[GAME_MAX_ACTIONS];
+  int total = mcts_visits(m, vis);
+  ck_assert_int_eq(total, 200); /* the first simulation expanded the root */
+  /* m = 4 actions considered, two phases: 200 / (2 * 4) = 25 visits each,
+   * then the best two share the rest (50 each). */
+  int used = 0, sorted[GAME_MAX_ACTIONS];
+  for (int a = 0; a < 6; a++)
+    if (vis[a]) sorted[used++] = vis[a];
+  ck_assert_int_eq(used, 4);
+  for (int i = 0; i < used; i++)
+    for (int j = i + 1; j < used; j++)
+      if (sorted[j] > sorted[i]) {
+        int t = sorted[i];
+        sorted[i] = sorted[j];
+        sorted[j] = t;
+      }
+  ck_assert_int_eq(sorted[0], 75);
+  ck_assert_int_eq(sorted[1], 75);
+  ck_assert_int_eq(sorted[2], 25);
+  ck_assert_int_eq(sorted[3], 25);
+  int best = mcts_best_action(m);
+  ck_assert_int_eq(vis[best], 75);
+  /* The improved policy is a distribution over legal actions that favours
+   * the chosen action over any unvisited one. */
+  float pi[GAME_MAX_ACTIONS], sum = 0;
+  mcts_improved_policy(m, pi);
+  for (int a = 0; a < 6; a++) {
+    ck_assert(pi[a] >= 0);
+    sum += pi[a];
+  }
+  ck_assert_float_eq_tol(sum, 1.0f, 1e-5);
+  for (int a = 0; a < 6; a++)
+    if (!vis[a]) ck_assert(pi[best] > pi[a]);
+  float t[GAME_MAX_ACTIONS];
+  mcts_target_policy(m, t);
+  ck_assert_mem_eq(t, pi, 6 * sizeof(float));
+  mcts_free(m);
+  mcts_rollout_free(ro);
+}
+END_TEST
+
+/* ---- Batched driver ---------------------------------------------------------------------------- */
+
+typedef struct {
+  int calls, max_n, total;
+} counting_ctx;
+
+static int counting_uniform(void *ctx, const game *g, const game_pos *const *pos, int n,
+                            float *policy, float *value) {
+  counting_ctx *c = ctx;
+  c->calls++;
+  c->total += n;
+  if (n > c->max_n) c->max_n = n;
+  mcts_eval u = mcts_eval_uniform();
+  return u.evaluate(NULL, g, pos, n, policy, value);
+}
+
+START_TEST(batch_matches_single_searches) {
+  configure("oware", NULL);
+  char err[256];
+  counting_ctx cc = {0, 0, 0};
+  mcts_eval ev = {counting_uniform, &cc, 0};
+  mcts_params prm = mcts_defaults();
+  prm.batch = 8;
+  int n = 6, sims = 300;
+  mcts_batch *b = mcts_batch_create(&G, &prm, &ev, n, 1, err, sizeof err);
+  ck_assert_ptr_nonnull(b);
+  game_pos pos[6];
+  rng_t r;
+  rng_seed(&r, 1, 1);
+  for (int i = 0; i < n; i++) {
+    game_start(&G, &pos[i]);
+    for (int k = 0; k < i; k++) {
+      game_moves m = game_legal(&G, &pos[i]);
+      game_play(&G, &pos[i], __builtin_ctz(m));
+    }
+    ck_assert_int_eq(mcts_set_root(mcts_batch_search(b, i), &pos[i], NULL, err, sizeof err), 0);
+  }
+  ck_assert_int_eq(mcts_batch_run(b, NULL, sims, err, sizeof err), 0);
+  ck_assert_int_le(cc.max_n, 8);
+  ck_assert_int_ge(cc.max_n, 5); /* leaves of several games in one call */
+  mcts_batch_info bi;
+  mcts_batch_get_info(b, &bi);
+  ck_assert_uint_eq(bi.evals, (uint64_t)cc.total);
+  /* With a deterministic evaluator each tree equals a lone search's. */
+  for (int i = 0; i < n; i++) {
+    mcts_eval u = mcts_eval_uniform();
+    mcts *s = mcts_create(&G, &prm, &u, 1, err, sizeof err);
+    mcts_set_root(s, &pos[i], NULL, err, sizeof err);
+    mcts_run(s, sims, err, sizeof err);
+    int v1[GAME_MAX_ACTIONS], v2[GAME_MAX_ACTIONS];
+    mcts_visits(s, v1);
+    mcts_visits(mcts_batch_search(b, i), v2);
+    ck_assert_mem_eq(v1, v2, 6 * sizeof(int));
+    mcts_free(s);
+  }
+  /* Only the active ones move. */
+  uint8_t active[6] = {1, 0, 1, 0, 0, 0};
+  mcts_info before;
+  mcts_get_info(mcts_batch_search(b, 1), &before);
+  ck_assert_int_eq(mcts_batch_run(b, active, 50, err, sizeof err), 0);
+  mcts_info after;
+  mcts_get_info(mcts_batch_search(b, 1), &after);
+  ck_assert_int_eq(after.root_visits, before.root_visits);
+  mcts_batch_free(b);
+}
+END_TEST
+
+START_TEST(cache_hits_transpositions) {
+  configure("oware", NULL);
+  char err[256];
+  counting_ctx cc = {0, 0, 0};
+  mcts_eval ev = {counting_uniform, &cc, 0};
+  mcts_params prm = mcts_defaults();
+  prm.cache_size = 1 << 14;
+  mcts_batch *b = mcts_batch_create(&G, &prm, &ev, 2, 1, err, sizeof err);
+  game_pos p;
+  game_start(&G, &p);
+  /* Two games at the same position: the second search's leaves are
+   * largely answered by the cache the first one filled. */
+  mcts_set_root(mcts_batch_search(b, 0), &p, NULL, err, sizeof err);
+  ck_assert_int_eq(mcts_batch_run(b, (const uint8_t[]){1, 0}, 500, err, sizeof err), 0);
+  int first = cc.total;
+  mcts_set_root(mcts_batch_search(b, 1), &p, NULL, err, sizeof err);
+  ck_assert_int_eq(mcts_batch_run(b, (const uint8_t[]){0, 1}, 500, err, sizeof err), 0);
+  mcts_batch_info bi;
+  mcts_batch_get_info(b, &bi);
+  ck_assert_uint_gt(bi.cache_hits, 400);
+  ck_assert_int_lt(cc.total - first, 100);
+  /* Same pits, different scores: different keys. */
+  game_pos q = p;
+  q.store[0] = 3;
+  ck_assert(mcts_cache_key(&q) != mcts_cache_key(&p));
+  mcts_batch_free(b);
+}
+END_TEST
+
+/* ---- No allocation per simulation ------------------------------------------------------------- */
+
+START_TEST(no_allocation_per_simulation) {
+  configure("oware", NULL);
+  char err[256];
+  mcts_params prm = mcts_defaults();
+  prm.node_cap = 1 << 16;
+  prm.cache_size = 4096;
+  mcts_rollout *ro = mcts_rollout_create(1, 1, err, sizeof err);
+  mcts_eval ev = mcts_rollout_eval(ro);
+  mcts *m = mcts_create(&G, &prm, &ev, 1, err, sizeof err);
+  mcts_batch *b = mcts_batch_create(&G, &prm, &ev, 4, 1, err, sizeof err);
+  game_pos p;
+  game_start(&G, &p);
+  mcts_set_root(m, &p, NULL, err, sizeof err);
+  for (int i = 0; i < 4; i++) mcts_set_root(mcts_batch_search(b, i), &p, NULL, err, sizeof err);
+  /* No Check assertion inside the measured part: Check allocates. */
+  int sims = (int)(20000 * test_scale()) + 500;
+  long before = alloc_count();
+  int r1 = mcts_run(m, sims, err, sizeof err);
+  int a = mcts_choose_action(m);
+  int r2 = mcts_advance(m, a, err, sizeof err);
+  int r3 = mcts_run(m, sims / 2, err, sizeof err);
+  int r4 = mcts_batch_run(b, NULL, sims / 4, err, sizeof err);
+  long after = alloc_count();
+  ck_assert_int_eq(r1, sims);
+  ck_assert_int_eq(r2, 0);
+  ck_assert_int_eq(r3, sims / 2);
+  ck_assert_int_eq(r4, 0);
+  ck_assert_msg(after == before, "the search made %ld allocations", after - before);
+  /* The counter can fail: one allocation shows. */
+  long base = alloc_count();
+  char *volatile x = malloc(100);
+  x[0] = 1;
+  long one = alloc_count() - base;
+  ck_assert_int_eq(one, COUNT_ALLOCS);
+  free(x);
+  mcts_batch_free(b);
+  mcts_free(m);
+  mcts_rollout_free(ro);
+}
+END_TEST
+
+/* ---- Threads ----------------------------------------------------------------------------------- */
+
+typedef struct {
+  int id, ok;
+  int visits[GAME_MAX_ACTIONS];
+} worker_arg;
+
+static void *worker(void *arg) {
+  worker_arg *w = arg;
+  char err[256];
+  mcts_params prm = mcts_defaults();
+  prm.cache_size = 1024;
+  mcts_rollout *ro = mcts_rollout_create(1, (uint64_t)w->id, err, sizeof err);
+  mcts_eval ev = mcts_rollout_eval(ro);
+  mcts_batch *b = mcts_batch_create(&G, &prm, &ev, 3, (uint64_t)w->id, err, sizeof err);
+  game_pos p;
+  game_start(&G, &p);
+  int sims = (int)(300 * test_scale()) + 50;
+  w->ok = 1;
+  for (int move = 0; move < 6 && w->ok; move++) {
+    for (int i = 0; i < 3; i++) mcts_set_root(mcts_batch_search(b, i), &p, NULL, err, sizeof err);
+    if (mcts_batch_run(b, NULL, sims, err, sizeof err)) w->ok = 0;
+    int a = mcts_best_action(mcts_batch_search(b, 0));
+    game_play(&G, &p, a);
+    if (p.status != GAME_ONGOING) break;
+  }
+  mcts_visits(mcts_batch_search(b, 0), w->visits);
+  mcts_batch_free(b);
+  mcts_rollout_free(ro);
+  return NULL;
+}
+
+START_TEST(threads_batched_workers) {
+  configure("oware", NULL);
+  pthread_t t[3];
+  worker_arg w[3];
+  for (int i = 0; i < 3; i++) {
+    w[i].id = i + 1;
+    pthread_create(&t[i], NULL, worker, &w[i]);
+  }
+  for (int i = 0; i < 3; i++) {
+    pthread_join(t[i], NULL);
+    ck_assert(w[i].ok);
+  }
+}
+END_TEST
+
+/* ---- Parameters ------------------------------------------------------------------------------ */
+
+START_TEST(params_by_name) {
+  mcts_params p = mcts_defaults();
+  char err[256];
+  ck_assert_int_eq(mcts_params_set(&p, "c_puct", "2.5", err, sizeof err), 0);
+  ck_assert_float_eq(p.c_puct, 2.5f);
+  ck_assert_int_eq(mcts_params_set(&p, "sims", "77", err, sizeof err), 0);
+  ck_assert_int_eq(p.sims, 77);
+  ck_assert_int_eq(mcts_params_set(&p, "sims", "7.5", err, sizeof err), -1);
+  ck_assert_int_eq(mcts_params_set(&p, "bogus", "1", err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "bogus"));
+  ck_assert_int_eq(mcts_params_set(&p, "gumbel", "2", err, sizeof err), -1);
+  ck_assert_int_eq(mcts_params_set(&p, "dirichlet_frac", "x", err, sizeof err), -1);
+}
+END_TEST
+
+static Suite *search_suite(void) {
+  Suite *s = suite_create("search");
+  TCase *t = tcase_create("core");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, path_step_matches_game_step);
+  tcase_add_test(t, tactics_uniform);
+  tcase_add_test(t, tactics_rollouts_no_solver);
+  tcase_add_test(t, tactics_gumbel);
+  tcase_add_test(t, proofs_match_minimax);
+  tcase_add_test(t, proofs_match_minimax_extra_turns);
+  tcase_add_test(t, deep_forced_win_proven);
+  tcase_add_test(t, arena_full_is_graceful);
+  tcase_add_test(t, subtree_reuse);
+  tcase_add_test(t, reroot_perspective);
+  tcase_add_test(t, noise_and_temperature);
+  tcase_add_test(t, gumbel_halving_schedule);
+  tcase_add_test(t, batch_matches_single_searches);
+  tcase_add_test(t, cache_hits_transpositions);
+  tcase_add_test(t, no_allocation_per_simulation);
+  tcase_add_test(t, threads_batched_workers);
+  tcase_add_test(t, params_by_name);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+TEST_MAIN(search_suite)

@@ -1,0 +1,106 @@
+/* The network evaluator: game_encode into a batch buffer, one nn_forward. */
+#include "trainer/evaluator_nn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct mcts_nn {
+  game g;
+  const nn_net *net;
+  nn_config cfg;
+  nn_ws *ws;
+  int max_batch;
+  float *x;        /* max_batch x n_features */
+  uint32_t *legal; /* max_batch */
+};
+
+int mcts_nn_meta(const game *g, nn_meta *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->game, sizeof out->game, "%s", g->rules->name);
+  if (game_options_string(g, out->rules, sizeof out->rules) != 0) {
+    errf(err, errlen, "the rule options of %s do not fit a weight file", g->rules->name);
+    return -1;
+  }
+  out->encoding = g->encoding_version;
+  out->n_features = g->n_features;
+  out->n_actions = g->n_actions;
+  return 0;
+}
+
+nn_net *mcts_nn_load(const game *g, const char *path, char *err, size_t errlen) {
+  nn_meta m;
+  if (mcts_nn_meta(g, &m, err, errlen)) return NULL;
+  nn_expect ex = nn_expect_of(&m, NULL);
+  return nn_load(path, &ex, NULL, err, errlen);
+}
+
+static int check_net(const game *g, const nn_net *net, char *err, size_t errlen) {
+  nn_config c = nn_config_of(net);
+  if (c.n_in != g->n_features || c.n_actions != g->n_actions) {
+    errf(err, errlen, "the network takes %d features and %d actions; %s has %d and %d", c.n_in,
+         c.n_actions, g->rules->name, g->n_features, g->n_actions);
+    return -1;
+  }
+  return 0;
+}
+
+mcts_nn *mcts_nn_create(const game *g, const nn_net *net, int max_batch, char *err,
+                        size_t errlen) {
+  if (check_net(g, net, err, errlen)) return NULL;
+  if (max_batch < 1) {
+    errf(err, errlen, "max_batch must be at least 1");
+    return NULL;
+  }
+  mcts_nn *e = calloc(1, sizeof *e);
+  if (!e) {
+    errf(err, errlen, "out of memory");
+    return NULL;
+  }
+  e->g = *g;
+  e->net = net;
+  e->cfg = nn_config_of(net);
+  e->max_batch = max_batch;
+  e->x = malloc((size_t)max_batch * (size_t)g->n_features * sizeof *e->x);
+  e->legal = malloc((size_t)max_batch * sizeof *e->legal);
+  e->ws = nn_ws_create(net, max_batch, err, errlen);
+  if (!e->x || !e->legal || !e->ws) {
+    if (e->ws && (!e->x || !e->legal)) errf(err, errlen, "out of memory");
+    mcts_nn_free(e);
+    return NULL;
+  }
+  return e;
+}
+
+void mcts_nn_free(mcts_nn *e) {
+  if (!e) return;
+  nn_ws_free(e->ws);
+  free(e->x);
+  free(e->legal);
+  free(e);
+}
+
+int mcts_nn_set_net(mcts_nn *e, const nn_net *net) {
+  nn_config c = nn_config_of(net);
+  if (memcmp(&c, &e->cfg, sizeof c) != 0) return -1;
+  e->net = net;
+  return 0;
+}
+
+static int nn_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n,
+                       float *policy, float *value) {
+  mcts_nn *e = ctx;
+  if (n < 1 || n > e->max_batch) return -1;
+  int nf = g->n_features;
+  for (int i = 0; i < n; i++) {
+    game_encode(g, pos[i], e->x + (size_t)i * (size_t)nf); /* row i: n_features */
+    e->legal[i] = game_legal(g, pos[i]);
+  }
+  /* x: n x n_features -> policy: n x n_actions (masked), value: n */
+  return nn_forward(e->net, e->ws, e->x, e->legal, n, policy, value, NULL);
+}
+
+mcts_eval mcts_nn_eval(mcts_nn *e) {
+  mcts_eval ev = {nn_evaluate, e, e->max_batch};
+  return ev;
+}

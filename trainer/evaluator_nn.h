@@ -1,0 +1,36 @@
+/* evaluator_nn: the network as a search evaluator (mcts_eval), and loading
+ * a weight file checked against a configured game.
+ *
+ * An mcts_nn evaluator encodes positions with game_encode into a feature
+ * buffer made once (max_batch rows), runs nn_forward with the legal masks
+ * and hands back masked policies and values for the mover. It borrows the
+ * net (read-only; many evaluators may share one net across threads) and
+ * owns its workspace: one evaluator per thread. */
+#ifndef SOWZERO_EVALUATOR_NN_H
+#define SOWZERO_EVALUATOR_NN_H
+
+#include <stddef.h>
+
+#include "game/game.h"
+#include "nn/nn.h"
+#include "trainer/mcts.h"
+
+/* The metadata a weight file for g must carry (game name, rule options
+ * string, encoding version, feature and action counts). */
+int mcts_nn_meta(const game *g, nn_meta *out, char *err, size_t errlen);
+/* Loads a net from path, refusing files made for another game, rule set,
+ * encoding or shape (message names the file and the mismatch). */
+nn_net *mcts_nn_load(const game *g, const char *path, char *err, size_t errlen);
+
+typedef struct mcts_nn mcts_nn;
+
+mcts_nn *mcts_nn_create(const game *g, const nn_net *net, int max_batch, char *err,
+                        size_t errlen);
+void mcts_nn_free(mcts_nn *e);
+/* The evaluator table (ctx = e, max_batch as made). */
+mcts_eval mcts_nn_eval(mcts_nn *e);
+/* Evaluates with another net of the same config (weights swapped in by a
+ * trainer); -1 if the config differs. */
+int mcts_nn_set_net(mcts_nn *e, const nn_net *net);
+
+#endif

@@ -1,0 +1,169 @@
+/* Shared by the search code of trainer/ only (mcts*.c, alphabeta.c). */
+#ifndef SOWZERO_MCTS_INTERNAL_H
+#define SOWZERO_MCTS_INTERNAL_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "trainer/mcts.h"
+
+/* ---- Repetition along a search path ---------------------------------------------
+ * The history of a searched line is the root's game_hist (read-only, shared
+ * by every line) followed by the hashes pushed along the line. This applies
+ * exactly game_step's rule without copying the 16 KiB root history per
+ * simulation: a capture starts the history afresh (the root part no longer
+ * counts), and a position whose hash already occurs `repetition` times ends
+ * the game by the cycle rule. Undo is restoring the three counters. */
+#define SEARCH_MAX_DEPTH (GAME_MAX_PLIES_CAP + 8)
+
+typedef struct {
+  const game_hist *root; /* history that led to the root (root hash last) */
+  int root_live;         /* 1 while no capture happened on the line */
+  int base;              /* index of the first hash after the last capture */
+  int len;               /* hashes pushed along the line */
+  uint64_t hash[SEARCH_MAX_DEPTH];
+} search_path;
+
+static inline void search_path_reset(search_path *s, const game_hist *root) {
+  s->root = root;
+  s->root_live = 1;
+  s->base = 0;
+  s->len = 0;
+}
+
+/* game_step over the path; returns game_play's flags. */
+static inline int search_path_step(const game *g, game_pos *p, search_path *s, int action) {
+  int flags = game_play(g, p, action);
+  if (flags & GAME_PLAY_CAPTURE) {
+    s->root_live = 0;
+    s->base = s->len;
+  }
+  if (p->status != GAME_ONGOING) return flags;
+  int total = s->len - s->base + (s->root_live ? s->root->len : 0);
+  if (g->repetition > 0) {
+    int c = s->root_live ? game_hist_count(s->root, p->hash) : 0;
+    for (int i = s->base; i < s->len; i++) c += s->hash[i] == p->hash;
+    if (c >= g->repetition) {
+      g->rules->end_cycle(g, p);
+      return flags;
+    }
+  }
+  if (total >= GAME_HIST_CAP || s->len >= SEARCH_MAX_DEPTH) {
+    g->rules->end_cycle(g, p); /* as game_step does when its history is full */
+    return flags;
+  }
+  s->hash[s->len++] = p->hash;
+  return flags;
+}
+
+/* Field-by-field equality (game_pos has padding). */
+static inline int search_pos_equal(const game_pos *a, const game_pos *b) {
+  return a->hash == b->hash && memcmp(a->pits, b->pits, sizeof a->pits) == 0 &&
+         a->store[0] == b->store[0] && a->store[1] == b->store[1] && a->owner == b->owner &&
+         a->mover == b->mover && a->status == b->status && a->phase == b->phase &&
+         a->round == b->round && memcmp(a->aux, b->aux, sizeof a->aux) == 0 &&
+         a->ply == b->ply && a->nocap == b->nocap;
+}
+
+/* ---- The node arena ---------------------------------------------------------------
+ * Nodes live in one array; the children of a node are a contiguous block
+ * allocated after it (so a child's index is always larger than its
+ * parent's, which re-rooting relies on). Index 0 is the root. */
+enum {
+  NODE_SEEN = 1,     /* mover and terminal state are known */
+  NODE_TERMINAL = 2, /* the game is over at this node */
+  NODE_PROOF_SHIFT = 2 /* bits 2-3: MCTS_PROVEN_* for the chooser */
+};
+
+typedef struct {
+  uint32_t child; /* first child; 0: not expanded */
+  uint32_t n;     /* visits */
+  float w;        /* sum of backed-up values, for the chooser (the parent's
+                     mover; the root's own mover at the root) */
+  float prior;    /* prior of the action at the parent (noise mixed in) */
+  float v;        /* the evaluator's value, for this node's mover */
+  uint8_t nchild;
+  uint8_t action; /* action from the parent */
+  uint8_t mover;  /* side to move here (valid with NODE_SEEN) */
+  uint8_t flags;
+} mcts_node;
+
+static inline int node_proof(const mcts_node *x) { return (x->flags >> NODE_PROOF_SHIFT) & 3; }
+static inline void node_set_proof(mcts_node *x, int p) {
+  x->flags = (uint8_t)((x->flags & ~(3 << NODE_PROOF_SHIFT)) | (p << NODE_PROOF_SHIFT));
+}
+/* A proof seen from the other side. */
+static inline int proof_flip(int p) {
+  return p == MCTS_PROVEN_WIN ? MCTS_PROVEN_LOSS : p == MCTS_PROVEN_LOSS ? MCTS_PROVEN_WIN : p;
+}
+static inline float proof_value(int p) {
+  return p == MCTS_PROVEN_WIN ? 1.0f : p == MCTS_PROVEN_LOSS ? -1.0f : 0.0f;
+}
+
+struct mcts_cache {
+  int entries, n_actions;
+  uint64_t *key;  /* entries; 0 = empty (keys are forced non-zero) */
+  float *data;    /* entries x (n_actions + 1): policy then value */
+};
+
+/* Per-search Gumbel state (the root's sequential halving). */
+typedef struct {
+  int active;                        /* a Gumbel search is under way */
+  int considered;                    /* m: actions halving starts with */
+  int budget;                        /* simulations of this search */
+  int level;                         /* visit level of the current round */
+  int width;                         /* actions visited per round now */
+  int rounds_left;                   /* rounds left in this phase */
+  int left_in_round;                 /* simulations left in this round */
+  int phases;                        /* ceil(log2(considered)) */
+  float g[GAME_MAX_ACTIONS];         /* Gumbel(0,1) sample per action */
+  uint32_t local[GAME_MAX_ACTIONS];  /* root child visits in this search */
+} mcts_gumbel_state;
+
+struct mcts {
+  game g;
+  mcts_params p;
+  mcts_eval ev;
+  rng_t rng;
+  mcts_node *nodes;
+  int cap, used;
+  uint32_t *remap;       /* cap entries, for re-rooting */
+  game_pos root_pos;
+  game_hist *root_hist;  /* history up to the root, the root's hash last */
+  int root_set;
+  /* The simulation under way. */
+  search_path path;
+  uint32_t node_path[SEARCH_MAX_DEPTH];
+  int depth;
+  int pending;           /* a leaf awaits mcts_backup */
+  game_pos leaf_pos;
+  uint64_t leaf_key;
+  float *scratch_policy; /* n_actions, for mcts_run and cache hits */
+  /* Budget of the current search. */
+  int budget, done_sims, begin_visits;
+  /* Root noise: clean priors are kept so noise never compounds. */
+  int root_noised;
+  float clean_prior[GAME_MAX_ACTIONS];
+  mcts_gumbel_state gs;
+  /* Cache: own (params.cache_size) or attached. */
+  mcts_cache *own_cache, *cache;
+  /* Counters. */
+  uint64_t evals, cache_hits, arena_full;
+};
+
+/* mcts_gumbel.c */
+void mcts_gumbel_begin(mcts *m);
+int mcts_gumbel_root_select(mcts *m);
+int mcts_gumbel_nonroot_select(const mcts *m, uint32_t x);
+int mcts_gumbel_best(const mcts *m);
+void mcts_completed_q(const mcts *m, uint32_t x, float *sigma_logits);
+
+/* Value of child c for the mover at its parent (the chooser of c). */
+static inline float node_q(const mcts_node *c) {
+  int pr = node_proof(c);
+  if (pr) return proof_value(pr);
+  return c->n ? c->w / (float)c->n : 0.0f;
+}
+
+#endif
