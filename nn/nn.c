@@ -197,7 +197,7 @@ nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err,
       up64(B * O * sizeof(float)),                    /* head */
       up64(B * A * sizeof(float)),                    /* prob */
       up64(B * H * sizeof(float)),                    /* g1 */
-      up64(B * H * sizeof(float)),                    /* g2 */
+      up64(B * (H > O ? H : O) * sizeof(float)),      /* g2, dense scratch */
       up64(B * O * sizeof(float)),                    /* dhead */
       up64((2 * H + O + (size_t)c->n_in) * sizeof(double)), /* dvec */
       up64(nz * sizeof(int)),                         /* nz */
@@ -248,35 +248,56 @@ static float *act_slot(const nn_ws *ws, int i) {
   return ws->act + (size_t)i * ws->max_batch * ws->cfg.hidden;
 }
 
+/* C (B x N) = A (B x K) . W (K x N) + beta C, all row-major.
+ * OpenBLAS 0.3.21's small-matrix kernel for this (NoTrans, NoTrans) case
+ * mallocs a packing buffer on every call when N % 16 is 1..8, K >= 32 and
+ * B N K <= 1e6 (the head's N = n_actions + 2 = 8 is such a case). There the
+ * product is formed transposed, a (Trans, Trans) product, which OpenBLAS has
+ * no small kernel for, into scratch (N x B) and added back row by row. */
+static void dense(int B, int N, int K, const float *A, const float *W,
+                  float beta, float *C, float *scratch) {
+  int r = N % 16;
+  if (r >= 1 && r <= 8 && K >= 32 && (double)B * N * K <= 1e6) {
+    /* scratch (N x B) = W^T (N x K) . A^T (K x B) */
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasTrans, N, B, K, 1.0f, W, N,
+                A, K, 0.0f, scratch, B);
+    for (int b = 0; b < B; b++) {
+      float *c = C + (size_t)b * N;
+      for (int j = 0; j < N; j++)
+        c[j] = (beta != 0.0f ? c[j] : 0.0f) + scratch[(size_t)j * B + b];
+    }
+    return;
+  }
+  /* C (B x N) = A (B x K) . W (K x N) + beta C */
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, N, K, 1.0f, A, K,
+              W, N, beta, C, N);
+}
+
 /* The trunk and head GEMMs into ws->head. With store, every activation gets
  * its own slot for the backward pass; without, two slots are reused so the
  * working set stays small. The arithmetic is the same either way. */
 static void forward_batch(const nn_net *n, nn_ws *ws, const float *x, int B,
                           int store) {
   const int NI = n->cfg.n_in, H = n->cfg.hidden, O = n->cfg.n_actions + 2;
-  float *a = act_slot(ws, 0);
+  float *a = act_slot(ws, 0), *tmp = ws->g2;
   /* a (B x H) = x (B x NI) . W_in (NI x H) */
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, NI, 1.0f, x, NI,
-              tensor(n, NN_T_IN_W), H, 0.0f, a, H);
+  dense(B, H, NI, x, tensor(n, NN_T_IN_W), 0.0f, a, tmp);
   nn_k_bias_relu(a, tensor(n, NN_T_IN_B), B, H);
   for (int k = 0; k < n->cfg.blocks; k++) {
     float *u = act_slot(ws, store ? 1 + 2 * k : 1);
     float *an = store ? act_slot(ws, 2 + 2 * k) : a;
     /* u (B x H) = a (B x H) . W1 (H x H) */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, H, 1.0f, a,
-                H, tensor(n, NN_T_BLOCK(k, 0)), H, 0.0f, u, H);
+    dense(B, H, H, a, tensor(n, NN_T_BLOCK(k, 0)), 0.0f, u, tmp);
     nn_k_bias_relu(u, tensor(n, NN_T_BLOCK(k, 1)), B, H);
     if (an != a) memcpy(an, a, sizeof(float) * (size_t)B * H);
     /* an (B x H) = an + u (B x H) . W2 (H x H): beta = 1 adds the skip
      * connection inside the GEMM (beta = 0 would cost a zeroing pass). */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, H, 1.0f, u,
-                H, tensor(n, NN_T_BLOCK(k, 2)), H, 1.0f, an, H);
+    dense(B, H, H, u, tensor(n, NN_T_BLOCK(k, 2)), 1.0f, an, tmp);
     nn_k_bias_relu(an, tensor(n, NN_T_BLOCK(k, 3)), B, H);
     a = an;
   }
   /* head (B x O) = a (B x H) . W_head (H x O) */
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, O, H, 1.0f, a, H,
-              tensor(n, NN_T_HEAD_W(n->cfg.blocks)), O, 0.0f, ws->head, O);
+  dense(B, O, H, a, tensor(n, NN_T_HEAD_W(n->cfg.blocks)), 0.0f, ws->head, tmp);
   nn_k_bias(ws->head, tensor(n, NN_T_HEAD_B(n->cfg.blocks)), B, O);
 }
 

@@ -40,7 +40,7 @@
 
 #define NN_MAX_ACTIONS 32 /* legal masks are uint32_t */
 #define NN_GAME_MAX 32    /* nn_meta.game capacity, NUL included */
-#define NN_RULES_MAX 256  /* nn_meta.rules capacity, NUL included */
+#define NN_RULES_MAX 512  /* nn_meta.rules capacity, NUL included */
 
 /* ---- Shapes ------------------------------------------------------------- */
 typedef struct {

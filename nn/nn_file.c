@@ -59,7 +59,7 @@ static void wfloats(wbuf *w, const float *f, size_t n) {
 }
 
 static size_t header_len(const nn_meta *m) {
-  return PREAMBLE + 4 + strlen(m->game) + 4 + strlen(m->rules) + 4 * 7 + 8;
+  return PREAMBLE + 4 + strlen(m->game) + 4 + strlen(m->rules) + 4 * 6 + 8;
 }
 
 /* The meta as stored: feature and action counts come from the net. */

@@ -33,7 +33,9 @@ struct nn_ws {
   float *act;     /* (1 + 2 * blocks) x max_batch x H: a_0, u_0, a_1, u_1, ... */
   float *head;    /* max_batch x (A + 2): raw head outputs */
   float *prob;    /* max_batch x A: policy probabilities (training) */
-  float *g1, *g2; /* max_batch x H each: backward gradients */
+  float *g1;      /* max_batch x H: backward gradient */
+  float *g2;      /* max_batch x max(H, A + 2): backward gradient, and
+                     scratch for transposed products in the forward pass */
   float *dhead;   /* max_batch x (A + 2): loss gradient at the head */
   double *dvec;   /* 2 * H + A + 2 + n_in: one row in double (naive path) */
   int *nz;        /* max(H, n_in) indices of non-zero inputs (batch-1 loop) */

@@ -10,7 +10,10 @@
 #include <math.h>
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* Not under ThreadSanitizer: GCC instruments the ifunc resolvers, which the
+ * loader runs before the sanitizer's runtime is up. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__)
 #define NN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define NN_CLONES
