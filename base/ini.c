@@ -70,6 +70,12 @@ int ini_parse(ini *f, const char *name, const char *text, char *err, size_t errl
     if (!*s || *s == '#' || *s == ';') continue;
     if (*s == '[') {
       char *close = strchr(s, ']');
+      /* A comment may follow the header. */
+      if (close) {
+        char *rest = close + 1;
+        while (isspace((unsigned char)*rest)) rest++;
+        if (*rest == '#' || *rest == ';') close[1] = 0;
+      }
       if (!close || close[1] != 0 || close == s + 1 || (size_t)(close - s - 1) >= sizeof section) {
         errf(err, errlen, "%s:%d: bad section header '%s'", name, line, s);
         ini_free(f);

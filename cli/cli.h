@@ -14,6 +14,8 @@ int cmd_bench(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_arena(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_train(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 /* ---- Benchmarks -------------------------------------------------------------
  * Every figure goes through bench_figure: a table row for people, or with

@@ -9,6 +9,8 @@ static const struct {
   int (*fn)(int argc, char **argv);
   const char *help;
 } subcommands[] = {
+    {"train", cmd_train, "train (or resume) a run from a config: sowzero train configs/oware.ini"},
+    {"plot", cmd_plot, "draw a run's loss, gating and Elo curves to PNG"},
     {"demo", cmd_demo, "play a demo game between two built-in agents"},
     {"play", cmd_play, "play against an agent in the terminal"},
     {"engine", cmd_engine, "the engine protocol on stdin/stdout (docs/PROTOCOL.md)"},

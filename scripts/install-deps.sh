@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages SowZero needs, only when something is missing.
 set -e
-PKGS="build-essential pkg-config libopenblas-dev check"
+PKGS="build-essential pkg-config libopenblas-dev check gnuplot-nox"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

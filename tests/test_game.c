@@ -54,8 +54,9 @@ END_TEST
 START_TEST(option_errors_name_the_culprit) {
   char err[256];
   ck_assert_int_eq(configure_err("chess", NULL, NULL, err), -1);
-  ck_assert_str_eq(err, "unknown game 'chess' (games: oware; presets: oware abapa warri wari "
-                        "wari-es oware-cut)");
+  ck_assert_msg(!strncmp(err, "unknown game 'chess' (games: oware", 34) &&
+                    strstr(err, "; presets: oware abapa warri wari wari-es oware-cut"),
+                "%s", err);
   ck_assert_int_eq(configure_err("oware", "colour=red", NULL, err), -1);
   ck_assert_str_eq(err, "unknown option 'colour' for game oware (options: houses, seeds, "
                         "grand_slam, target, repetition, nocap_limit, max_plies, cycle_award, "
@@ -139,7 +140,7 @@ END_TEST
 START_TEST(ini_reads_sections_and_comments) {
   ini f;
   char err[256];
-  const char *text = "# comment\n[game]\nname = warri  # the preset\n; another\n"
+  const char *text = "# comment\n[game]  # rules\nname = warri  # the preset\n; another\n"
                      "grand_slam=forbidden\n\n[search]\nsims = 200\n";
   ck_assert_int_eq(ini_parse(&f, "x.ini", text, err, sizeof err), 0);
   ck_assert_int_eq(f.n, 3);

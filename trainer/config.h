@@ -1,15 +1,79 @@
-/* config: turning INI files into the settings of a run. */
+/* config: turning INI files into the settings of a run.
+ *
+ * A training config has sections [game] [network] [search] [selfplay]
+ * [replay] [learner] [gating] [eval] [run]; every key is listed with its
+ * meaning and default by config_describe (and in docs/CONFIG.md). Unknown
+ * sections and keys, and values of the wrong type or out of range, are
+ * errors naming file, line and key. */
 #ifndef SOWZERO_CONFIG_H
 #define SOWZERO_CONFIG_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "base/ini.h"
 #include "game/game.h"
+#include "trainer/mcts.h"
 
 /* Configures g from the [game] section: `name` (a game or preset, default
  * oware) and every other key as a rule option. Errors name file, line and
  * key: "configs/x.ini:3: game.grand_slam: bad value 'y' ...". */
 int config_game(ini *f, game *g, char *err, size_t errlen);
+
+enum { GATE_OFF = 0, GATE_THRESHOLD = 1, GATE_SPRT = 2 };
+
+typedef struct {
+  game g;
+  /* [network] */
+  int hidden, blocks;
+  /* [search]: self-play search (noise is always on in self-play) */
+  mcts_params search;
+  /* [selfplay] */
+  int threads;          /* self-play worker threads */
+  int games_per_thread; /* games each worker advances at once */
+  int cap_sims;         /* fast-move budget of playout-cap randomisation; 0: off */
+  float full_frac;      /* share of moves searched with the full budget */
+  int record_every;     /* keep every N-th self-play game in games/; 0: none */
+  /* [replay] */
+  int window;           /* samples the buffer holds */
+  int min_samples;      /* samples before learning starts */
+  /* [learner] */
+  int batch;
+  float lr, lr_final;   /* cosine from lr to lr_final over the budget */
+  int warmup_steps;     /* linear warm-up of the learning rate */
+  float weight_decay, clip_norm;
+  float policy_w, value_w, score_w;
+  float score_scale;    /* score target = margin / score_scale */
+  float train_ratio;    /* samples trained per new self-play sample */
+  int steps_per_iter;   /* training steps between candidates */
+  /* [gating] */
+  int gating;           /* GATE_* */
+  int gate_games;       /* games (pairs x 2) at most */
+  float gate_threshold; /* score that promotes */
+  int gate_sims;        /* simulations per move in gating games */
+  float sprt_elo1, sprt_alpha, sprt_beta;
+  /* [eval] */
+  int eval_every;       /* promotions between anchor evaluations; 0: off */
+  char anchors[256];    /* anchor agent specs separated by ';' */
+  int eval_games;       /* games against each anchor */
+  int eval_sims;        /* simulations of the best in those games */
+  /* [run] */
+  uint64_t seed;
+  double minutes;       /* training budget, wall minutes over all resumes */
+  int iterations;       /* stop after this many iterations; 0: no limit */
+  int checkpoint_every; /* iterations between replay buffer saves */
+} train_config;
+
+/* Defaults for every key (the game: default Oware). */
+void config_defaults(train_config *c);
+/* Reads a config file, then applies overrides "section.key=value"
+ * (n_over of them). Errors name file, line and key, or the override. */
+int config_load(train_config *c, const char *path, int n_over, char *const *over, char *err,
+                size_t errlen);
+/* Writes the resolved configuration (every key) as INI text. */
+int config_write(const train_config *c, FILE *out);
+/* Every key with its default and meaning, as INI comments. */
+void config_describe(FILE *out);
 
 #endif

@@ -1,0 +1,168 @@
+/* Training: configs and their errors, match statistics (Elo, intervals,
+ * SPRT) against hand-computed values. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/base.h"
+#include "tests/testutil.h"
+#include "trainer/config.h"
+#include "trainer/gating.h"
+
+/* ---- Configs --------------------------------------------------------------------- */
+
+static char cfg_path[256];
+
+static const char *write_cfg(const char *text) {
+  snprintf(cfg_path, sizeof cfg_path, "/tmp/sowzero-cfg-%d.ini", (int)getpid());
+  FILE *f = fopen(cfg_path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+  return cfg_path;
+}
+
+/* Loads text and returns the error message with the temporary path
+ * replaced by "x.ini", or "" on success. */
+static const char *cfg_error(const char *text, int n_over, char *const *over) {
+  static char msg[1024];
+  train_config c;
+  char err[1024];
+  const char *p = write_cfg(text);
+  if (config_load(&c, p, n_over, over, err, sizeof err) == 0) return "";
+  char *at = strstr(err, p);
+  if (at)
+    snprintf(msg, sizeof msg, "%.*sx.ini%s", (int)(at - err), err, at + strlen(p));
+  else
+    snprintf(msg, sizeof msg, "%s", err);
+  return msg;
+}
+
+START_TEST(the_shipped_configs_load) {
+  train_config c;
+  char err[1024];
+  ck_assert_msg(config_load(&c, "configs/oware.ini", 0, NULL, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(c.g.rules->name, "oware");
+  ck_assert_int_eq(c.search.noise, 1);
+  ck_assert_msg(config_load(&c, "configs/tiny.ini", 0, NULL, err, sizeof err) == 0, "%s", err);
+}
+END_TEST
+
+START_TEST(values_and_overrides) {
+  train_config c;
+  char err[1024];
+  const char *p = write_cfg("[network]\nhidden = 32\nblocks = 1\n[search]\nsims = 50\n"
+                            "[gating]\nmode = threshold\n[run]\nseed = 99\n");
+  char *over[] = {"learner.lr=0.01", "search.c_puct=2.5", "game.grand_slam=forbidden"};
+  ck_assert_msg(config_load(&c, p, 3, over, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(c.hidden, 32);
+  ck_assert_int_eq(c.blocks, 1);
+  ck_assert_int_eq(c.search.sims, 50);
+  ck_assert_float_eq(c.search.c_puct, 2.5f);
+  ck_assert_float_eq(c.lr, 0.01f);
+  ck_assert_int_eq(c.gating, GATE_THRESHOLD);
+  ck_assert_uint_eq(c.seed, 99);
+  ck_assert_int_eq(game_option_value(&c.g, "grand_slam"), 2);
+  /* The resolved config reads back to the same settings. */
+  char path2[300];
+  snprintf(path2, sizeof path2, "%s.resolved", p);
+  FILE *f = fopen(path2, "w");
+  ck_assert_int_eq(config_write(&c, f), 0);
+  fclose(f);
+  train_config d;
+  ck_assert_msg(config_load(&d, path2, 0, NULL, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(d.hidden, 32);
+  ck_assert_float_eq(d.search.c_puct, 2.5f);
+  ck_assert_float_eq(d.lr, 0.01f);
+  ck_assert_int_eq(memcmp(&c.search, &d.search, sizeof c.search), 0);
+  ck_assert_int_eq(memcmp(c.g.opt, d.g.opt, sizeof c.g.opt), 0);
+  remove(path2);
+}
+END_TEST
+
+START_TEST(bad_configs_name_the_culprit) {
+  ck_assert_str_eq(cfg_error("[network]\nwidth = 3\n", 0, NULL),
+                   "x.ini:2: network.width: unknown key (known in [network]: hidden, blocks)");
+  ck_assert_str_eq(cfg_error("[network]\nhidden = wide\n", 0, NULL),
+                   "x.ini:2: network.hidden: bad value 'wide' (an integer 8..4096)");
+  ck_assert_str_eq(cfg_error("[learner]\nbatch = 2.5\n", 0, NULL),
+                   "x.ini:2: learner.batch: bad value '2.5' (an integer 1..8192)");
+  ck_assert_str_eq(cfg_error("\n[replay]\nwindow = 10\n", 0, NULL),
+                   "x.ini:3: replay.window: bad value '10' (an integer 256..5e+07)");
+  ck_assert_str_eq(cfg_error("[gating]\nmode = maybe\n", 0, NULL),
+                   "x.ini:2: gating.mode: bad value 'maybe' (one of: off, threshold, sprt)");
+  ck_assert_str_eq(cfg_error("[nets]\nhidden = 3\n", 0, NULL),
+                   "x.ini:2: nets.hidden: unknown section [nets] (sections: game network search "
+                   "selfplay replay learner gating eval run)");
+  ck_assert_str_eq(cfg_error("hidden = 3\n", 0, NULL), "x.ini:1: key 'hidden' outside any section");
+  ck_assert_str_eq(cfg_error("[game]\ngrand_slam = often\n", 0, NULL),
+                   "x.ini:2: game.grand_slam: bad value 'often' for option grand_slam (one of: "
+                   "capture_continue, capture_end, forbidden, no_capture, loses, end_prior_only, "
+                   "stripped_loses)");
+  ck_assert_int_eq(strncmp(cfg_error("[search]\nsimz = 3\n", 0, NULL),
+                           "x.ini:2: search.simz: unknown search setting 'simz'", 50), 0);
+  ck_assert_str_eq(cfg_error("[replay]\nwindow = 1000\nmin_samples = 2000\n", 0, NULL),
+                   "x.ini: replay.min_samples 2000 is more than replay.window 1000");
+  char *bad_over[] = {"learner.lr"};
+  ck_assert_str_eq(cfg_error("", 1, bad_over),
+                   "bad override 'learner.lr' (expected section.key=value)");
+  char *bad_over2[] = {"learner.lr=fast"};
+  ck_assert_str_eq(cfg_error("", 1, bad_over2),
+                   "override learner.lr: bad value 'fast' (a number 0..10)");
+  train_config c;
+  char err[512];
+  ck_assert_int_eq(config_load(&c, "/nonexistent/c.ini", 0, NULL, err, sizeof err), -1);
+  ck_assert_str_eq(err, "/nonexistent/c.ini: cannot open: No such file or directory");
+  remove(cfg_path);
+}
+END_TEST
+
+/* ---- Match statistics ---------------------------------------------------------------- */
+
+START_TEST(elo_and_intervals) {
+  ck_assert_double_eq_tol(elo_of_score(0.75), 190.8485, 1e-3);
+  ck_assert_double_eq_tol(elo_of_score(0.5), 0.0, 1e-9);
+  ck_assert_double_eq_tol(elo_of_score(0.25), -190.8485, 1e-3);
+  ck_assert(elo_of_score(1.0) < 1300 && elo_of_score(1.0) > 1000); /* clamped, finite */
+  match_result r = {.wins = 6, .draws = 2, .losses = 2};
+  match_stats(&r);
+  ck_assert_int_eq(r.games, 10);
+  ck_assert_double_eq_tol(r.score, 0.7, 1e-12);
+  ck_assert_double_eq_tol(r.score_lo, 0.452082, 1e-5);
+  ck_assert_double_eq_tol(r.score_hi, 0.947918, 1e-5);
+  ck_assert_double_eq_tol(r.elo, 147.1911, 1e-3);
+  ck_assert_double_eq_tol(r.elo_lo, -33.3994, 1e-3);
+}
+END_TEST
+
+START_TEST(sprt) {
+  ck_assert_double_eq_tol(sprt_llr(60, 20, 20, 0, 35), 5.435955, 1e-5);
+  ck_assert_double_eq_tol(sprt_llr(0, 2, 0, 0, 35), -0.045360, 1e-5);
+  ck_assert_double_eq_tol(sprt_llr(50, 0, 50, 0, 35), -0.509035, 1e-5);
+  ck_assert_double_eq_tol(sprt_llr(20, 0, 0, 0, 35), 20.459552, 1e-5);
+  ck_assert_double_eq_tol(sprt_llr(0, 0, 0, 0, 35), 0.0, 1e-12);
+  /* Bounds for alpha = beta = 0.05: +-log(19) = 2.944. */
+  ck_assert_int_eq(sprt_verdict(2.95, 0.05, 0.05), 1);
+  ck_assert_int_eq(sprt_verdict(2.94, 0.05, 0.05), 0);
+  ck_assert_int_eq(sprt_verdict(-2.95, 0.05, 0.05), -1);
+}
+END_TEST
+
+Suite *train_suite(void) {
+  Suite *s = suite_create("train");
+  TCase *c = tcase_create("config");
+  tcase_add_test(c, the_shipped_configs_load);
+  tcase_add_test(c, values_and_overrides);
+  tcase_add_test(c, bad_configs_name_the_culprit);
+  suite_add_tcase(s, c);
+  TCase *m = tcase_create("statistics");
+  tcase_add_test(m, elo_and_intervals);
+  tcase_add_test(m, sprt);
+  suite_add_tcase(s, m);
+  return s;
+}
+
+TEST_MAIN(train_suite)

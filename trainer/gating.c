@@ -1,0 +1,239 @@
+#include "trainer/gating.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "trainer/agent.h"
+#include "trainer/evaluator_nn.h"
+
+/* ---- Statistics ---------------------------------------------------------------- */
+
+double elo_of_score(double s) {
+  if (s < 1e-3) s = 1e-3;
+  if (s > 1 - 1e-3) s = 1 - 1e-3;
+  return -400.0 * log10(1.0 / s - 1.0);
+}
+
+void match_stats(match_result *r) {
+  int n = r->wins + r->draws + r->losses;
+  r->games = n;
+  if (n == 0) {
+    r->score = 0.5, r->score_lo = 0, r->score_hi = 1;
+    r->elo = 0, r->elo_lo = -INFINITY, r->elo_hi = INFINITY;
+    return;
+  }
+  double s = (r->wins + 0.5 * r->draws) / n;
+  /* Per-game variance of the trinomial score. */
+  double var = (r->wins * (1 - s) * (1 - s) + r->draws * (0.5 - s) * (0.5 - s) +
+                r->losses * s * s) / n;
+  double half = 1.959964 * sqrt(var / n);
+  r->score = s;
+  r->score_lo = s - half < 0 ? 0 : s - half;
+  r->score_hi = s + half > 1 ? 1 : s + half;
+  r->elo = elo_of_score(s);
+  r->elo_lo = elo_of_score(r->score_lo);
+  r->elo_hi = elo_of_score(r->score_hi);
+}
+
+static double score_of_elo(double elo) { return 1.0 / (1.0 + pow(10.0, -elo / 400.0)); }
+
+double sprt_llr(int wins, int draws, int losses, double elo0, double elo1) {
+  if (wins + draws + losses == 0) return 0;
+  /* Half a win and half a loss of prior keep the variance away from 0 when
+   * the first results are all alike (two draws must not decide). */
+  double w = wins + 0.5, d = draws, l = losses + 0.5, n = w + d + l;
+  double s = (w + 0.5 * d) / n;
+  double var = (w * (1 - s) * (1 - s) + d * (0.5 - s) * (0.5 - s) + l * s * s) / n;
+  double s0 = score_of_elo(elo0), s1 = score_of_elo(elo1);
+  return n * (s1 - s0) * (2 * s - s0 - s1) / (2 * var);
+}
+
+int sprt_verdict(double llr, double alpha, double beta) {
+  if (llr >= log((1 - beta) / alpha)) return 1;
+  if (llr <= log(beta / (1 - alpha))) return -1;
+  return 0;
+}
+
+/* ---- Openings --------------------------------------------------------------------
+ * A pair's opening: `plies` uniformly random moves from the start (redrawn
+ * if the game ends inside them). */
+static void opening(const game *g, int plies, uint64_t seed, int pair, game_pos *p,
+                    game_hist *h, uint8_t *moves, int *n) {
+  rng_t r;
+  rng_seed(&r, seed, 0x6f70656eULL + (uint64_t)pair);
+  for (int attempt = 0;; attempt++) {
+    game_start(g, p);
+    game_hist_reset(h, p);
+    *n = 0;
+    for (int k = 0; k < plies && p->status == GAME_ONGOING; k++) {
+      game_moves m = game_legal(g, p);
+      int a = game_nth_action(m, (int)rng_below(&r, (uint32_t)game_count(m)));
+      game_step(g, p, h, a);
+      moves[(*n)++] = (uint8_t)a;
+    }
+    if (p->status == GAME_ONGOING || attempt > 100) return;
+  }
+}
+
+static void tally(match_result *r, int outcome) {
+  if (outcome > 0)
+    r->wins++;
+  else if (outcome == 0)
+    r->draws++;
+  else
+    r->losses++;
+}
+
+/* ---- Network against network, batched ---------------------------------------------
+ * Game 2k and 2k+1 share opening k; in game 2k the candidate moves first.
+ * Each net has a batched search over all games; both searches follow every
+ * move (mcts_advance), and in a round each game is searched only by the
+ * side to move. */
+
+typedef struct {
+  game_pos pos;
+  game_hist *hist;
+  int cand_side; /* which player the candidate is */
+  int done;
+} gate_game;
+
+int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts_params *search,
+               const match_params *p, match_result *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  int pairs = (p->games + 1) / 2, n = 2 * pairs;
+  mcts_params sp = *search;
+  sp.noise = 0;
+  sp.temp_plies = 0;
+  sp.temp_final = 0;
+  sp.sims = p->sims;
+  sp.batch = n;
+  sp.gumbel = 0;
+  mcts_nn *ev[2] = {NULL, NULL};
+  mcts_batch *b[2] = {NULL, NULL};
+  gate_game *gg = calloc((size_t)n, sizeof *gg);
+  uint8_t *active = calloc((size_t)n, 1), moves[64];
+  int rc = -1;
+  if (!gg || !active) {
+    errf(err, errlen, "out of memory");
+    goto done;
+  }
+  const nn_net *nets[2] = {cand, best};
+  for (int k = 0; k < 2; k++) {
+    if (!(ev[k] = mcts_nn_create(g, nets[k], n, err, errlen))) goto done;
+    mcts_eval e = mcts_nn_eval(ev[k]);
+    if (!(b[k] = mcts_batch_create(g, &sp, &e, n, p->seed + (uint64_t)k, err, errlen))) goto done;
+  }
+  for (int i = 0; i < n; i++) {
+    gate_game *x = &gg[i];
+    if (!(x->hist = malloc(sizeof *x->hist))) {
+      errf(err, errlen, "out of memory");
+      goto done;
+    }
+    int nm;
+    opening(g, p->opening_plies, p->seed, i / 2, &x->pos, x->hist, moves, &nm);
+    /* The candidate plays the side to move after the opening in even games. */
+    x->cand_side = (i % 2 == 0) ? x->pos.mover : 1 - x->pos.mover;
+    x->done = x->pos.status != GAME_ONGOING;
+    for (int k = 0; k < 2 && !x->done; k++) {
+      mcts *m = mcts_batch_search(b[k], i);
+      mcts_reset(m);
+      if (mcts_set_root(m, &x->pos, x->hist, err, errlen) != 0) goto done;
+    }
+  }
+  int pairs_done = 0;
+  for (;;) {
+    int live = 0;
+    for (int k = 0; k < 2; k++) {
+      /* k = 0: the candidate's turns; k = 1: the best's. */
+      int any = 0;
+      for (int i = 0; i < n; i++) {
+        active[i] = !gg[i].done && ((gg[i].pos.mover == gg[i].cand_side) == (k == 0));
+        any |= active[i];
+      }
+      if (any && mcts_batch_run(b[k], active, p->sims, err, errlen) < 0) goto done;
+      for (int i = 0; i < n; i++) {
+        if (!active[i]) continue;
+        gate_game *x = &gg[i];
+        int a = mcts_choose_action(mcts_batch_search(b[k], i));
+        game_step(g, &x->pos, x->hist, a);
+        for (int j = 0; j < 2; j++) {
+          int r = mcts_advance(mcts_batch_search(b[j], i), a, err, errlen);
+          if (r < 0) goto done;
+        }
+        if (x->pos.status != GAME_ONGOING) x->done = 1;
+      }
+    }
+    /* Results of finished pairs, in order, feed the SPRT. */
+    while (pairs_done < pairs && gg[2 * pairs_done].done && gg[2 * pairs_done + 1].done) {
+      for (int j = 0; j < 2; j++) {
+        gate_game *x = &gg[2 * pairs_done + j];
+        tally(out, game_outcome(&x->pos, x->cand_side));
+      }
+      pairs_done++;
+      out->llr = sprt_llr(out->wins, out->draws, out->losses, p->elo0, p->elo1);
+      out->sprt_verdict = sprt_verdict(out->llr, p->alpha, p->beta);
+      if (p->sprt && out->sprt_verdict != 0) break;
+    }
+    if (p->sprt && out->sprt_verdict != 0) break;
+    for (int i = 0; i < n; i++) live |= !gg[i].done;
+    if (!live) break;
+  }
+  match_stats(out);
+  rc = 0;
+done:
+  for (int k = 0; k < 2; k++) {
+    mcts_batch_free(b[k]);
+    mcts_nn_free(ev[k]);
+  }
+  if (gg)
+    for (int i = 0; i < n; i++) free(gg[i].hist);
+  free(gg);
+  free(active);
+  return rc;
+}
+
+/* ---- Agents by spec --------------------------------------------------------------- */
+
+int anchor_match(const game *g, const char *spec_a, const char *spec_b, const match_params *p,
+                 match_result *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  agent *a = agent_create(g, spec_a, p->seed, err, errlen);
+  agent *b = a ? agent_create(g, spec_b, p->seed + 1, err, errlen) : NULL;
+  game_hist *h = malloc(sizeof *h);
+  int rc = -1;
+  if (!a || !b || !h) {
+    if (a && b) errf(err, errlen, "out of memory");
+    goto done;
+  }
+  int pairs = (p->games + 1) / 2;
+  uint8_t moves[64];
+  for (int pair = 0; pair < pairs; pair++)
+    for (int j = 0; j < 2; j++) {
+      game_pos pos;
+      int nm;
+      opening(g, p->opening_plies, p->seed, pair, &pos, h, moves, &nm);
+      int a_side = j == 0 ? pos.mover : 1 - pos.mover;
+      agent_reset(a);
+      agent_reset(b);
+      while (pos.status == GAME_ONGOING) {
+        agent *who = pos.mover == a_side ? a : b;
+        int act = agent_choose(who, &pos, h);
+        if (act < 0) {
+          errf(err, errlen, "%s: %s", who->spec, who->err);
+          goto done;
+        }
+        game_step(g, &pos, h, act);
+      }
+      tally(out, game_outcome(&pos, a_side));
+    }
+  match_stats(out);
+  out->llr = sprt_llr(out->wins, out->draws, out->losses, p->elo0, p->elo1);
+  rc = 0;
+done:
+  agent_free(a);
+  agent_free(b);
+  free(h);
+  return rc;
+}

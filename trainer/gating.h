@@ -1,0 +1,64 @@
+/* gating: matches that decide promotions and measure strength.
+ *
+ * gate_match plays a candidate network against the best over paired games
+ * (each opening with both colours), both sides searching with the same
+ * settings and no noise, all games advanced together with batched
+ * evaluation. It stops early when the SPRT decides. anchor_match plays any
+ * two agent specs (the periodic evaluation against fixed anchors).
+ *
+ * The statistics (score, Elo, SPRT) are plain functions, tested against
+ * hand-computed cases. Nothing here keeps state between calls; the caller's
+ * thread does all the work. */
+#ifndef SOWZERO_GATING_H
+#define SOWZERO_GATING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "game/game.h"
+#include "nn/nn.h"
+#include "trainer/mcts.h"
+
+
+typedef struct {
+  int games;          /* at most this many games (rounded up to pairs) */
+  int sims;           /* simulations per move, both sides */
+  int opening_plies;  /* random plies that make each pair's opening */
+  uint64_t seed;
+  int sprt;           /* 1: stop when the SPRT decides */
+  double elo0, elo1;  /* SPRT hypotheses */
+  double alpha, beta; /* SPRT error rates */
+} match_params;
+
+typedef struct {
+  int wins, draws, losses; /* for the first side (the candidate) */
+  double score;            /* (wins + draws/2) / games */
+  double score_lo, score_hi; /* 95% confidence interval of the score */
+  double elo, elo_lo, elo_hi; /* Elo difference and its 95% interval */
+  double llr;              /* SPRT log-likelihood ratio */
+  int sprt_verdict;        /* +1 H1 accepted, -1 H0 accepted, 0 undecided */
+  int games;
+} match_result;
+
+/* Candidate against best. search gives the search settings (noise is
+ * switched off; temperature 0 after the opening). */
+int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts_params *search,
+               const match_params *p, match_result *out, char *err, size_t errlen);
+
+/* Two agents by spec (the first is "ours"): paired games, opening_plies
+ * random plies for each pair. */
+int anchor_match(const game *g, const char *spec_a, const char *spec_b, const match_params *p,
+                 match_result *out, char *err, size_t errlen);
+
+/* ---- Statistics ------------------------------------------------------------ */
+/* Fills score, its interval, Elo and its interval from wins/draws/losses. */
+void match_stats(match_result *r);
+/* Elo difference of a score (clamped away from 0 and 1). */
+double elo_of_score(double score);
+/* Log-likelihood ratio of H1 (elo1) against H0 (elo0) from a trinomial
+ * result (normal approximation of the generalised SPRT). */
+double sprt_llr(int wins, int draws, int losses, double elo0, double elo1);
+/* +1 when llr reaches log((1-beta)/alpha), -1 at log(beta/(1-alpha)). */
+int sprt_verdict(double llr, double alpha, double beta);
+
+#endif

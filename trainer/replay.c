@@ -1,0 +1,257 @@
+#include "trainer/replay.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct replay {
+  pthread_mutex_t lock;
+  replay_sample *ring; /* capacity entries */
+  int capacity, count, head; /* head: where the next sample goes */
+  uint64_t added;
+  char game[32];
+  char rules[256];
+};
+
+replay *replay_create(const game *g, int capacity, char *err, size_t errlen) {
+  if (capacity < 1) {
+    errf(err, errlen, "replay buffer capacity %d must be positive", capacity);
+    return NULL;
+  }
+  replay *r = calloc(1, sizeof *r);
+  if (!r || !(r->ring = calloc((size_t)capacity, sizeof *r->ring))) {
+    free(r);
+    errf(err, errlen, "replay buffer: out of memory for %d samples", capacity);
+    return NULL;
+  }
+  pthread_mutex_init(&r->lock, NULL);
+  r->capacity = capacity;
+  snprintf(r->game, sizeof r->game, "%s", g->rules->name);
+  if (game_options_string(g, r->rules, sizeof r->rules) != 0) r->rules[0] = 0;
+  return r;
+}
+
+void replay_free(replay *r) {
+  if (!r) return;
+  pthread_mutex_destroy(&r->lock);
+  free(r->ring);
+  free(r);
+}
+
+void replay_set_policy(replay_sample *s, const float *pi, int n_actions) {
+  double sum = 0;
+  for (int a = 0; a < n_actions; a++) sum += pi[a] > 0 ? pi[a] : 0;
+  memset(s->policy, 0, sizeof s->policy);
+  for (int a = 0; a < n_actions && sum > 0; a++)
+    s->policy[a] = (uint16_t)((pi[a] > 0 ? pi[a] : 0) / sum * 65535.0 + 0.5);
+}
+
+void replay_get_policy(const replay_sample *s, float *pi, int n_actions) {
+  double sum = 0;
+  for (int a = 0; a < n_actions; a++) sum += s->policy[a];
+  for (int a = 0; a < n_actions; a++) pi[a] = sum > 0 ? (float)(s->policy[a] / sum) : 0.0f;
+}
+
+void replay_add(replay *r, const replay_sample *s, int n) {
+  pthread_mutex_lock(&r->lock);
+  for (int i = 0; i < n; i++) {
+    r->ring[r->head] = s[i];
+    r->head = (r->head + 1) % r->capacity;
+    if (r->count < r->capacity) r->count++;
+  }
+  r->added += (uint64_t)n;
+  pthread_mutex_unlock(&r->lock);
+}
+
+int replay_sample_batch(replay *r, rng_t *rng, replay_sample *out, int n) {
+  pthread_mutex_lock(&r->lock);
+  int count = r->count;
+  if (count == 0) {
+    pthread_mutex_unlock(&r->lock);
+    return -1;
+  }
+  for (int i = 0; i < n; i++) out[i] = r->ring[rng_below(rng, (uint32_t)count)];
+  pthread_mutex_unlock(&r->lock);
+  return 0;
+}
+
+void replay_get_stats(replay *r, replay_stats *out) {
+  pthread_mutex_lock(&r->lock);
+  out->capacity = r->capacity;
+  out->count = r->count;
+  out->added = r->added;
+  out->bytes = (size_t)r->capacity * sizeof(replay_sample);
+  pthread_mutex_unlock(&r->lock);
+}
+
+/* ---- Files ------------------------------------------------------------------
+ * Header: magic "SZRB", version, sample record size, count, added, game
+ * name (32 bytes) and rule options (256 bytes); then count records, oldest
+ * first; then an FNV-1a checksum of everything before it. */
+
+#define MAGIC "SZRB"
+#define VERSION 1u
+#define HEADER_BYTES (4 + 4 + 4 + 4 + 8 + 32 + 256)
+#define RECORD_BYTES (32 + 4 + 4 + 12 + 4 + 8 + 2 * GAME_MAX_ACTIONS + 2)
+
+static void put_u16le(unsigned char *p, uint16_t v) {
+  p[0] = (unsigned char)v;
+  p[1] = (unsigned char)(v >> 8);
+}
+static uint16_t get_u16le(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+
+static void encode_record(const replay_sample *s, unsigned char *b) {
+  const game_pos *p = &s->pos;
+  memcpy(b, p->pits, 32);
+  b += 32;
+  put_u16le(b, p->store[0]);
+  put_u16le(b + 2, p->store[1]);
+  put_u32le(b + 4, p->owner);
+  b += 8;
+  const uint8_t small[12] = {p->mover, p->status, p->winner, p->end_reason, p->final[0],
+                             p->final[1], p->half, p->phase, p->round, p->aux[0], p->aux[1],
+                             p->aux[2]};
+  memcpy(b, small, 12);
+  b += 12;
+  put_u16le(b, p->ply);
+  put_u16le(b + 2, p->nocap);
+  put_u64le(b + 4, p->hash);
+  b += 12;
+  for (int a = 0; a < GAME_MAX_ACTIONS; a++) put_u16le(b + 2 * a, s->policy[a]);
+  b += 2 * GAME_MAX_ACTIONS;
+  b[0] = (unsigned char)s->z;
+  b[1] = (unsigned char)s->margin;
+}
+
+static int decode_record(const unsigned char *b, replay_sample *s) {
+  memset(s, 0, sizeof *s);
+  game_pos *p = &s->pos;
+  memcpy(p->pits, b, 32);
+  b += 32;
+  p->store[0] = get_u16le(b);
+  p->store[1] = get_u16le(b + 2);
+  p->owner = get_u32le(b + 4);
+  b += 8;
+  p->mover = b[0], p->status = b[1], p->winner = b[2], p->end_reason = b[3];
+  p->final[0] = b[4], p->final[1] = b[5], p->half = b[6], p->phase = b[7];
+  p->round = b[8], p->aux[0] = b[9], p->aux[1] = b[10], p->aux[2] = b[11];
+  b += 12;
+  p->ply = get_u16le(b);
+  p->nocap = get_u16le(b + 2);
+  p->hash = get_u64le(b + 4);
+  b += 12;
+  for (int a = 0; a < GAME_MAX_ACTIONS; a++) s->policy[a] = get_u16le(b + 2 * a);
+  b += 2 * GAME_MAX_ACTIONS;
+  s->z = (int8_t)b[0];
+  s->margin = (int8_t)b[1];
+  return p->mover <= 1 && s->z >= -1 && s->z <= 1 ? 0 : -1;
+}
+
+int replay_save(replay *r, const char *path, char *err, size_t errlen) {
+  afile a;
+  if (afile_open(&a, path, err, errlen) != 0) return -1;
+  pthread_mutex_lock(&r->lock);
+  unsigned char h[HEADER_BYTES] = {0}, rec[RECORD_BYTES];
+  memcpy(h, MAGIC, 4);
+  put_u32le(h + 4, VERSION);
+  put_u32le(h + 8, RECORD_BYTES);
+  put_u32le(h + 12, (uint32_t)r->count);
+  put_u64le(h + 16, r->added);
+  memcpy(h + 24, r->game, strlen(r->game));
+  memcpy(h + 56, r->rules, strlen(r->rules));
+  uint64_t sum = checksum64(h, sizeof h, CHECKSUM64_INIT);
+  int ok = fwrite(h, 1, sizeof h, a.f) == sizeof h;
+  int start = (r->head - r->count + r->capacity) % r->capacity;
+  for (int i = 0; ok && i < r->count; i++) {
+    encode_record(&r->ring[(start + i) % r->capacity], rec);
+    sum = checksum64(rec, sizeof rec, sum);
+    ok = fwrite(rec, 1, sizeof rec, a.f) == sizeof rec;
+  }
+  pthread_mutex_unlock(&r->lock);
+  unsigned char tail[8];
+  put_u64le(tail, sum);
+  if (!ok || fwrite(tail, 1, 8, a.f) != 8) {
+    errf(err, errlen, "%s: write failed", path);
+    afile_abort(&a);
+    return -1;
+  }
+  return afile_commit(&a, err, errlen);
+}
+
+int replay_load(replay *r, const char *path, char *err, size_t errlen) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    errf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    return -1;
+  }
+  unsigned char h[HEADER_BYTES], rec[RECORD_BYTES], tail[8];
+  replay_sample *tmp = NULL;
+  int rc = -1;
+  if (fread(h, 1, sizeof h, f) != sizeof h) {
+    errf(err, errlen, "%s: truncated header", path);
+    goto done;
+  }
+  if (memcmp(h, MAGIC, 4) != 0) {
+    errf(err, errlen, "%s: not a SowZero replay buffer (bad magic)", path);
+    goto done;
+  }
+  if (get_u32le(h + 4) != VERSION || get_u32le(h + 8) != RECORD_BYTES) {
+    errf(err, errlen, "%s: replay format version %u is not supported (this build reads %u)",
+         path, get_u32le(h + 4), VERSION);
+    goto done;
+  }
+  char game[33] = {0}, rules[257] = {0};
+  memcpy(game, h + 24, 32);
+  memcpy(rules, h + 56, 256);
+  if (strcmp(game, r->game) != 0 || strcmp(rules, r->rules) != 0) {
+    errf(err, errlen, "%s: samples of game '%s' (%s), but this run plays '%s' (%s)", path, game,
+         rules, r->game, r->rules);
+    goto done;
+  }
+  uint32_t count = get_u32le(h + 12);
+  uint64_t added = get_u64le(h + 16);
+  if (count > 100000000u) {
+    errf(err, errlen, "%s: corrupted header (count %u)", path, count);
+    goto done;
+  }
+  uint64_t sum = checksum64(h, sizeof h, CHECKSUM64_INIT);
+  /* Keep the newest `capacity` samples of the file. */
+  uint32_t skip = count > (uint32_t)r->capacity ? count - (uint32_t)r->capacity : 0;
+  tmp = malloc(sizeof *tmp * (count - skip + 1));
+  if (!tmp) {
+    errf(err, errlen, "%s: out of memory", path);
+    goto done;
+  }
+  for (uint32_t i = 0; i < count; i++) {
+    if (fread(rec, 1, sizeof rec, f) != sizeof rec) {
+      errf(err, errlen, "%s: truncated at sample %u of %u", path, i, count);
+      goto done;
+    }
+    sum = checksum64(rec, sizeof rec, sum);
+    if (i >= skip && decode_record(rec, &tmp[i - skip]) != 0) {
+      errf(err, errlen, "%s: sample %u is corrupted", path, i);
+      goto done;
+    }
+  }
+  if (fread(tail, 1, 8, f) != 8 || get_u64le(tail) != sum) {
+    errf(err, errlen, "%s: checksum mismatch (corrupted or truncated file)", path);
+    goto done;
+  }
+  if (fgetc(f) != EOF) {
+    errf(err, errlen, "%s: trailing bytes after the checksum", path);
+    goto done;
+  }
+  pthread_mutex_lock(&r->lock);
+  r->count = (int)(count - skip);
+  memcpy(r->ring, tmp, sizeof *tmp * (size_t)r->count);
+  r->head = r->count % r->capacity;
+  r->added = added;
+  pthread_mutex_unlock(&r->lock);
+  rc = 0;
+done:
+  free(tmp);
+  fclose(f);
+  return rc;
+}

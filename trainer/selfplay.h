@@ -1,0 +1,76 @@
+/* selfplay: the self-play workers and the slot they read the best network
+ * from.
+ *
+ * Each worker is one pthread owning its games, its batched search
+ * (mcts_batch), its evaluator workspace and a private copy of the best
+ * network. Finished games go to the replay buffer as samples (position,
+ * target policy, outcome and margin for the mover).
+ *
+ * The best network lives in a netslot: the learner publishes a promoted
+ * network by copying its weights in under the slot's mutex and bumping a
+ * generation counter; a worker that sees a new generation copies the
+ * weights into its private net between two search rounds. So a worker never
+ * evaluates a net that is being written. */
+#ifndef SOWZERO_SELFPLAY_H
+#define SOWZERO_SELFPLAY_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "game/game.h"
+#include "nn/nn.h"
+#include "trainer/mcts.h"
+#include "trainer/replay.h"
+
+/* ---- The best-network slot (thread-safe) ---------------------------------- */
+typedef struct netslot netslot;
+
+/* A slot holding a copy of `initial` (same config from then on). */
+netslot *netslot_create(const nn_net *initial, char *err, size_t errlen);
+void netslot_free(netslot *s);
+/* Copies net into the slot; the generation goes up by one. */
+void netslot_publish(netslot *s, const nn_net *net);
+/* If the slot's generation differs from *gen, copies its weights into dst
+ * and updates *gen; returns 1 if it copied. */
+int netslot_fetch(netslot *s, nn_net *dst, uint64_t *gen);
+uint64_t netslot_generation(netslot *s);
+
+/* ---- Workers ------------------------------------------------------------------ */
+typedef struct {
+  const game *g;         /* borrowed for the workers' lifetime */
+  mcts_params search;    /* full-budget search (noise on) */
+  int games;             /* games per worker */
+  int cap_sims;          /* fast-move budget (playout-cap randomisation); 0: off */
+  float full_frac;       /* share of moves with the full budget */
+  int record_every;      /* every N-th game's moves go to the record sink; 0: none */
+  uint64_t seed;         /* run seed; worker w uses stream w */
+} selfplay_params;
+
+/* Counters shared by all workers (atomics; read at any time). */
+typedef struct {
+  _Atomic uint64_t games, plies, samples, evals, eval_calls;
+  _Atomic uint64_t wins[3];   /* first-mover results: [0] win, [1] draw, [2] loss */
+  _Atomic uint64_t search_ns; /* worker time outside the network */
+  _Atomic uint64_t net_ns;    /* worker time inside the network */
+} selfplay_counters;
+
+/* Where kept game records go: called from worker threads with the moves of
+ * one finished game (the callee locks what it needs). */
+typedef void (*selfplay_record_fn)(void *ctx, const game *g, const uint8_t *moves, int n,
+                                   const game_pos *final);
+
+typedef struct selfplay selfplay;
+
+/* Starts `threads` workers. They run until selfplay_stop. */
+selfplay *selfplay_start(const selfplay_params *p, int threads, netslot *best, replay *buffer,
+                         selfplay_counters *counters, selfplay_record_fn record,
+                         void *record_ctx, char *err, size_t errlen);
+/* Asks the workers to stop, joins them and frees everything. Games in
+ * progress are dropped. Returns -1 if a worker failed (message in err). */
+int selfplay_stop(selfplay *s, char *err, size_t errlen);
+/* 1 if a worker has stopped on an error (the run should stop too). */
+int selfplay_failed(selfplay *s);
+
+#endif

@@ -1,0 +1,600 @@
+/* The training run: set-up and resume, the learner loop, iterations. */
+#include "trainer/train.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/base.h"
+#include "nn/nn.h"
+#include "trainer/config.h"
+#include "trainer/evaluator_nn.h"
+#include "trainer/gating.h"
+#include "trainer/replay.h"
+#include "trainer/selfplay.h"
+
+#define PATH_MAX_LEN 1024
+
+/* The run's counters, stored in the checkpoint's caller blob. */
+typedef struct {
+  uint32_t iteration;
+  uint64_t steps;
+  double elapsed;      /* seconds of training over all resumes */
+  uint64_t games;      /* self-play games over all resumes */
+  uint32_t promotions;
+  uint64_t rng[4];     /* the learner's sampling RNG */
+  uint64_t net_ns, search_ns, learner_ns, gate_ns; /* time accounting */
+} run_counters;
+
+#define BLOB_BYTES (4 + 8 + 8 + 8 + 4 + 32 + 32)
+
+static void blob_write(const run_counters *c, unsigned char *b) {
+  uint64_t el;
+  memcpy(&el, &c->elapsed, 8);
+  put_u32le(b, c->iteration);
+  put_u64le(b + 4, c->steps);
+  put_u64le(b + 12, el);
+  put_u64le(b + 20, c->games);
+  put_u32le(b + 28, c->promotions);
+  for (int i = 0; i < 4; i++) put_u64le(b + 32 + 8 * i, c->rng[i]);
+  put_u64le(b + 64, c->net_ns);
+  put_u64le(b + 72, c->search_ns);
+  put_u64le(b + 80, c->learner_ns);
+  put_u64le(b + 88, c->gate_ns);
+}
+
+static void blob_read(run_counters *c, const unsigned char *b) {
+  uint64_t el = get_u64le(b + 12);
+  c->iteration = get_u32le(b);
+  c->steps = get_u64le(b + 4);
+  memcpy(&c->elapsed, &el, 8);
+  c->games = get_u64le(b + 20);
+  c->promotions = get_u32le(b + 28);
+  for (int i = 0; i < 4; i++) c->rng[i] = get_u64le(b + 32 + 8 * i);
+  c->net_ns = get_u64le(b + 64);
+  c->search_ns = get_u64le(b + 72);
+  c->learner_ns = get_u64le(b + 80);
+  c->gate_ns = get_u64le(b + 88);
+}
+
+/* Everything a run holds while it runs. */
+typedef struct {
+  const train_args *a;
+  train_config cfg;
+  char dir[PATH_MAX_LEN / 2];
+  nn_meta meta;
+  nn_net *best, *cand;
+  nn_trainer *trainer;
+  nn_ws *ws;
+  replay *buf;
+  netslot *slot;
+  selfplay *sp;
+  selfplay_counters counters;
+  run_counters rc;
+  rng_t rng;
+  train_status st;
+  /* learner batch buffers */
+  replay_sample *batch;
+  float *x, *pi, *z, *score;
+  uint32_t *legal;
+  /* kept self-play games of the current iteration */
+  pthread_mutex_t rec_lock;
+  char *records;
+  size_t rec_len, rec_cap;
+  int rec_count;
+} run;
+
+static void path_in(const run *r, const char *name, char *out) {
+  snprintf(out, PATH_MAX_LEN, "%s/%s", r->dir, name);
+}
+
+static int file_exists(const char *p) {
+  struct stat s;
+  return stat(p, &s) == 0;
+}
+
+static int make_dir(const char *p, char *err, size_t errlen) {
+  if (mkdir(p, 0755) == 0 || errno == EEXIST) return 0;
+  errf(err, errlen, "%s: cannot create directory: %s", p, strerror(errno));
+  return -1;
+}
+
+static void emit(run *r, int kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void emit(run *r, int kind, const char *fmt, ...) {
+  if (!r->a->progress) return;
+  char line[512] = "";
+  if (fmt) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+  }
+  replay_stats rs;
+  replay_get_stats(r->buf, &rs);
+  r->st.iteration = (int)r->rc.iteration;
+  r->st.steps = r->rc.steps;
+  r->st.games = r->rc.games + atomic_load(&r->counters.games);
+  r->st.samples = rs.added;
+  r->st.buffer = rs.count;
+  r->st.promotions = (int)r->rc.promotions;
+  r->st.budget_min = r->cfg.minutes;
+  r->a->progress(r->a->progress_ctx, kind, &r->st, line);
+}
+
+/* ---- Game records ----------------------------------------------------------------
+ * Kept self-play games, in the game-record text format: one line a game,
+ * "preset moves... | result final0 final1 reason". Collected under a lock
+ * from the workers and written once per iteration. */
+static void record_game(void *ctx, const game *g, const uint8_t *moves, int n,
+                        const game_pos *end) {
+  run *r = ctx;
+  char line[8192];
+  size_t k = (size_t)snprintf(line, sizeof line, "%s", g->preset);
+  for (int i = 0; i < n && k < sizeof line - 64; i++)
+    k += (size_t)snprintf(line + k, sizeof line - k, " %d", moves[i]);
+  k += (size_t)snprintf(line + k, sizeof line - k, " | %s %d %d %s\n",
+                        end->winner == GAME_DRAW ? "draw" : end->winner == 0 ? "south" : "north",
+                        end->final[0], end->final[1], game_end_name(end->end_reason));
+  pthread_mutex_lock(&r->rec_lock);
+  if (r->rec_len + k + 1 > r->rec_cap) {
+    size_t cap = (r->rec_cap + k + 1) * 2;
+    char *p = realloc(r->records, cap);
+    if (p) {
+      r->records = p;
+      r->rec_cap = cap;
+    }
+  }
+  if (r->rec_len + k + 1 <= r->rec_cap) {
+    memcpy(r->records + r->rec_len, line, k);
+    r->rec_len += k;
+    r->rec_count++;
+  }
+  pthread_mutex_unlock(&r->rec_lock);
+}
+
+static int flush_records(run *r, char *err, size_t errlen) {
+  pthread_mutex_lock(&r->rec_lock);
+  int rc = 0;
+  if (r->rec_len) {
+    char path[PATH_MAX_LEN], name[64];
+    snprintf(name, sizeof name, "games/iter-%06u.txt", r->rc.iteration);
+    path_in(r, name, path);
+    rc = afile_write(path, r->records, r->rec_len, err, errlen);
+    r->rec_len = 0;
+    r->rec_count = 0;
+  }
+  pthread_mutex_unlock(&r->rec_lock);
+  return rc;
+}
+
+/* ---- Metrics ------------------------------------------------------------------------
+ * metrics.jsonl is rewritten whole (atomically) with each new line, after
+ * dropping lines of iterations beyond the checkpoint. */
+static int metrics_append(run *r, const char *line, char *err, size_t errlen) {
+  char path[PATH_MAX_LEN];
+  path_in(r, "metrics.jsonl", path);
+  FILE *in = fopen(path, "rb");
+  afile a;
+  if (afile_open(&a, path, err, errlen) != 0) {
+    if (in) fclose(in);
+    return -1;
+  }
+  if (in) {
+    char buf[8192];
+    while (fgets(buf, sizeof buf, in)) {
+      unsigned it = 0;
+      const char *p = strstr(buf, "\"iteration\": ");
+      if (!p || sscanf(p, "\"iteration\": %u", &it) != 1 || it >= r->rc.iteration) continue;
+      fputs(buf, a.f);
+    }
+    fclose(in);
+  }
+  if (line) fprintf(a.f, "%s\n", line);
+  return afile_commit(&a, err, errlen);
+}
+
+/* ---- Checkpoints --------------------------------------------------------------------- */
+
+static int save_checkpoint(run *r, char *err, size_t errlen) {
+  char path[PATH_MAX_LEN];
+  unsigned char blob[BLOB_BYTES + 64];
+  memcpy(r->rc.rng, r->rng.s, sizeof r->rc.rng);
+  blob_write(&r->rc, blob);
+  path_in(r, "checkpoint/learner.ckpt", path);
+  return nn_checkpoint_save(r->cand, r->trainer, &r->meta, blob, 96, path, err, errlen);
+}
+
+/* ---- Set-up and resume ------------------------------------------------------------------ */
+
+static int write_config(run *r, char *err, size_t errlen) {
+  char path[PATH_MAX_LEN];
+  path_in(r, "config.ini", path);
+  afile a;
+  if (afile_open(&a, path, err, errlen) != 0) return -1;
+  if (config_write(&r->cfg, a.f) != 0) {
+    afile_abort(&a);
+    errf(err, errlen, "%s: cannot write the configuration", path);
+    return -1;
+  }
+  return afile_commit(&a, err, errlen);
+}
+
+static int setup(run *r, char *err, size_t errlen) {
+  const train_args *a = r->a;
+  char path[PATH_MAX_LEN], e[512];
+  snprintf(r->dir, sizeof r->dir, "%s", a->run_dir);
+  path_in(r, "config.ini", path);
+  int resume = file_exists(path);
+  if (resume) {
+    if (config_load(&r->cfg, path, a->n_over, a->over, err, errlen) != 0) return -1;
+  } else {
+    if (config_load(&r->cfg, a->config_path, a->n_over, a->over, err, errlen) != 0) return -1;
+    if (make_dir(r->dir, err, errlen) != 0) return -1;
+  }
+  path_in(r, "checkpoint", path);
+  if (make_dir(path, err, errlen) != 0) return -1;
+  path_in(r, "games", path);
+  if (make_dir(path, err, errlen) != 0) return -1;
+  if (write_config(r, err, errlen) != 0) return -1;
+
+  const train_config *c = &r->cfg;
+  if (mcts_nn_meta(&c->g, &r->meta, err, errlen) != 0) return -1;
+  nn_config nc = {c->g.n_features, c->hidden, c->blocks, c->g.n_actions};
+  nn_expect ex = nn_expect_of(&r->meta, &nc);
+
+  /* The best network: from the run, or fresh from the run seed. */
+  path_in(r, "best.weights", path);
+  if (file_exists(path)) {
+    if (!(r->best = nn_load(path, &ex, NULL, err, errlen))) return -1;
+  } else {
+    if (!(r->best = nn_create(&nc, c->seed, err, errlen))) return -1;
+    if (nn_save(r->best, &r->meta, path, err, errlen) != 0) return -1;
+  }
+  if (!(r->cand = nn_create(&nc, c->seed, err, errlen))) return -1;
+  nn_copy(r->cand, r->best);
+  nn_train_params tp = nn_train_defaults();
+  tp.w.policy = c->policy_w;
+  tp.w.value = c->value_w;
+  tp.w.score = c->score_w;
+  tp.weight_decay = c->weight_decay;
+  tp.clip_norm = c->clip_norm;
+  if (!(r->trainer = nn_trainer_create(r->cand, &tp, err, errlen))) return -1;
+  if (!(r->ws = nn_ws_create(r->cand, c->batch, err, errlen))) return -1;
+  rng_seed(&r->rng, c->seed, 0x6c6561726eULL);
+
+  path_in(r, "checkpoint/learner.ckpt", path);
+  if (file_exists(path)) {
+    unsigned char blob[256];
+    size_t blen = 0;
+    if (nn_checkpoint_load(r->cand, r->trainer, path, &ex, NULL, blob, sizeof blob, &blen, err,
+                           errlen) != 0)
+      return -1;
+    if (blen != 96) {
+      errf(err, errlen, "%s: run counters of %zu bytes, expected 96", path, blen);
+      return -1;
+    }
+    blob_read(&r->rc, blob);
+    memcpy(r->rng.s, r->rc.rng, sizeof r->rng.s);
+  }
+
+  if (!(r->buf = replay_create(&c->g, c->window, err, errlen))) return -1;
+  path_in(r, "replay.bin", path);
+  if (file_exists(path) && replay_load(r->buf, path, err, errlen) != 0) return -1;
+  /* Drop metrics of iterations the checkpoint does not cover. */
+  if (metrics_append(r, NULL, e, sizeof e) != 0) {
+    errf(err, errlen, "%s", e);
+    return -1;
+  }
+
+  int b = c->batch, nf = c->g.n_features, na = c->g.n_actions;
+  r->batch = malloc(sizeof *r->batch * (size_t)b);
+  r->x = malloc(sizeof *r->x * (size_t)b * (size_t)nf);
+  r->pi = malloc(sizeof *r->pi * (size_t)b * (size_t)na);
+  r->z = malloc(sizeof *r->z * (size_t)b);
+  r->score = malloc(sizeof *r->score * (size_t)b);
+  r->legal = malloc(sizeof *r->legal * (size_t)b);
+  if (!r->batch || !r->x || !r->pi || !r->z || !r->score || !r->legal) {
+    errf(err, errlen, "out of memory");
+    return -1;
+  }
+  pthread_mutex_init(&r->rec_lock, NULL);
+  if (!(r->slot = netslot_create(r->best, err, errlen))) return -1;
+  replay_stats rs;
+  replay_get_stats(r->buf, &rs);
+  if (resume)
+    emit(r, 1, "resumed %s at iteration %u: %llu steps, %d samples in the buffer, %.1f min trained",
+         r->dir, r->rc.iteration, (unsigned long long)r->rc.steps, rs.count, r->rc.elapsed / 60);
+  else
+    emit(r, 1, "new run %s: %s, network %d-%dx%d-%d, %d self-play thread(s) x %d games", r->dir,
+         c->g.preset, nf, c->hidden, 2 * c->blocks, na, c->threads, c->games_per_thread);
+  return 0;
+}
+
+static void teardown(run *r) {
+  nn_free(r->best);
+  nn_free(r->cand);
+  nn_trainer_free(r->trainer);
+  nn_ws_free(r->ws);
+  replay_free(r->buf);
+  netslot_free(r->slot);
+  free(r->batch);
+  free(r->x);
+  free(r->pi);
+  free(r->z);
+  free(r->score);
+  free(r->legal);
+  free(r->records);
+  pthread_mutex_destroy(&r->rec_lock);
+}
+
+/* ---- The learner ------------------------------------------------------------------------ */
+
+/* Learning rate: linear warm-up, then cosine from lr to lr_final over the
+ * budget (time, else iterations; constant without either). */
+static float learning_rate(const run *r, double elapsed) {
+  const train_config *c = &r->cfg;
+  double frac = 0;
+  if (c->minutes > 0)
+    frac = elapsed / (c->minutes * 60);
+  else if (c->iterations > 0)
+    frac = (double)r->rc.iteration / c->iterations;
+  if (frac > 1) frac = 1;
+  double lr = c->lr_final + 0.5 * (c->lr - c->lr_final) * (1 + cos(M_PI * frac));
+  if (c->warmup_steps > 0 && r->rc.steps < (uint64_t)c->warmup_steps)
+    lr *= (double)(r->rc.steps + 1) / c->warmup_steps;
+  return (float)lr;
+}
+
+static int train_step(run *r, double elapsed, nn_losses *l) {
+  const train_config *c = &r->cfg;
+  const game *g = &c->g;
+  int b = c->batch, nf = g->n_features, na = g->n_actions;
+  if (replay_sample_batch(r->buf, &r->rng, r->batch, b) != 0) return -1;
+  for (int i = 0; i < b; i++) {
+    const replay_sample *s = &r->batch[i];
+    game_encode(g, &s->pos, r->x + (size_t)i * (size_t)nf); /* row i: n_features */
+    r->legal[i] = game_legal(g, &s->pos);
+    replay_get_policy(s, r->pi + (size_t)i * (size_t)na, na);
+    r->z[i] = s->z;
+    r->score[i] = (float)s->margin / c->score_scale;
+  }
+  return nn_train_step(r->cand, r->trainer, r->ws, r->x, r->legal, r->pi, r->z, r->score, b,
+                       learning_rate(r, elapsed), l);
+}
+
+/* ---- Iterations ------------------------------------------------------------------------------ */
+
+static double now_elapsed(const run *r, double t_start) {
+  return r->rc.elapsed + (clock_wall() - t_start);
+}
+
+/* Gating and promotion; fills the JSON fragment and the status text. */
+static int gate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
+  const train_config *c = &r->cfg;
+  char path[PATH_MAX_LEN];
+  if (c->gating == GATE_OFF) {
+    nn_copy(r->best, r->cand);
+    r->rc.promotions++;
+    snprintf(json, jlen, "\"gating\": {\"mode\": \"off\", \"promoted\": true}");
+    snprintf(r->st.last_gate, sizeof r->st.last_gate, "latest (gating off)");
+  } else {
+    match_params mp = {.games = c->gate_games, .sims = c->gate_sims, .opening_plies = 4,
+                       .seed = c->seed ^ (0x67617465ULL + r->rc.iteration), .sprt = c->gating == GATE_SPRT,
+                       .elo0 = 0, .elo1 = c->sprt_elo1, .alpha = c->sprt_alpha, .beta = c->sprt_beta};
+    match_result m;
+    double t0 = clock_thread_cpu();
+    if (gate_match(&c->g, r->cand, r->best, &c->search, &mp, &m, err, errlen) != 0) return -1;
+    r->rc.gate_ns += (uint64_t)((clock_thread_cpu() - t0) * 1e9);
+    int promote = c->gating == GATE_SPRT ? m.sprt_verdict > 0
+                                         : m.score >= c->gate_threshold;
+    snprintf(json, jlen,
+             "\"gating\": {\"mode\": \"%s\", \"games\": %d, \"wins\": %d, \"draws\": %d, "
+             "\"losses\": %d, \"score\": %.4f, \"elo\": %.1f, \"llr\": %.3f, \"promoted\": %s}",
+             c->gating == GATE_SPRT ? "sprt" : "threshold", m.games, m.wins, m.draws, m.losses,
+             m.score, m.elo, m.llr, promote ? "true" : "false");
+    snprintf(r->st.last_gate, sizeof r->st.last_gate, "%s %.1f%% (%+.0f Elo, %d games)",
+             promote ? "promoted" : "rejected", 100 * m.score, m.elo, m.games);
+    if (!promote) return 0;
+    nn_copy(r->best, r->cand);
+    r->rc.promotions++;
+  }
+  path_in(r, "best.weights", path);
+  if (nn_save(r->best, &r->meta, path, err, errlen) != 0) return -1;
+  netslot_publish(r->slot, r->best);
+  return 1;
+}
+
+/* The best against the anchors; appends a JSON fragment. */
+static int evaluate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
+  const train_config *c = &r->cfg;
+  char path[PATH_MAX_LEN], me[PATH_MAX_LEN + 64], anchors[256];
+  path_in(r, "best.weights", path);
+  snprintf(me, sizeof me, "zero weights=%s sims=%d", path, c->eval_sims);
+  snprintf(anchors, sizeof anchors, "%s", c->anchors);
+  size_t k = (size_t)snprintf(json, jlen, "\"eval\": {");
+  int first = 1;
+  for (char *save = NULL, *t = strtok_r(anchors, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
+    while (*t == ' ') t++;
+    if (!*t) continue;
+    match_params mp = {.games = c->eval_games, .opening_plies = 2,
+                       .seed = c->seed ^ (0x6576616cULL + r->rc.iteration), .elo1 = 35,
+                       .alpha = 0.05, .beta = 0.05};
+    match_result m;
+    if (anchor_match(&c->g, me, t, &mp, &m, err, errlen) != 0) return -1;
+    k += (size_t)snprintf(json + k, jlen - k,
+                          "%s\"%s\": {\"score\": %.4f, \"elo\": %.1f, \"elo_lo\": %.1f, "
+                          "\"elo_hi\": %.1f, \"games\": %d}",
+                          first ? "" : ", ", t, m.score, m.elo, m.elo_lo, m.elo_hi, m.games);
+    first = 0;
+    emit(r, 1, "  best vs %s: %.1f%% (%+.0f Elo, %d games)", t, 100 * m.score, m.elo, m.games);
+  }
+  snprintf(json + k, jlen - k, "}");
+  return 0;
+}
+
+static int end_iteration(run *r, double t_start, nn_losses *avg, int nsteps, char *err,
+                         size_t errlen) {
+  const train_config *c = &r->cfg;
+  char path[PATH_MAX_LEN], gate_json[512] = "\"gating\": null", eval_json[2048] = "";
+  r->rc.iteration++;
+  path_in(r, "candidate.weights", path);
+  if (nn_save(r->cand, &r->meta, path, err, errlen) != 0) return -1;
+  r->st.phase = "gating";
+  emit(r, 0, NULL);
+  int promoted = gate(r, gate_json, sizeof gate_json, err, errlen);
+  if (promoted < 0) return -1;
+  if (promoted && c->eval_every > 0 && r->rc.promotions % (uint32_t)c->eval_every == 0) {
+    r->st.phase = "evaluation";
+    emit(r, 0, NULL);
+    if (evaluate(r, eval_json, sizeof eval_json, err, errlen) != 0) return -1;
+  }
+  if (flush_records(r, err, errlen) != 0) return -1;
+  if (r->rc.iteration % (uint32_t)c->checkpoint_every == 0) {
+    path_in(r, "replay.bin", path);
+    if (replay_save(r->buf, path, err, errlen) != 0) return -1;
+  }
+  /* Counters of this iteration. */
+  double elapsed = now_elapsed(r, t_start);
+  replay_stats rs;
+  replay_get_stats(r->buf, &rs);
+  uint64_t games = r->rc.games + atomic_load(&r->counters.games);
+  uint64_t evals = atomic_load(&r->counters.evals);
+  uint64_t net_ns = r->rc.net_ns + atomic_load(&r->counters.net_ns);
+  uint64_t search_ns = r->rc.search_ns + atomic_load(&r->counters.search_ns);
+  double sess = clock_wall() - t_start;
+  double total_ns = (double)(net_ns + search_ns + r->rc.learner_ns + r->rc.gate_ns);
+  if (total_ns <= 0) total_ns = 1;
+  double n = nsteps > 0 ? nsteps : 1;
+  char line[4096];
+  snprintf(line, sizeof line,
+           "{\"iteration\": %u, \"time_min\": %.3f, \"steps\": %llu, \"games\": %llu, "
+           "\"samples\": %llu, \"buffer\": %d, \"buffer_mb\": %.1f, \"lr\": %.6f, "
+           "\"loss\": {\"total\": %.5f, \"policy\": %.5f, \"value\": %.5f, \"score\": %.5f, "
+           "\"entropy\": %.5f, \"value_acc\": %.4f}, "
+           "\"speed\": {\"games_per_h\": %.1f, \"evals_per_s\": %.1f}, "
+           "\"time_share\": {\"network\": %.3f, \"search\": %.3f, \"learner\": %.3f, "
+           "\"gating\": %.3f}, \"promotions\": %u, %s%s%s}",
+           r->rc.iteration, elapsed / 60, (unsigned long long)r->rc.steps,
+           (unsigned long long)games, (unsigned long long)rs.added, rs.count,
+           rs.bytes / 1048576.0, learning_rate(r, elapsed), avg->total / n, avg->policy / n,
+           avg->value / n, avg->score / n, avg->entropy / n, avg->value_sign_acc / n,
+           sess > 0 ? 3600.0 * (double)atomic_load(&r->counters.games) / sess : 0,
+           sess > 0 ? (double)evals / sess : 0, net_ns / total_ns, search_ns / total_ns,
+           r->rc.learner_ns / total_ns, r->rc.gate_ns / total_ns, r->rc.promotions, gate_json,
+           eval_json[0] ? ", " : "", eval_json);
+  if (metrics_append(r, line, err, errlen) != 0) return -1;
+  /* The commit point: counters as of this iteration (the session's live
+   * counters are folded in only here). */
+  run_counters saved = r->rc;
+  r->rc.elapsed = elapsed;
+  r->rc.games = games;
+  r->rc.net_ns = net_ns;
+  r->rc.search_ns = search_ns;
+  int rc = save_checkpoint(r, err, errlen);
+  r->rc = saved;
+  if (rc != 0) return -1;
+  emit(r, 1, "iteration %u: loss %.4f (policy %.4f value %.4f), %llu games, %d samples, %s",
+       r->rc.iteration, avg->total / n, avg->policy / n, avg->value / n,
+       (unsigned long long)games, rs.count, r->st.last_gate);
+  return 0;
+}
+
+int train_run(const train_args *a, char *err, size_t errlen) {
+  run *r = calloc(1, sizeof *r);
+  if (!r) {
+    errf(err, errlen, "out of memory");
+    return -1;
+  }
+  r->a = a;
+  r->st.phase = "starting";
+  int rc = -1;
+  char e[512];
+  if (setup(r, err, errlen) != 0) goto out;
+  const train_config *c = &r->cfg;
+  selfplay_params sp = {.g = &c->g, .search = c->search, .games = c->games_per_thread,
+                        .cap_sims = c->cap_sims, .full_frac = c->full_frac,
+                        .record_every = c->record_every, .seed = c->seed ^ r->rc.iteration};
+  if (!(r->sp = selfplay_start(&sp, c->threads, r->slot, r->buf, &r->counters, record_game, r,
+                               err, errlen)))
+    goto out;
+  double t_start = clock_wall(), last_emit = 0;
+  uint64_t added0;
+  {
+    replay_stats rs;
+    replay_get_stats(r->buf, &rs);
+    added0 = rs.added;
+  }
+  nn_losses avg = {0};
+  int nsteps = 0;
+  uint64_t steps_at_start = r->rc.steps;
+  for (;;) {
+    double elapsed = now_elapsed(r, t_start);
+    if (a->stop && *a->stop) break;
+    if (c->minutes > 0 && elapsed >= c->minutes * 60) break;
+    if (c->iterations > 0 && r->rc.iteration >= (uint32_t)c->iterations) break;
+    if (selfplay_failed(r->sp)) {
+      selfplay_stop(r->sp, err, errlen);
+      r->sp = NULL;
+      goto out;
+    }
+    replay_stats rs;
+    replay_get_stats(r->buf, &rs);
+    /* Training keeps pace with self-play: samples trained per new sample. */
+    double allowed = (double)(rs.added - added0) * c->train_ratio / c->batch;
+    int ready = rs.count >= c->min_samples &&
+                (double)(r->rc.steps - steps_at_start) < allowed + (rs.added > added0 ? 1 : 0);
+    if (clock_wall() - last_emit > 0.5) {
+      r->st.phase = ready ? "training" : "self-play";
+      emit(r, 0, NULL);
+      last_emit = clock_wall();
+    }
+    if (!ready) {
+      struct timespec ts = {0, 20 * 1000000};
+      nanosleep(&ts, NULL);
+      continue;
+    }
+    nn_losses l;
+    double t0 = clock_thread_cpu();
+    if (train_step(r, elapsed, &l) != 0) {
+      errf(err, errlen, "training step failed");
+      goto stop;
+    }
+    r->rc.learner_ns += (uint64_t)((clock_thread_cpu() - t0) * 1e9);
+    r->rc.steps++;
+    r->st.loss = l.total;
+    avg.total += l.total, avg.policy += l.policy, avg.value += l.value, avg.score += l.score;
+    avg.entropy += l.entropy, avg.value_sign_acc += l.value_sign_acc > 0 ? l.value_sign_acc : 0;
+    nsteps++;
+    if (nsteps >= c->steps_per_iter) {
+      if (end_iteration(r, t_start, &avg, nsteps, err, errlen) != 0) goto stop;
+      memset(&avg, 0, sizeof avg);
+      nsteps = 0;
+    }
+    r->st.elapsed_min = elapsed / 60;
+  }
+  rc = 0;
+stop:
+  if (r->sp && selfplay_stop(r->sp, e, sizeof e) != 0 && rc == 0) {
+    errf(err, errlen, "%s", e);
+    rc = -1;
+  }
+  r->sp = NULL;
+  /* A clean stop keeps the buffer of this session too. */
+  if (rc == 0) {
+    char path[PATH_MAX_LEN];
+    path_in(r, "replay.bin", path);
+    if (replay_save(r->buf, path, err, errlen) != 0) rc = -1;
+  }
+out:
+  if (r->sp) selfplay_stop(r->sp, e, sizeof e);
+  teardown(r);
+  free(r);
+  return rc;
+}

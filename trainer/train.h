@@ -1,0 +1,61 @@
+/* train: one training run — self-play workers, the replay buffer, the
+ * learner, gating and the periodic evaluation, with everything a run needs
+ * to stop at any moment and resume.
+ *
+ * A run lives in a directory:
+ *   config.ini          the resolved configuration (every key)
+ *   best.weights        the current best network; candidate.weights beside it
+ *   checkpoint/learner.ckpt   candidate weights, Adam moments, step counter,
+ *                             and the run's counters and learner RNG
+ *   replay.bin          the replay buffer
+ *   metrics.jsonl       one JSON object per iteration
+ *   games/              kept self-play games, one file per iteration
+ * Every file is written atomically (temporary file, fsync, rename). The
+ * checkpoint is written last in an iteration and is the commit point: on
+ * resume, metrics lines of iterations after it are dropped, so a run killed
+ * at any moment loses at most the iteration in progress.
+ *
+ * train_run blocks until the budget is spent, *stop becomes non-zero (a
+ * signal handler may set it), or an error. It prints nothing: progress goes
+ * to the caller's callback, from the calling thread. */
+#ifndef SOWZERO_TRAIN_H
+#define SOWZERO_TRAIN_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+  int iteration;         /* iterations completed */
+  uint64_t steps;        /* training steps */
+  uint64_t games;        /* self-play games, over all resumes */
+  uint64_t samples;      /* samples added to the buffer, over all resumes */
+  int buffer;            /* samples in the buffer */
+  double loss;           /* total loss of the last step */
+  double elapsed_min;    /* training time, over all resumes */
+  double budget_min;     /* the budget (0: none) */
+  int promotions;
+  char last_gate[96];    /* "promoted 58.0% (+56 Elo)" */
+  const char *phase;     /* "self-play", "training", "gating", "evaluation" */
+} train_status;
+
+/* kind: 0 a status update (frequent), 1 an event line worth logging (an
+ * iteration's summary, a resume, a promotion). */
+typedef void (*train_progress_fn)(void *ctx, int kind, const train_status *st,
+                                  const char *line);
+
+typedef struct {
+  const char *config_path; /* used when the run directory has no config yet */
+  const char *run_dir;
+  int n_over;              /* "section.key=value" overrides */
+  char *const *over;
+  train_progress_fn progress;
+  void *progress_ctx;
+  volatile sig_atomic_t *stop; /* may be NULL */
+} train_args;
+
+/* Runs (or resumes) a run. 0 when the budget is spent or a stop was
+ * requested (state saved), -1 with a message on failure. */
+int train_run(const train_args *a, char *err, size_t errlen);
+
+#endif
