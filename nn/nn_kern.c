@@ -112,9 +112,12 @@ NN_CLONES void nn_k_colsum(const float *g, float *db, int rows, int cols) {
 NN_CLONES void nn_k_vecmat(float *y, const float *x, const float *W,
                            const float *b, const float *s, int n, int m,
                            int relu, int *nz) {
+  /* Branch-free compaction: zero and non-zero inputs come unpredictably. */
   int k = 0;
-  for (int i = 0; i < n; i++)
-    if (x[i] != 0.0f) nz[k++] = i;
+  for (int i = 0; i < n; i++) {
+    nz[k] = i;
+    k += x[i] != 0.0f;
+  }
   int j = 0;
   for (; j + 4 * VW <= m; j += 4 * VW) {
     vf a0, a1, a2, a3;

@@ -1,0 +1,358 @@
+/* `sowzero bench nn`: network throughput against plain cblas_sgemm.
+ *
+ * Figures (bench "nn"; stable names, medians over --reps repetitions; the
+ * unsuffixed rates use the thread's CPU clock, "_wall" ones the wall clock):
+ *   forward_pos_per_s, forward_pos_per_s_wall, forward_gflops   per batch
+ *   sgemm_gflops        the same GEMM shapes alone, per batch
+ *   forward_sgemm_ratio forward_gflops / sgemm_gflops, per batch
+ *   batch1_pos_per_s    batch 1 by method (sgemm, sgemv, loop, auto)
+ *   train_samples_per_s, train_samples_per_s_wall, train_gflops  batch 256
+ *   train_sgemm_gflops, train_sgemm_ratio   the training step's GEMMs alone
+ * One thread, as in the workers. */
+#include "cli/cli.h"
+
+#include "base/base.h"
+#include "nn/nn.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REPS_MAX 31
+
+typedef struct {
+  nn_config cfg;
+  double seconds; /* per figure, split over the repetitions */
+  int reps;
+  int train_batch;
+} opts;
+
+/* What one timed call does, and on how many positions. */
+typedef struct ctx {
+  void (*fn)(struct ctx *c);
+  int units;
+  nn_net *net;
+  nn_ws *ws;
+  nn_trainer *tr;
+  const float *x;
+  const uint32_t *legal;
+  float *policy, *value, *score;
+  const float *tp, *tv, *ts;
+  int batch;
+  int pos; /* batch 1: which position of the pool */
+  int pool;
+  float *buf[6]; /* plain-sgemm buffers */
+} ctx;
+
+static double median(double *v, int n) {
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+      double t = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = t;
+    }
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Runs c->fn enough times for seconds / reps per repetition; returns the
+ * median units per second by thread CPU time and by wall time. */
+static void measure(ctx *c, const opts *o, double *cpu_rate,
+                    double *wall_rate) {
+  c->fn(c); /* warm-up: caches, BLAS buffers */
+  double t0 = clock_thread_cpu();
+  int probe = 0;
+  do {
+    c->fn(c);
+    probe++;
+  } while (clock_thread_cpu() - t0 < 0.01);
+  double once = (clock_thread_cpu() - t0) / probe;
+  long iters = (long)(o->seconds / o->reps / once);
+  if (iters < 1) iters = 1;
+  double cpu[REPS_MAX], wall[REPS_MAX];
+  for (int r = 0; r < o->reps; r++) {
+    double c0 = clock_thread_cpu(), w0 = clock_wall();
+    for (long i = 0; i < iters; i++) c->fn(c);
+    double c1 = clock_thread_cpu(), w1 = clock_wall();
+    cpu[r] = (double)c->units * iters / (c1 - c0 > 1e-9 ? c1 - c0 : 1e-9);
+    wall[r] = (double)c->units * iters / (w1 - w0 > 1e-9 ? w1 - w0 : 1e-9);
+  }
+  *cpu_rate = median(cpu, o->reps);
+  *wall_rate = median(wall, o->reps);
+}
+
+static void run_forward(ctx *c) {
+  nn_forward(c->net, c->ws, c->x, c->legal, c->batch, c->policy, c->value,
+             c->score);
+}
+
+static void run_forward1(ctx *c) {
+  const int NI = nn_config_of(c->net).n_in;
+  c->pos = (c->pos + 1) % c->pool;
+  nn_forward(c->net, c->ws, c->x + (size_t)c->pos * NI, c->legal + c->pos, 1,
+             c->policy, c->value, c->score);
+}
+
+static void run_train(ctx *c) {
+  /* A tiny rate keeps the weights sane over thousands of repeats of one
+   * batch; the work does not depend on it. */
+  nn_train_step(c->net, c->tr, c->ws, c->x, c->legal, c->tp, c->tv, c->ts,
+                c->batch, 1e-5f, NULL);
+}
+
+/* The forward pass's GEMMs with the same shapes, betas and weights, without
+ * the bias, ReLU and softmax passes. */
+static void run_sgemm_forward(ctx *c) {
+  const nn_config k = nn_config_of(c->net);
+  const int B = c->batch, NI = k.n_in, H = k.hidden, O = k.n_actions + 2;
+  const float *P = nn_params(c->net);
+  float *a = c->buf[0], *u = c->buf[1];
+  int t = 0;
+  const nn_tensor *T = nn_tensor_at(c->net, t);
+  /* a (B x H) = x (B x NI) . W_in (NI x H) */
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, NI, 1.0f, c->x,
+              NI, P + T->offset, H, 0.0f, a, H);
+  for (int b = 0; b < k.blocks; b++) {
+    const nn_tensor *W1 = nn_tensor_at(c->net, 2 + 4 * b),
+                    *W2 = nn_tensor_at(c->net, 4 + 4 * b);
+    /* u (B x H) = a (B x H) . W1 (H x H) */
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, H, 1.0f, a,
+                H, P + W1->offset, H, 0.0f, u, H);
+    /* a (B x H) += u (B x H) . W2 (H x H) */
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, H, 1.0f, u,
+                H, P + W2->offset, H, 1.0f, a, H);
+  }
+  T = nn_tensor_at(c->net, 2 + 4 * k.blocks);
+  /* out (B x O) = a (B x H) . W_head (H x O) */
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, O, H, 1.0f, a, H,
+              P + T->offset, O, 0.0f, c->buf[2], O);
+}
+
+/* The training step's GEMMs: the forward ones plus, per layer, dW = X^T G
+ * and (except for the input layer) dX = G W^T. */
+static void run_sgemm_train(ctx *c) {
+  run_sgemm_forward(c);
+  const nn_config k = nn_config_of(c->net);
+  const int B = c->batch, NI = k.n_in, H = k.hidden, O = k.n_actions + 2;
+  const float *P = nn_params(c->net);
+  float *a = c->buf[0], *g1 = c->buf[3], *g2 = c->buf[4], *dw = c->buf[5];
+  const float *dout = c->buf[2];
+  const nn_tensor *T = nn_tensor_at(c->net, 2 + 4 * k.blocks);
+  /* dW_head (H x O) = a^T (H x B) . dout (B x O) */
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, O, B, 1.0f, a, H,
+              dout, O, 0.0f, dw, O);
+  /* g1 (B x H) = dout (B x O) . W_head^T (O x H) */
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, O, 1.0f, dout, O,
+              P + T->offset, O, 0.0f, g1, H);
+  for (int b = k.blocks - 1; b >= 0; b--) {
+    const nn_tensor *W1 = nn_tensor_at(c->net, 2 + 4 * b),
+                    *W2 = nn_tensor_at(c->net, 4 + 4 * b);
+    /* dW2 (H x H) = a^T (H x B) . g1 (B x H) */
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, H, B, 1.0f, a, H,
+                g1, H, 0.0f, dw, H);
+    /* g2 (B x H) = g1 (B x H) . W2^T (H x H) */
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, H, 1.0f, g1, H,
+                P + W2->offset, H, 0.0f, g2, H);
+    /* dW1 (H x H) = a^T (H x B) . g2 (B x H) */
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, H, B, 1.0f, a, H,
+                g2, H, 0.0f, dw, H);
+    /* g1 (B x H) += g2 (B x H) . W1^T (H x H) */
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, H, 1.0f, g2, H,
+                P + W1->offset, H, 1.0f, g1, H);
+  }
+  /* dW_in (NI x H) = x^T (NI x B) . g1 (B x H) */
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, NI, H, B, 1.0f, c->x,
+              NI, g1, H, 0.0f, dw, H);
+}
+
+static int parse_int(const char *name, const char *s, int lo, int hi,
+                     int *out) {
+  char *end;
+  long v = s ? strtol(s, &end, 10) : 0;
+  if (!s || *end || v < lo || v > hi) {
+    fprintf(stderr, "sowzero bench nn: %s needs an integer in %d..%d\n", name,
+            lo, hi);
+    return -1;
+  }
+  *out = (int)v;
+  return 0;
+}
+
+static int parse(int argc, char **argv, opts *o) {
+  o->cfg = nn_config_default();
+  o->seconds = 0.5;
+  o->reps = 5;
+  o->train_batch = 256;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int rc;
+    if (!strcmp(a, "--hidden"))
+      rc = parse_int(a, v, 1, 4096, &o->cfg.hidden);
+    else if (!strcmp(a, "--blocks"))
+      rc = parse_int(a, v, 0, 64, &o->cfg.blocks);
+    else if (!strcmp(a, "--inputs"))
+      rc = parse_int(a, v, 1, 65536, &o->cfg.n_in);
+    else if (!strcmp(a, "--actions"))
+      rc = parse_int(a, v, 1, NN_MAX_ACTIONS, &o->cfg.n_actions);
+    else if (!strcmp(a, "--reps"))
+      rc = parse_int(a, v, 1, REPS_MAX, &o->reps);
+    else if (!strcmp(a, "--train-batch"))
+      rc = parse_int(a, v, 1, 4096, &o->train_batch);
+    else if (!strcmp(a, "--seconds")) {
+      char *end;
+      o->seconds = v ? strtod(v, &end) : 0;
+      rc = v && !*end && o->seconds > 0 && o->seconds < 3600 ? 0 : -1;
+      if (rc)
+        fprintf(stderr, "sowzero bench nn: --seconds needs a positive number\n");
+    } else {
+      fprintf(stderr,
+              "sowzero bench nn: unknown option '%s' (options: --hidden N "
+              "--blocks N --inputs N --actions N --seconds S --reps N "
+              "--train-batch N)\n",
+              a);
+      return -1;
+    }
+    if (rc) return -1;
+    i++;
+  }
+  return 0;
+}
+
+int bench_nn(bench_out *b, int argc, char **argv) {
+  opts o;
+  if (parse(argc, argv, &o) != 0) return 2;
+  static const int batches[] = {1, 8, 32, 64, 256, 1024};
+  const int nbatch = (int)(sizeof batches / sizeof batches[0]);
+  int maxb = o.train_batch > 1024 ? o.train_batch : 1024;
+  const nn_config *k = &o.cfg;
+  const int NI = k->n_in, H = k->hidden, A = k->n_actions, O = A + 2;
+  char err[256], info[512], extra[96];
+  int rc = 1;
+
+  ctx c;
+  memset(&c, 0, sizeof c);
+  float *x = NULL, *policy = NULL, *tp = NULL, *tv = NULL, *ts = NULL;
+  uint32_t *legal = NULL;
+  c.net = nn_create(k, 1, err, sizeof err);
+  c.ws = c.net ? nn_ws_create(c.net, maxb, err, sizeof err) : NULL;
+  nn_train_params tparams = nn_train_defaults();
+  c.tr = c.ws ? nn_trainer_create(c.net, &tparams, err, sizeof err) : NULL;
+  if (!c.tr) {
+    fprintf(stderr, "sowzero bench nn: %s\n", err);
+    goto out;
+  }
+  x = malloc(sizeof(float) * (size_t)maxb * NI);
+  legal = malloc(sizeof(uint32_t) * (size_t)maxb);
+  policy = malloc(sizeof(float) * (size_t)maxb * A);
+  tp = calloc((size_t)maxb * A, sizeof(float));
+  tv = malloc(sizeof(float) * (size_t)maxb);
+  ts = malloc(sizeof(float) * (size_t)maxb);
+  c.value = malloc(sizeof(float) * (size_t)maxb);
+  c.score = malloc(sizeof(float) * (size_t)maxb);
+  size_t bufsz = (size_t)maxb * (H > O ? H : O) +
+                 (size_t)(H > NI ? H : NI) * (H > O ? H : O);
+  for (int i = 0; i < 6; i++) c.buf[i] = calloc(bufsz, sizeof(float));
+  if (!x || !legal || !policy || !tp || !tv || !ts || !c.value || !c.score ||
+      !c.buf[0] || !c.buf[1] || !c.buf[2] || !c.buf[3] || !c.buf[4] ||
+      !c.buf[5]) {
+    fprintf(stderr, "sowzero bench nn: out of memory\n");
+    goto out;
+  }
+  /* Positions like encoded boards: about half the features zero. */
+  rng_t r;
+  rng_seed(&r, 12345, 0);
+  for (size_t i = 0; i < (size_t)maxb * NI; i++)
+    x[i] = rng_double(&r) < 0.5 ? 0.0f : (float)rng_double(&r);
+  for (int i = 0; i < maxb; i++) {
+    uint32_t full = A >= 32 ? 0xffffffffu : (1u << A) - 1u;
+    legal[i] = ((uint32_t)rng_u64(&r) & full) | 1u;
+    int a = (int)rng_below(&r, (uint32_t)A);
+    tp[(size_t)i * A + ((legal[i] >> a & 1) ? a : 0)] = 1.0f;
+    tv[i] = (float)((int)rng_below(&r, 3) - 1);
+    ts[i] = (float)(rng_double(&r) * 2.0 - 1.0);
+  }
+  c.x = x;
+  c.legal = legal;
+  c.policy = policy;
+  c.tp = tp;
+  c.tv = tv;
+  c.ts = ts;
+  c.pool = maxb;
+
+  nn_blas_info(info, sizeof info);
+  const char *ct = getenv("OPENBLAS_CORETYPE");
+  bench_note(b, "%s; OPENBLAS_CORETYPE=%s", info, ct ? ct : "(unset)");
+  bench_note(b, "network %d-%dx%d-%d, %zu parameters, %.0f FLOP per position",
+             NI, H, k->blocks, A, nn_param_count(c.net),
+             nn_flops_per_position(k));
+  const double fl = nn_flops_per_position(k);
+
+  for (int i = 0; i < nbatch; i++) {
+    double cpu, wall, gcpu, gwall;
+    c.batch = batches[i];
+    c.units = c.batch;
+    c.fn = run_forward;
+    measure(&c, &o, &cpu, &wall);
+    c.fn = run_sgemm_forward;
+    measure(&c, &o, &gcpu, &gwall);
+    snprintf(extra, sizeof extra, "\"batch\": %d", c.batch);
+    bench_figure(b, "nn", "forward_pos_per_s", cpu, "1/s", extra);
+    bench_figure(b, "nn", "forward_pos_per_s_wall", wall, "1/s", extra);
+    bench_figure(b, "nn", "forward_gflops", cpu * fl / 1e9, "GFLOP/s", extra);
+    bench_figure(b, "nn", "sgemm_gflops", gcpu * fl / 1e9, "GFLOP/s", extra);
+    bench_figure(b, "nn", "forward_sgemm_ratio", cpu / gcpu, "", extra);
+  }
+
+  static const struct {
+    nn_small_path p;
+    const char *name;
+  } methods[] = {{NN_SMALL_SGEMM, "sgemm"},
+                 {NN_SMALL_SGEMV, "sgemv"},
+                 {NN_SMALL_LOOP, "loop"},
+                 {NN_SMALL_AUTO, "auto"}};
+  for (int i = 0; i < 4; i++) {
+    double cpu, wall;
+    nn_ws_set_small_path(c.ws, methods[i].p);
+    c.batch = 1;
+    c.units = 1;
+    c.fn = run_forward1;
+    measure(&c, &o, &cpu, &wall);
+    snprintf(extra, sizeof extra, "\"batch\": 1, \"method\": \"%s\"",
+             methods[i].name);
+    bench_figure(b, "nn", "batch1_pos_per_s", cpu, "1/s", extra);
+  }
+  nn_ws_set_small_path(c.ws, NN_SMALL_AUTO);
+
+  {
+    double cpu, wall, gcpu, gwall;
+    /* Forward, then dW for every layer and dX for all but the first. */
+    double tfl = 3.0 * fl - 2.0 * NI * H;
+    c.batch = o.train_batch;
+    c.units = c.batch;
+    c.fn = run_train;
+    measure(&c, &o, &cpu, &wall);
+    c.fn = run_sgemm_train;
+    measure(&c, &o, &gcpu, &gwall);
+    snprintf(extra, sizeof extra, "\"batch\": %d", c.batch);
+    bench_figure(b, "nn", "train_samples_per_s", cpu, "1/s", extra);
+    bench_figure(b, "nn", "train_samples_per_s_wall", wall, "1/s", extra);
+    bench_figure(b, "nn", "train_gflops", cpu * tfl / 1e9, "GFLOP/s", extra);
+    bench_figure(b, "nn", "train_sgemm_gflops", gcpu * tfl / 1e9, "GFLOP/s",
+                 extra);
+    bench_figure(b, "nn", "train_sgemm_ratio", cpu / gcpu, "", extra);
+  }
+  rc = 0;
+out:
+  free(x);
+  free(legal);
+  free(policy);
+  free(tp);
+  free(tv);
+  free(ts);
+  free(c.value);
+  free(c.score);
+  for (int i = 0; i < 6; i++) free(c.buf[i]);
+  nn_trainer_free(c.tr);
+  nn_ws_free(c.ws);
+  nn_free(c.net);
+  return rc;
+}
