@@ -1,6 +1,7 @@
 /* The training run: set-up and resume, the learner loop, iterations. */
 #include "trainer/train.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,6 +92,7 @@ typedef struct {
   char *records;
   size_t rec_len, rec_cap;
   int rec_count;
+  int lock_fd; /* flock on DIR/.lock while the run lives */
 } run;
 
 static void path_in(const run *r, const char *name, char *out) {
@@ -175,9 +179,11 @@ static int flush_records(run *r, char *err, size_t errlen) {
 }
 
 /* ---- Metrics ------------------------------------------------------------------------
- * metrics.jsonl is rewritten whole (atomically) with each new line, after
- * dropping lines of iterations beyond the checkpoint. */
-static int metrics_append(run *r, const char *line, char *err, size_t errlen) {
+ * metrics.jsonl is rewritten whole (atomically) with each new line, keeping
+ * only the lines of iterations up to keep_upto: a line written by a run
+ * killed before its checkpoint is dropped when the iteration is redone. */
+static int metrics_append(run *r, unsigned keep_upto, const char *line, char *err,
+                          size_t errlen) {
   char path[PATH_MAX_LEN];
   path_in(r, "metrics.jsonl", path);
   FILE *in = fopen(path, "rb");
@@ -191,7 +197,7 @@ static int metrics_append(run *r, const char *line, char *err, size_t errlen) {
     while (fgets(buf, sizeof buf, in)) {
       unsigned it = 0;
       const char *p = strstr(buf, "\"iteration\": ");
-      if (!p || sscanf(p, "\"iteration\": %u", &it) != 1 || it >= r->rc.iteration) continue;
+      if (!p || sscanf(p, "\"iteration\": %u", &it) != 1 || it > keep_upto) continue;
       fputs(buf, a.f);
     }
     fclose(in);
@@ -226,6 +232,21 @@ static int write_config(run *r, char *err, size_t errlen) {
   return afile_commit(&a, err, errlen);
 }
 
+/* Temporary files of writes a killed run never finished: the real files
+ * beside them are whole, so these are only garbage. */
+static void remove_stale_temporaries(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  char path[PATH_MAX_LEN];
+  while ((e = readdir(d)))
+    if (strstr(e->d_name, ".tmp.")) {
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      remove(path);
+    }
+  closedir(d);
+}
+
 static int setup(run *r, char *err, size_t errlen) {
   const train_args *a = r->a;
   char path[PATH_MAX_LEN], e[512];
@@ -238,10 +259,20 @@ static int setup(run *r, char *err, size_t errlen) {
     if (config_load(&r->cfg, a->config_path, a->n_over, a->over, err, errlen) != 0) return -1;
     if (make_dir(r->dir, err, errlen) != 0) return -1;
   }
+  /* One trainer per run: the lock goes with the process, even on SIGKILL. */
+  path_in(r, ".lock", path);
+  r->lock_fd = open(path, O_RDWR | O_CREAT, 0644);
+  if (r->lock_fd < 0 || flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    errf(err, errlen, "%s is in use by another 'sowzero train'", r->dir);
+    return -1;
+  }
   path_in(r, "checkpoint", path);
   if (make_dir(path, err, errlen) != 0) return -1;
+  remove_stale_temporaries(path);
   path_in(r, "games", path);
   if (make_dir(path, err, errlen) != 0) return -1;
+  remove_stale_temporaries(path);
+  remove_stale_temporaries(r->dir);
   if (write_config(r, err, errlen) != 0) return -1;
 
   const train_config *c = &r->cfg;
@@ -288,7 +319,7 @@ static int setup(run *r, char *err, size_t errlen) {
   path_in(r, "replay.bin", path);
   if (file_exists(path) && replay_load(r->buf, path, err, errlen) != 0) return -1;
   /* Drop metrics of iterations the checkpoint does not cover. */
-  if (metrics_append(r, NULL, e, sizeof e) != 0) {
+  if (metrics_append(r, r->rc.iteration, NULL, e, sizeof e) != 0) {
     errf(err, errlen, "%s", e);
     return -1;
   }
@@ -304,7 +335,6 @@ static int setup(run *r, char *err, size_t errlen) {
     errf(err, errlen, "out of memory");
     return -1;
   }
-  pthread_mutex_init(&r->rec_lock, NULL);
   if (!(r->slot = netslot_create(r->best, err, errlen))) return -1;
   replay_stats rs;
   replay_get_stats(r->buf, &rs);
@@ -318,6 +348,7 @@ static int setup(run *r, char *err, size_t errlen) {
 }
 
 static void teardown(run *r) {
+  if (r->lock_fd > 0) close(r->lock_fd);
   nn_free(r->best);
   nn_free(r->cand);
   nn_trainer_free(r->trainer);
@@ -489,7 +520,7 @@ static int end_iteration(run *r, double t_start, nn_losses *avg, int nsteps, cha
            sess > 0 ? (double)evals / sess : 0, net_ns / total_ns, search_ns / total_ns,
            r->rc.learner_ns / total_ns, r->rc.gate_ns / total_ns, r->rc.promotions, gate_json,
            eval_json[0] ? ", " : "", eval_json);
-  if (metrics_append(r, line, err, errlen) != 0) return -1;
+  if (metrics_append(r, r->rc.iteration - 1, line, err, errlen) != 0) return -1;
   /* The commit point: counters as of this iteration (the session's live
    * counters are folded in only here). */
   run_counters saved = r->rc;
@@ -513,6 +544,8 @@ int train_run(const train_args *a, char *err, size_t errlen) {
     return -1;
   }
   r->a = a;
+  r->lock_fd = -1;
+  pthread_mutex_init(&r->rec_lock, NULL);
   r->st.phase = "starting";
   int rc = -1;
   char e[512];
