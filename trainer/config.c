@@ -85,7 +85,7 @@ static const key_desc keys[] = {
     {"gating", "games", T_INT, F(gate_games), 2, 100000, "100",
      "gating games at most (pairs: each opening with both colours)"},
     {"gating", "threshold", T_FLOAT, F(gate_threshold), 0, 1, "0.55",
-     "score of the candidate that promotes it (mode threshold)"},
+     "score of the candidate that promotes it (threshold; sprt when still undecided)"},
     {"gating", "sims", T_INT, F(gate_sims), 1, 100000, "64", "simulations per move in gating"},
     {"gating", "sprt_elo1", T_FLOAT, F(sprt_elo1), 1, 1000, "35",
      "SPRT: H1 Elo (H0 is 0 Elo)"},
