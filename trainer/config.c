@@ -340,6 +340,10 @@ int config_write(const train_config *c, FILE *out) {
 }
 
 void config_describe(FILE *out) {
+  char text[2048];
+  mcts_params sp = selfplay_search_defaults();
+  fprintf(out, "[search]  self-play search; noise is always on (docs/SEARCH.md). Defaults:\n");
+  if (mcts_params_format(&sp, text, sizeof text) == 0) fputs(text, out);
   const char *section = "";
   for (int i = 0; i < N_KEYS; i++) {
     if (strcmp(section, keys[i].section)) {
