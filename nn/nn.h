@@ -92,7 +92,7 @@ const nn_tensor *nn_tensor_at(const nn_net *n, int i);
 typedef struct nn_ws nn_ws;
 
 /* Buffers for batches of up to max_batch rows of nets with n's config, for
- * both forward and training (about (2 * blocks + 4) * max_batch * hidden
+ * both forward and training (about (2 * blocks + 3) * max_batch * hidden
  * floats). */
 nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err, size_t errlen);
 void nn_ws_free(nn_ws *ws);

@@ -25,6 +25,12 @@ import statistics
 import sys
 import time
 
+# One thread everywhere: torch.set_num_threads covers ATen's own pool, but
+# the BLAS underneath (OpenBLAS on Debian) reads its thread count from the
+# environment when it loads, so it must be set before the import.
+for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(var, "1")
+
 try:
     import torch
     import torch.nn.functional as F
