@@ -6,7 +6,8 @@
 
 #include "trainer/agents_internal.h"
 
-static const agent_kind *const kinds[] = {&agent_random, &agent_greedy};
+static const agent_kind *const kinds[] = {&agent_random, &agent_greedy, &agent_alphabeta,
+                                          &agent_mcts,   &agent_zero,   &agent_net};
 #define N_KINDS (int)(sizeof kinds / sizeof kinds[0])
 
 const agent_kind *agent_kind_at(int i) { return i >= 0 && i < N_KINDS ? kinds[i] : NULL; }

@@ -1,0 +1,124 @@
+/* The `net` agent: the network's policy without search — the most likely
+ * legal action, or a sample at a temperature with sample=1. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainer/agents_internal.h"
+#include "trainer/evaluator_nn.h"
+
+typedef struct {
+  nn_net *net;
+  mcts_nn *ev;
+  int sample;
+  double temp;
+} net_agent;
+
+static void net_free_parts(net_agent *n) {
+  mcts_nn_free(n->ev);
+  nn_free(n->net);
+  free(n);
+}
+
+static int net_create(agent *a, int argc, char *const *argv, char *err, size_t errlen) {
+  const char *weights = NULL;
+  long sample = 0;
+  double temp = 1.0;
+  for (int i = 0; i < argc; i++) {
+    char key[32];
+    const char *value;
+    if (agent_split_setting(argv[i], key, sizeof key, &value, err, errlen)) return -1;
+    if (!strcmp(key, "weights")) {
+      weights = value;
+    } else if (!strcmp(key, "sample")) {
+      if (agent_parse_int(key, value, 0, 1, &sample, err, errlen)) return -1;
+    } else if (!strcmp(key, "temp")) {
+      if (agent_parse_double(key, value, 0.01, 100, &temp, err, errlen)) return -1;
+    } else {
+      errf(err, errlen, "unknown net setting '%s' (known: weights sample temp)", key);
+      return -1;
+    }
+  }
+  if (!weights) {
+    errf(err, errlen, "agent net needs weights=FILE");
+    return -1;
+  }
+  net_agent *n = calloc(1, sizeof *n);
+  if (!n) {
+    errf(err, errlen, "out of memory");
+    return -1;
+  }
+  n->sample = (int)sample;
+  n->temp = temp;
+  n->net = mcts_nn_load(&a->g, weights, err, errlen);
+  if (n->net) n->ev = mcts_nn_create(&a->g, n->net, 1, err, errlen);
+  if (!n->ev) {
+    net_free_parts(n);
+    return -1;
+  }
+  a->impl = n;
+  return 0;
+}
+
+static int net_eval(agent *a, const game_pos *p, float *policy, float *value) {
+  net_agent *n = a->impl;
+  mcts_eval ev = mcts_nn_eval(n->ev);
+  if (ev.evaluate(ev.ctx, &a->g, &p, 1, policy, value)) {
+    errf(a->err, sizeof a->err, "network evaluation failed");
+    return -1;
+  }
+  return 0;
+}
+
+static int net_choose(agent *a, const game_pos *p, const game_hist *h) {
+  (void)h;
+  net_agent *n = a->impl;
+  float policy[GAME_MAX_ACTIONS], value;
+  if (net_eval(a, p, policy, &value)) return -1;
+  game_moves legal = game_legal(&a->g, p);
+  int best = -1;
+  for (game_moves r = legal; r; r &= r - 1) {
+    int act = __builtin_ctz(r);
+    if (best < 0 || policy[act] > policy[best]) best = act;
+  }
+  if (!n->sample) return best;
+  double w[GAME_MAX_ACTIONS], sum = 0;
+  for (game_moves r = legal; r; r &= r - 1) {
+    int act = __builtin_ctz(r);
+    w[act] = policy[act] > 0 ? pow(policy[act] / policy[best], 1.0 / n->temp) : 0.0;
+    sum += w[act];
+  }
+  double u = rng_double(&a->rng) * sum;
+  for (game_moves r = legal; r; r &= r - 1) {
+    int act = __builtin_ctz(r);
+    u -= w[act];
+    if (u < 0 && w[act] > 0) return act;
+  }
+  return best;
+}
+
+static int net_analyze(agent *a, const game_pos *p, const game_hist *h, agent_analysis *out) {
+  (void)h;
+  float policy[GAME_MAX_ACTIONS], value;
+  if (net_eval(a, p, policy, &value)) return -1;
+  memset(out, 0, sizeof *out);
+  int best = -1;
+  for (game_moves r = game_legal(&a->g, p); r; r &= r - 1) {
+    int act = __builtin_ctz(r);
+    out->action[out->n] = act;
+    out->prior[out->n] = policy[act];
+    out->value[out->n] = 0.0f; /* one evaluation gives no per-move values */
+    out->n++;
+    if (best < 0 || policy[act] > policy[best]) best = act;
+  }
+  out->root_value = value;
+  out->best = best;
+  return 0;
+}
+
+static void net_free(agent *a) {
+  if (a->impl) net_free_parts(a->impl);
+}
+
+const agent_kind agent_net = {"net", "net weights=FILE [sample=1 temp=T]", net_create,
+                              net_choose, net_analyze, NULL, net_free};

@@ -1,0 +1,380 @@
+/* Negamax alpha-beta with iterative deepening and a transposition table,
+ * and the `alphabeta` agent kind built on it. */
+#include "trainer/alphabeta.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "trainer/agents_internal.h"
+#include "trainer/mcts_internal.h"
+
+enum { TT_EXACT = 1, TT_LOWER = 2, TT_UPPER = 3 };
+
+typedef struct {
+  uint64_t key;
+  int32_t score;  /* for the mover; win scores relative to this node */
+  int8_t depth;
+  uint8_t flag;
+  uint8_t move;
+  uint8_t heur;   /* 1: a horizon evaluation lies below this value */
+} tt_entry;
+
+struct ab_search {
+  game g;
+  ab_params p;
+  tt_entry *tt;
+  size_t tt_mask;
+  search_path path;
+  game_hist *own_hist; /* for ab_run without a history */
+  uint64_t hsum;       /* hash of the positions since the last capture */
+  uint64_t nodes;
+  double deadline;
+  int can_abort, abort;
+  int half;            /* pits per row: South owns [0, half) */
+};
+
+ab_params ab_defaults(void) {
+  ab_params p = {6, 0.0, 16, 100, 0, 0};
+  return p;
+}
+
+int ab_params_set(ab_params *p, const char *key, const char *value, char *err, size_t errlen) {
+  long v;
+  double d;
+  if (!strcmp(key, "depth")) {
+    if (agent_parse_int(key, value, 1, AB_MAX_DEPTH, &v, err, errlen)) return -1;
+    p->depth = (int)v;
+  } else if (!strcmp(key, "time")) {
+    if (agent_parse_double(key, value, 0, 1e6, &d, err, errlen)) return -1;
+    p->time = d;
+  } else if (!strcmp(key, "tt")) {
+    if (agent_parse_int(key, value, 0, 65536, &v, err, errlen)) return -1;
+    p->tt_mb = (int)v;
+  } else if (!strcmp(key, "w_store") || !strcmp(key, "w_seeds") || !strcmp(key, "w_mobility")) {
+    if (agent_parse_int(key, value, -100000, 100000, &v, err, errlen)) return -1;
+    int *f = !strcmp(key, "w_store") ? &p->w_store : !strcmp(key, "w_seeds") ? &p->w_seeds
+                                                                            : &p->w_mobility;
+    *f = (int)v;
+  } else {
+    errf(err, errlen, "unknown alphabeta setting '%s' (known: depth time tt w_store w_seeds "
+         "w_mobility)", key);
+    return -1;
+  }
+  return 0;
+}
+
+ab_search *ab_create(const game *g, const ab_params *p, char *err, size_t errlen) {
+  if (p->depth < 1 || p->depth > AB_MAX_DEPTH || p->time < 0 || p->tt_mb < 0) {
+    errf(err, errlen, "bad alphabeta parameters (depth 1..%d, time >= 0, tt >= 0)",
+         AB_MAX_DEPTH);
+    return NULL;
+  }
+  ab_search *s = calloc(1, sizeof *s);
+  if (!s) {
+    errf(err, errlen, "out of memory");
+    return NULL;
+  }
+  s->g = *g;
+  s->p = *p;
+  s->half = g->n_pits / 2;
+  s->own_hist = malloc(sizeof *s->own_hist);
+  if (p->tt_mb > 0) {
+    size_t n = 1;
+    while (n * 2 * sizeof(tt_entry) <= (size_t)p->tt_mb << 20) n *= 2;
+    s->tt = calloc(n, sizeof *s->tt);
+    s->tt_mask = n - 1;
+  }
+  if (!s->own_hist || (p->tt_mb > 0 && !s->tt)) {
+    ab_free(s);
+    errf(err, errlen, "out of memory for a %d MiB table", p->tt_mb);
+    return NULL;
+  }
+  return s;
+}
+
+void ab_free(ab_search *s) {
+  if (!s) return;
+  free(s->tt);
+  free(s->own_hist);
+  free(s);
+}
+
+void ab_clear(ab_search *s) {
+  if (s->tt) memset(s->tt, 0, (s->tt_mask + 1) * sizeof *s->tt);
+}
+
+int ab_evaluate(const ab_search *s, const game_pos *p) {
+  int me = p->mover, seeds[2] = {0, 0}, busy[2] = {0, 0};
+  for (int i = 0; i < s->g.n_pits; i++) {
+    int side = p->owner ? (int)(p->owner >> i & 1) : i >= s->half;
+    seeds[side] += p->pits[i];
+    busy[side] += p->pits[i] != 0;
+  }
+  return s->p.w_store * ((int)p->store[me] - (int)p->store[1 - me]) +
+         s->p.w_seeds * (seeds[me] - seeds[1 - me]) + s->p.w_mobility * (busy[me] - busy[1 - me]);
+}
+
+static inline uint64_t mixh(uint64_t x) {
+  x ^= x >> 31;
+  x *= 0x7fb5d329728ea185ULL;
+  x ^= x >> 27;
+  x *= 0x81dadef4bc2dd44dULL;
+  return x ^ (x >> 33);
+}
+
+static uint64_t tt_key(const ab_search *s, const game_pos *p) {
+  uint64_t k = mixh(p->hash ^ ((uint64_t)p->store[0] << 1 | (uint64_t)p->store[1] << 17 |
+                               (uint64_t)p->ply << 33 | (uint64_t)p->nocap << 49));
+  k ^= mixh(k + s->hsum + ((uint64_t)p->round << 8 | p->aux[0] | (uint64_t)p->aux[1] << 16));
+  return k ? k : 1;
+}
+
+/* Win scores are stored relative to the node, so they stay right when the
+ * same position is met at another distance from the root. */
+static inline int to_tt(int v, int ply) {
+  return v > AB_WIN / 2 ? v + ply : v < -AB_WIN / 2 ? v - ply : v;
+}
+static inline int from_tt(int v, int ply) {
+  return v > AB_WIN / 2 ? v - ply : v < -AB_WIN / 2 ? v + ply : v;
+}
+
+static inline int terminal_score(const game_pos *q, int side, int ply) {
+  return game_outcome(q, side) * (AB_WIN - ply) + game_margin(q, side);
+}
+
+/* Orders the legal actions: the table's move, then immediate wins, then
+ * captures by size, then the rest in action order. */
+static int order_moves(const ab_search *s, const game_pos *p, int tt_move, int *moves) {
+  int key[GAME_MAX_ACTIONS], n = 0, me = p->mover;
+  for (game_moves r = game_legal(&s->g, p); r; r &= r - 1) {
+    int a = __builtin_ctz(r);
+    game_pos q = *p;
+    game_play(&s->g, &q, a);
+    int k = q.store[me] - p->store[me];
+    if (q.status != GAME_ONGOING) k += 1000 * game_outcome(&q, me);
+    if (a == tt_move) k = 1 << 20;
+    int i = n++;
+    while (i > 0 && key[i - 1] < k) {
+      key[i] = key[i - 1];
+      moves[i] = moves[i - 1];
+      i--;
+    }
+    key[i] = k;
+    moves[i] = a;
+  }
+  return n;
+}
+
+/* Plays action a from p into q along the search path; state to restore in
+ * *save_*. */
+typedef struct {
+  int root_live, base, len;
+  uint64_t hsum;
+} path_save;
+
+static inline void step(ab_search *s, const game_pos *p, game_pos *q, int a, path_save *sv) {
+  sv->root_live = s->path.root_live;
+  sv->base = s->path.base;
+  sv->len = s->path.len;
+  sv->hsum = s->hsum;
+  *q = *p;
+  int fl = search_path_step(&s->g, q, &s->path, a);
+  if (s->g.repetition > 0) {
+    if (fl & GAME_PLAY_CAPTURE) s->hsum = 0;
+    if (s->path.len > sv->len) s->hsum += mixh(q->hash);
+  }
+}
+
+static inline void unstep(ab_search *s, const path_save *sv) {
+  s->path.root_live = sv->root_live;
+  s->path.base = sv->base;
+  s->path.len = sv->len;
+  s->hsum = sv->hsum;
+}
+
+static int negamax(ab_search *s, const game_pos *p, int depth, int alpha, int beta, int ply,
+                   int *heur) {
+  s->nodes++;
+  if (s->can_abort && (s->nodes & 1023) == 0 && clock_wall() > s->deadline) s->abort = 1;
+  if (s->abort) return 0;
+  if (depth <= 0) {
+    *heur = 1;
+    return ab_evaluate(s, p);
+  }
+  uint64_t key = 0;
+  tt_entry *e = NULL;
+  int tt_move = -1;
+  if (s->tt) {
+    key = tt_key(s, p);
+    e = &s->tt[key & s->tt_mask];
+    if (e->key == key) {
+      tt_move = e->move;
+      if (e->depth >= depth) {
+        int v = from_tt(e->score, ply);
+        if (e->flag == TT_EXACT || (e->flag == TT_LOWER && v >= beta) ||
+            (e->flag == TT_UPPER && v <= alpha)) {
+          *heur |= e->heur;
+          return v;
+        }
+      }
+    }
+  }
+  int moves[GAME_MAX_ACTIONS];
+  int n = order_moves(s, p, tt_move, moves), me = p->mover;
+  int best = -AB_INF, best_move = moves[0], alpha0 = alpha, h_all = 0;
+  for (int i = 0; i < n; i++) {
+    game_pos q;
+    path_save sv;
+    step(s, p, &q, moves[i], &sv);
+    int v, h = 0;
+    if (q.status != GAME_ONGOING)
+      v = terminal_score(&q, me, ply + 1);
+    else if (q.mover == me)
+      v = negamax(s, &q, depth - 1, alpha, beta, ply + 1, &h);
+    else
+      v = -negamax(s, &q, depth - 1, -beta, -alpha, ply + 1, &h);
+    unstep(s, &sv);
+    if (s->abort) return 0;
+    h_all |= h;
+    if (v > best) {
+      best = v;
+      best_move = moves[i];
+    }
+    if (v > alpha) alpha = v;
+    if (alpha >= beta) break;
+  }
+  if (e) {
+    e->key = key;
+    e->score = to_tt(best, ply);
+    e->depth = (int8_t)depth;
+    e->flag = best <= alpha0 ? TT_UPPER : best >= beta ? TT_LOWER : TT_EXACT;
+    e->move = (uint8_t)best_move;
+    e->heur = (uint8_t)h_all;
+  }
+  *heur |= h_all;
+  return best;
+}
+
+int ab_run(ab_search *s, const game_pos *p, const game_hist *h, ab_result *out, char *err,
+           size_t errlen) {
+  memset(out, 0, sizeof *out);
+  out->best = -1;
+  if (p->status != GAME_ONGOING || game_legal(&s->g, p) == 0) {
+    errf(err, errlen, "cannot search a finished game");
+    return -1;
+  }
+  if (!h) {
+    game_hist_reset(s->own_hist, p);
+    h = s->own_hist;
+  }
+  double t0 = clock_wall();
+  s->deadline = t0 + s->p.time;
+  s->nodes = 0;
+  s->abort = 0;
+  search_path_reset(&s->path, h);
+  uint64_t root_sum = 0;
+  if (s->g.repetition > 0)
+    for (int i = 0; i < h->len; i++) root_sum += mixh(h->hash[i]);
+  int max_depth = s->p.depth, prev_best = -1, me = p->mover;
+  for (int d = 1; d <= max_depth; d++) {
+    s->can_abort = s->p.time > 0 && d > 1;
+    s->hsum = root_sum;
+    int moves[GAME_MAX_ACTIONS], scores[GAME_MAX_ACTIONS];
+    int n = order_moves(s, p, prev_best, moves);
+    int alpha = -AB_INF, best = -AB_INF, best_move = moves[0], heur = 0;
+    for (int i = 0; i < n; i++) {
+      game_pos q;
+      path_save sv;
+      step(s, p, &q, moves[i], &sv);
+      int v, hh = 0;
+      if (q.status != GAME_ONGOING)
+        v = terminal_score(&q, me, 1);
+      else if (q.mover == me)
+        v = negamax(s, &q, d - 1, alpha, AB_INF, 1, &hh);
+      else
+        v = -negamax(s, &q, d - 1, -AB_INF, -alpha, 1, &hh);
+      unstep(s, &sv);
+      if (s->abort) break;
+      heur |= hh;
+      scores[i] = v;
+      if (v > best) {
+        best = v;
+        best_move = moves[i];
+      }
+      if (v > alpha) alpha = v;
+    }
+    if (s->abort) break;
+    out->best = best_move;
+    out->score = best;
+    out->depth = d;
+    out->exact = !heur;
+    out->n = n;
+    memcpy(out->action, moves, (size_t)n * sizeof *moves);
+    memcpy(out->scores, scores, (size_t)n * sizeof *scores);
+    prev_best = best_move;
+    if (!heur) break; /* solved: deeper iterations cannot change it */
+    /* The next iteration costs several times this one: do not start what
+     * cannot finish. */
+    if (s->p.time > 0 && clock_wall() - t0 > 0.4 * s->p.time) break;
+  }
+  out->nodes = s->nodes;
+  out->seconds = clock_wall() - t0;
+  return 0;
+}
+
+/* ---- The `alphabeta` agent ------------------------------------------------------------- */
+
+static int ab_agent_create(agent *a, int argc, char *const *argv, char *err, size_t errlen) {
+  ab_params p = ab_defaults();
+  int depth_set = 0, time_set = 0;
+  for (int i = 0; i < argc; i++) {
+    char key[32];
+    const char *value;
+    if (agent_split_setting(argv[i], key, sizeof key, &value, err, errlen)) return -1;
+    if (ab_params_set(&p, key, value, err, errlen)) return -1;
+    depth_set |= !strcmp(key, "depth");
+    time_set |= !strcmp(key, "time");
+  }
+  /* A time limit alone means: as deep as the time allows. */
+  if (time_set && !depth_set) p.depth = AB_MAX_DEPTH;
+  ab_search *s = ab_create(&a->g, &p, err, errlen);
+  if (!s) return -1;
+  a->impl = s;
+  return 0;
+}
+
+static int ab_agent_choose(agent *a, const game_pos *p, const game_hist *h) {
+  ab_result r;
+  if (ab_run(a->impl, p, h, &r, a->err, sizeof a->err)) return -1;
+  return r.best;
+}
+
+static int ab_agent_analyze(agent *a, const game_pos *p, const game_hist *h,
+                            agent_analysis *out) {
+  ab_result r;
+  if (ab_run(a->impl, p, h, &r, a->err, sizeof a->err)) return -1;
+  memset(out, 0, sizeof *out);
+  out->n = r.n;
+  for (int i = 0; i < r.n; i++) {
+    out->action[i] = r.action[i];
+    /* Scores in [-1, 1]: wins and losses exactly, else the store-difference
+     * scale squashed. */
+    int v = r.scores[i];
+    out->value[i] = v > AB_WIN / 2 ? 1.0f : v < -AB_WIN / 2 ? -1.0f
+                                                            : (float)v / (float)(abs(v) + 1000);
+  }
+  out->best = r.best;
+  int v = r.score;
+  out->root_value = v > AB_WIN / 2 ? 1.0f : v < -AB_WIN / 2 ? -1.0f
+                                                            : (float)v / (float)(abs(v) + 1000);
+  return 0;
+}
+
+static void ab_agent_reset(agent *a) { ab_clear(a->impl); }
+static void ab_agent_free(agent *a) { ab_free(a->impl); }
+
+const agent_kind agent_alphabeta = {
+    "alphabeta",
+    "alphabeta depth=N time=SECONDS tt=MIB w_store=100 w_seeds=0 w_mobility=0",
+    ab_agent_create, ab_agent_choose, ab_agent_analyze, ab_agent_reset, ab_agent_free};

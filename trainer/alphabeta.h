@@ -1,0 +1,72 @@
+/* alphabeta: negamax with alpha-beta pruning over the game interface, with
+ * iterative deepening, a transposition table, move ordering (the table's
+ * move first, then captures by size), a depth and/or a time limit.
+ *
+ * Scores are integers for the player to move:
+ *   a finished game   outcome * (AB_WIN - plies from the search root) + margin
+ *                     (wins sooner and by more are better)
+ *   a horizon leaf    w_store * store difference + w_seeds * seeds on own
+ *                     row minus the opponent's + w_mobility * non-empty own
+ *                     pits minus the opponent's
+ * A move that keeps the same side to move is followed without negation.
+ *
+ * Repetition follows game_step from the root's history along each line.
+ * The table key mixes the position hash with the scores, the clocks and
+ * (when the repetition rule is on) a hash of the positions since the last
+ * capture, so a stored value is never reused under a history that would
+ * change it.
+ *
+ * An ab_search owns its table (made once, fixed size) and belongs to one
+ * thread at a time. */
+#ifndef SOWZERO_ALPHABETA_H
+#define SOWZERO_ALPHABETA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "game/game.h"
+
+#define AB_WIN 1000000
+#define AB_INF 2000000000
+
+typedef struct {
+  int depth;      /* deepest iteration, plies (1..AB_MAX_DEPTH) */
+  double time;    /* seconds per search; 0: no time limit */
+  int tt_mb;      /* table size in MiB (0: no table) */
+  int w_store;    /* evaluation weights (see above) */
+  int w_seeds;
+  int w_mobility;
+} ab_params;
+
+#define AB_MAX_DEPTH 64
+
+typedef struct {
+  int best;         /* best action at the root, -1 if none */
+  int score;        /* for the root mover */
+  int depth;        /* deepest completed iteration */
+  int exact;        /* 1: every line reached the end of the game */
+  uint64_t nodes;   /* positions visited, all iterations */
+  double seconds;   /* wall time */
+  int n;            /* root actions scored in the last iteration */
+  int action[GAME_MAX_ACTIONS];
+  int scores[GAME_MAX_ACTIONS]; /* exact only for the best; others bounds */
+} ab_result;
+
+typedef struct ab_search ab_search;
+
+ab_params ab_defaults(void);
+/* Sets one named field ("depth", "time", "tt", "w_store", "w_seeds",
+ * "w_mobility") from text. */
+int ab_params_set(ab_params *p, const char *key, const char *value, char *err, size_t errlen);
+
+ab_search *ab_create(const game *g, const ab_params *p, char *err, size_t errlen);
+void ab_free(ab_search *s);
+/* Forgets the table (a new game starts). */
+void ab_clear(ab_search *s);
+/* Searches p (ongoing) with h the history that led to it (NULL: p alone). */
+int ab_run(ab_search *s, const game_pos *p, const game_hist *h, ab_result *out, char *err,
+           size_t errlen);
+/* The static evaluation of p for its mover (horizon score). */
+int ab_evaluate(const ab_search *s, const game_pos *p);
+
+#endif
