@@ -1,0 +1,447 @@
+/* Arena: score intervals and Elo against hand-computed cases, paired
+ * colours per opening, results independent of the thread count, the
+ * opening book, game records written and replayed, variant statistics and
+ * the arena command. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/base.h"
+#include "cli/cli.h"
+#include "game/game.h"
+#include "tests/testutil.h"
+#include "trainer/alphabeta.h"
+#include "trainer/arena.h"
+#include "trainer/stats.h"
+
+static game G;
+
+static void configure(const char *name, const char *settings) {
+  char err[256], buf[256], *argv[16];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "%s", settings ? settings : "");
+  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+    argv[argc++] = t;
+  int rc = game_configure(&G, name, argc, argv, err, sizeof err);
+  ck_assert_msg(rc == 0, "configure %s: %s", name, err);
+}
+
+/* ---- Arithmetic ------------------------------------------------------------------- */
+
+START_TEST(score_intervals_by_hand) {
+  double s, lo, hi;
+  /* 6 wins, 2 draws, 2 losses: s = 0.7; per-game variance
+   * (6 * 0.09 + 2 * 0.04 + 2 * 0.49) / 10 = 0.16; half-width
+   * 1.96 * sqrt(0.016) = 0.247923. */
+  arena_score_ci(6, 2, 2, &s, &lo, &hi);
+  ck_assert_double_eq_tol(s, 0.7, 1e-12);
+  ck_assert_double_eq_tol(lo, 0.7 - 0.247923, 1e-6);
+  ck_assert_double_eq_tol(hi, 0.7 + 0.247923, 1e-6);
+  /* 10-0-10: s = 0.5, variance 0.25, half-width 1.96 * sqrt(0.25 / 20). */
+  arena_score_ci(10, 0, 10, &s, &lo, &hi);
+  ck_assert_double_eq_tol(hi - s, 1.96 * sqrt(0.0125), 1e-9);
+  /* All draws: 0.5 with the Wilson interval of 10 halves out of 20. */
+  arena_score_ci(0, 20, 0, &s, &lo, &hi);
+  ck_assert_double_eq_tol(s, 0.5, 1e-12);
+  ck_assert_double_eq_tol(hi - 0.5, 0.5 - lo, 1e-12);
+  ck_assert(hi > 0.6 && hi < 0.75);
+  /* 0-0-20: Wilson upper bound z^2/n / (1 + z^2/n) = 0.161134. */
+  arena_score_ci(0, 0, 20, &s, &lo, &hi);
+  ck_assert_double_eq_tol(s, 0, 1e-12);
+  ck_assert_double_eq_tol(lo, 0, 1e-12);
+  ck_assert_double_eq_tol(hi, 0.161134, 1e-5);
+  /* Wilson for proportions: 5 of 10 -> [0.236593, 0.763407]. */
+  stats_rate r = stats_wilson(5, 10);
+  ck_assert_double_eq_tol(r.lo, 0.236593, 1e-5);
+  ck_assert_double_eq_tol(r.hi, 0.763407, 1e-5);
+}
+END_TEST
+
+START_TEST(elo_by_hand) {
+  /* 75%: 400 log10(3) = 190.848; 90%: 400 log10(9) = 381.697. */
+  ck_assert_double_eq_tol(elo_from_score(0.75), 190.848, 1e-3);
+  ck_assert_double_eq_tol(elo_from_score(0.25), -190.848, 1e-3);
+  ck_assert_double_eq_tol(elo_from_score(0.9), 381.697, 1e-3);
+  ck_assert_double_eq_tol(elo_from_score(0.5), 0, 1e-12);
+  ck_assert_double_eq(elo_from_score(1.0), 1600);
+  ck_assert_double_eq(elo_from_score(0.0), -1600);
+  /* Two agents, a scores 75% over 40 games (draws count half). The fit
+   * gives the same difference; its standard error is
+   * (400 / ln 10) / sqrt(n p (1 - p)) = 173.718 / sqrt(7.5) = 63.432. */
+  arena_pairing two = {0, 1, 25, 10, 5, 0, 0, 0};
+  double elo[3], se[3];
+  ck_assert_int_eq(elo_fit(2, &two, 1, 0, 0.0, elo, se), 0);
+  ck_assert_double_eq_tol(elo[0], 0, 1e-9);
+  ck_assert_double_eq_tol(elo[1], -190.848, 1e-3);
+  ck_assert_double_eq_tol(se[1], 63.432, 1e-2);
+  ck_assert_double_eq_tol(se[0], 0, 1e-12);
+  /* Anchored at agent 1 instead: the same difference the other way. */
+  ck_assert_int_eq(elo_fit(2, &two, 1, 1, 0.0, elo, se), 0);
+  ck_assert_double_eq_tol(elo[0], 190.848, 1e-3);
+  /* Three agents with consistent results (A-B 3:1, B-C 3:1, A-C 9:1) fit
+   * exactly: 0, -190.8, -381.7. */
+  arena_pairing three[3] = {{0, 1, 30, 0, 10, 0, 0, 0},
+                            {1, 2, 30, 0, 10, 0, 0, 0},
+                            {0, 2, 36, 0, 4, 0, 0, 0}};
+  ck_assert_int_eq(elo_fit(3, three, 3, 0, 0.0, elo, se), 0);
+  ck_assert_double_eq_tol(elo[1], -190.848, 1e-3);
+  ck_assert_double_eq_tol(elo[2], -381.697, 1e-3);
+  ck_assert(se[2] > se[1] * 0.5 && se[1] > 0);
+  /* A prior draw pulls a 100% score to a finite rating:
+   * (20 + 0.5) / 21 -> 400 log10(41) = 645.1. */
+  arena_pairing sweep = {0, 1, 20, 0, 0, 0, 0, 0};
+  ck_assert_int_eq(elo_fit(2, &sweep, 1, 1, 1.0, elo, se), 0);
+  ck_assert_double_eq_tol(elo[0], 400 * log10(41.0), 1e-3);
+  /* Not connected to the anchor: refused. */
+  arena_pairing apart[2] = {{0, 1, 5, 0, 5, 0, 0, 0}, {2, 3, 5, 0, 5, 0, 0, 0}};
+  ck_assert_int_eq(elo_fit(4, apart, 2, 0, 1.0, elo, se), -1);
+}
+END_TEST
+
+/* ---- Colours, threads, records -------------------------------------------------------- */
+
+#define MAXG 400
+typedef struct {
+  int n;
+  int pairing[MAXG], south[MAXG], north[MAXG], opening[MAXG], number[MAXG];
+  char *text;
+  size_t len;
+  FILE *rec;
+} seen_games;
+
+static void collect(const arena_game *rec, const arena_result *so_far, void *ud) {
+  seen_games *s = ud;
+  if (s->n < MAXG) {
+    s->pairing[s->n] = rec->pairing;
+    s->south[s->n] = rec->south;
+    s->north[s->n] = rec->north;
+    s->opening[s->n] = rec->opening;
+    s->number[s->n] = rec->number;
+    s->n++;
+  }
+  if (s->rec)
+    arena_write_record(s->rec, &G, rec, so_far->specs[rec->south], so_far->specs[rec->north]);
+}
+
+START_TEST(colours_are_paired) {
+  configure("oware", NULL);
+  const char *specs[] = {"random", "greedy", "alphabeta depth=1"};
+  arena_params p = arena_defaults();
+  p.games = 12;
+  p.openings = 3;
+  p.threads = 2;
+  p.book_depth = 2;
+  seen_games *s = calloc(1, sizeof *s);
+  arena_result *r = malloc(sizeof *r);
+  char err[256];
+  ck_assert_msg(arena_run(&G, 3, specs, &p, collect, s, r, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(r->n_pairings, 3);
+  ck_assert_int_eq(r->games, 36);
+  ck_assert_int_eq(s->n, 36);
+  /* For every pairing and opening: as many games with a as South as with
+   * a as North, and every game number once. */
+  int as_south[3][3] = {{0}}, as_north[3][3] = {{0}}, numbers[36] = {0};
+  for (int i = 0; i < s->n; i++) {
+    const arena_pairing *q = &r->pairings[s->pairing[i]];
+    ck_assert(s->opening[i] >= 0 && s->opening[i] < 3);
+    ck_assert((s->south[i] == q->a && s->north[i] == q->b) ||
+              (s->south[i] == q->b && s->north[i] == q->a));
+    if (s->south[i] == q->a)
+      as_south[s->pairing[i]][s->opening[i]]++;
+    else
+      as_north[s->pairing[i]][s->opening[i]]++;
+    numbers[s->number[i]]++;
+  }
+  for (int k = 0; k < 3; k++)
+    for (int o = 0; o < 3; o++) {
+      ck_assert_int_eq(as_south[k][o], 2);
+      ck_assert_int_eq(as_north[k][o], 2);
+    }
+  for (int i = 0; i < 36; i++) ck_assert_int_eq(numbers[i], 1);
+  /* The pairing tallies add up, and a's South share is half the games. */
+  int south = 0, north = 0, draws = 0;
+  for (int k = 0; k < 3; k++) {
+    const arena_pairing *q = &r->pairings[k];
+    ck_assert_int_eq(q->wins + q->draws + q->losses, 12);
+    ck_assert_int_eq(q->a_south_wins + q->a_south_draws + q->a_south_losses, 6);
+  }
+  south = r->south_wins;
+  north = r->north_wins;
+  draws = r->draws;
+  ck_assert_int_eq(south + north + draws, 36);
+  ck_assert_int_eq(r->anchor, 0); /* random */
+  free(s);
+  free(r);
+}
+END_TEST
+
+START_TEST(gauntlet_pairs_first_agent_only) {
+  configure("oware", NULL);
+  const char *specs[] = {"greedy", "random", "random", "alphabeta depth=1"};
+  arena_params p = arena_defaults();
+  p.games = 4;
+  p.gauntlet = 1;
+  arena_result *r = malloc(sizeof *r);
+  char err[256];
+  ck_assert_int_eq(arena_run(&G, 4, specs, &p, NULL, NULL, r, err, sizeof err), 0);
+  ck_assert_int_eq(r->n_pairings, 3);
+  for (int k = 0; k < 3; k++) ck_assert_int_eq(r->pairings[k].a, 0);
+  ck_assert_int_eq(r->anchor, 1); /* the first random agent */
+  ck_assert_double_eq(r->elo[1], 0);
+  free(r);
+}
+END_TEST
+
+START_TEST(results_do_not_depend_on_threads) {
+  configure("oware", NULL);
+  const char *specs[] = {"random", "greedy", "mcts sims=30"};
+  arena_params p = arena_defaults();
+  p.games = (int)(8 * test_scale()) * 2 + 2;
+  p.openings = 2;
+  p.book_depth = 2;
+  p.seed = 77;
+  arena_result *r1 = malloc(sizeof *r1), *r3 = malloc(sizeof *r3);
+  char err[256];
+  p.threads = 1;
+  ck_assert_int_eq(arena_run(&G, 3, specs, &p, NULL, NULL, r1, err, sizeof err), 0);
+  p.threads = 3;
+  ck_assert_int_eq(arena_run(&G, 3, specs, &p, NULL, NULL, r3, err, sizeof err), 0);
+  for (int k = 0; k < r1->n_pairings; k++) {
+    ck_assert_int_eq(r1->pairings[k].wins, r3->pairings[k].wins);
+    ck_assert_int_eq(r1->pairings[k].draws, r3->pairings[k].draws);
+    ck_assert_int_eq(r1->pairings[k].losses, r3->pairings[k].losses);
+  }
+  free(r1);
+  free(r3);
+}
+END_TEST
+
+START_TEST(opening_book_is_level_and_distinct) {
+  configure("oware", NULL);
+  arena_opening book[12];
+  char err[256];
+  ck_assert_msg(arena_make_book(&G, 12, 4, 3, 150, 5, book, err, sizeof err) == 0, "%s", err);
+  ab_params ap = ab_defaults();
+  ap.depth = 3;
+  ab_search *s = ab_create(&G, &ap, err, sizeof err);
+  game_pos pos[12];
+  for (int i = 0; i < 12; i++) {
+    ck_assert(book[i].n >= 1 && book[i].n <= 4);
+    game_hist h;
+    game_start(&G, &pos[i]);
+    game_hist_reset(&h, &pos[i]);
+    for (int k = 0; k < book[i].n; k++) {
+      ck_assert(game_legal(&G, &pos[i]) >> book[i].moves[k] & 1);
+      game_step(&G, &pos[i], &h, book[i].moves[k]);
+    }
+    ck_assert_int_eq(pos[i].status, GAME_ONGOING);
+    ab_result r;
+    ab_clear(s);
+    ab_run(s, &pos[i], &h, &r, err, sizeof err);
+    ck_assert_int_le(abs(r.score), 150);
+    for (int j = 0; j < i; j++)
+      ck_assert(pos[i].hash != pos[j].hash || pos[i].ply != pos[j].ply ||
+                memcmp(pos[i].store, pos[j].store, sizeof pos[i].store));
+  }
+  ab_free(s);
+  /* An impossible request fails with a message. */
+  ck_assert_int_eq(arena_make_book(&G, 50, 1, 2, 0, 5, book, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "openings"));
+}
+END_TEST
+
+START_TEST(records_round_trip) {
+  configure("warri", NULL); /* extra turns in the move lists */
+  const char *specs[] = {"random", "greedy"};
+  arena_params p = arena_defaults();
+  p.games = 10;
+  p.openings = 2;
+  p.book_depth = 2;
+  seen_games *s = calloc(1, sizeof *s);
+  s->rec = open_memstream(&s->text, &s->len);
+  arena_result *r = malloc(sizeof *r);
+  char err[256];
+  ck_assert_int_eq(arena_run(&G, 2, specs, &p, collect, s, r, err, sizeof err), 0);
+  fclose(s->rec);
+  FILE *f = fmemopen(s->text, s->len, "r");
+  arena_record *rec = malloc(sizeof *rec);
+  int line = 0, n = 0, rc;
+  game g2;
+  game_pos end;
+  while ((rc = arena_read_record(f, rec, &line, err, sizeof err)) == 1) {
+    ck_assert_msg(arena_replay_record(rec, &g2, &end, err, sizeof err) == 0, "%s", err);
+    ck_assert_str_eq(g2.rules->name, "oware");
+    ck_assert_int_eq(game_option_value(&g2, "grand_slam"), game_option_value(&G, "grand_slam"));
+    ck_assert_int_eq(rec->open.n > 0, 1);
+    n++;
+  }
+  ck_assert_int_eq(rc, 0);
+  ck_assert_int_eq(n, 10);
+  fclose(f);
+  /* A changed move is caught on replay (or by the result check). */
+  char *bad = strdup(s->text);
+  char *mv = strstr(bad, "\nmoves ");
+  ck_assert_ptr_nonnull(mv);
+  mv[7] = mv[7] == '0' ? '1' : '0';
+  f = fmemopen(bad, strlen(bad), "r");
+  line = 0;
+  ck_assert_int_eq(arena_read_record(f, rec, &line, err, sizeof err), 1);
+  ck_assert_int_eq(arena_replay_record(rec, &g2, &end, err, sizeof err), -1);
+  fclose(f);
+  /* A malformed record names its line. */
+  const char *broken = "game 1\nrules oware\nsouth random\nnorth random\nopening -\n"
+                       "moves x\n";
+  f = fmemopen((void *)broken, strlen(broken), "r");
+  line = 0;
+  ck_assert_int_eq(arena_read_record(f, rec, &line, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "line 6"));
+  fclose(f);
+  free(bad);
+  free(rec);
+  free(s->text);
+  free(s);
+  free(r);
+}
+END_TEST
+
+START_TEST(bad_arena_requests) {
+  configure("oware", NULL);
+  const char *specs[] = {"random", "alphabeta depth=99"};
+  arena_params p = arena_defaults();
+  arena_result *r = malloc(sizeof *r);
+  char err[256];
+  ck_assert_int_eq(arena_run(&G, 2, specs, &p, NULL, NULL, r, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "depth"));
+  specs[1] = "random";
+  p.games = 7;
+  ck_assert_int_eq(arena_run(&G, 2, specs, &p, NULL, NULL, r, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "even"));
+  p.games = 4;
+  ck_assert_int_eq(arena_run(&G, 1, specs, &p, NULL, NULL, r, err, sizeof err), -1);
+  free(r);
+}
+END_TEST
+
+/* ---- Strength sanity at small scale ------------------------------------------------------ */
+
+START_TEST(stronger_agents_score_more) {
+  configure("oware", NULL);
+  const char *specs[] = {"random", "greedy", "alphabeta depth=4"};
+  arena_params p = arena_defaults();
+  p.games = 20;
+  p.threads = 2;
+  p.openings = 4;
+  p.book_depth = 2;
+  arena_result *r = malloc(sizeof *r);
+  char err[256];
+  ck_assert_int_eq(arena_run(&G, 3, specs, &p, NULL, NULL, r, err, sizeof err), 0);
+  ck_assert(r->elo[1] > r->elo[0] + 100);
+  ck_assert(r->elo[2] > r->elo[1] + 100);
+  free(r);
+}
+END_TEST
+
+/* ---- Statistics ------------------------------------------------------------------------ */
+
+START_TEST(variant_statistics) {
+  configure("oware", NULL);
+  stats_params p = stats_defaults();
+  p.games = (int)(300 * test_scale()) + 20;
+  p.threads = 2;
+  stats_result r, r1;
+  char err[256];
+  ck_assert_int_eq(stats_run(&G, "random", "random", &p, &r, err, sizeof err), 0);
+  ck_assert_int_eq(r.games, p.games);
+  ck_assert_int_eq(r.first_win.count + r.draw.count + r.first_loss.count, p.games);
+  int ends = 0;
+  for (int e = 0; e < GAME_END_COUNT; e++) ends += r.end_reason[e];
+  ck_assert_int_eq(ends, p.games);
+  ck_assert_int_eq(r.end_reason[GAME_END_NONE], 0);
+  ck_assert(r.len_min <= r.len_p10 && r.len_p10 <= r.len_p25 && r.len_p25 <= r.len_median &&
+            r.len_median <= r.len_p75 && r.len_p75 <= r.len_p90 && r.len_p90 <= r.len_max);
+  ck_assert(r.len_mean >= r.len_min && r.len_mean <= r.len_max);
+  ck_assert(r.first_win.lo <= r.first_win.rate && r.first_win.rate <= r.first_win.hi);
+  /* Threads do not change the numbers. */
+  p.threads = 1;
+  ck_assert_int_eq(stats_run(&G, "random", "random", &p, &r1, err, sizeof err), 0);
+  ck_assert_int_eq(r1.first_win.count, r.first_win.count);
+  ck_assert_int_eq(r1.len_median, r.len_median);
+  /* Greedy moving first against random wins most games. */
+  p.games = 60;
+  ck_assert_int_eq(stats_run(&G, "greedy", "random", &p, &r, err, sizeof err), 0);
+  ck_assert(r.first_win.rate > 0.7);
+  /* Warri's grand slams give extra turns and are counted. */
+  configure("warri", NULL);
+  p.games = 200;
+  ck_assert_int_eq(stats_run(&G, "random", "random", &p, &r, err, sizeof err), 0);
+  ck_assert_int_gt(r.grand_slams, 0);
+}
+END_TEST
+
+/* ---- The command --------------------------------------------------------------------------- */
+
+START_TEST(arena_command_writes_files) {
+  char json[64], csv[64], rec[64];
+  int pid = (int)getpid();
+  snprintf(json, sizeof json, "/tmp/sowzero-arena-%d.json", pid);
+  snprintf(csv, sizeof csv, "/tmp/sowzero-arena-%d.csv", pid);
+  snprintf(rec, sizeof rec, "/tmp/sowzero-arena-%d.txt", pid);
+  char *argv[] = {"--game", "oware", "random", "greedy", "--games", "4", "--threads", "2",
+                  "--quiet", "--json", json, "--csv", csv, "--records", rec};
+  ck_assert_int_eq(cmd_arena(15, argv), 0);
+  FILE *f = fopen(json, "r");
+  ck_assert_ptr_nonnull(f);
+  char buf[4096];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  ck_assert_ptr_nonnull(strstr(buf, "\"pairings\""));
+  ck_assert_ptr_nonnull(strstr(buf, "\"games\": 4"));
+  f = fopen(rec, "r");
+  arena_record *r = malloc(sizeof *r);
+  int line = 0, count = 0;
+  char err[256];
+  game g;
+  game_pos end;
+  while (arena_read_record(f, r, &line, err, sizeof err) == 1) {
+    ck_assert_int_eq(arena_replay_record(r, &g, &end, err, sizeof err), 0);
+    count++;
+  }
+  ck_assert_int_eq(count, 4);
+  fclose(f);
+  free(r);
+  unlink(json);
+  unlink(csv);
+  unlink(rec);
+  char *bad[] = {"random"};
+  ck_assert_int_eq(cmd_arena(1, bad), 2);
+  char *stats_argv[] = {"--games", "20", "--json", json};
+  ck_assert_int_eq(cmd_stats(4, stats_argv), 0);
+  ck_assert_int_eq(access(json, R_OK), 0);
+  unlink(json);
+}
+END_TEST
+
+static Suite *arena_suite(void) {
+  Suite *s = suite_create("arena");
+  TCase *t = tcase_create("core");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, score_intervals_by_hand);
+  tcase_add_test(t, elo_by_hand);
+  tcase_add_test(t, colours_are_paired);
+  tcase_add_test(t, gauntlet_pairs_first_agent_only);
+  tcase_add_test(t, results_do_not_depend_on_threads);
+  tcase_add_test(t, opening_book_is_level_and_distinct);
+  tcase_add_test(t, records_round_trip);
+  tcase_add_test(t, bad_arena_requests);
+  tcase_add_test(t, stronger_agents_score_more);
+  tcase_add_test(t, variant_statistics);
+  tcase_add_test(t, arena_command_writes_files);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+TEST_MAIN(arena_suite)

@@ -1,0 +1,189 @@
+/* Variant statistics: threaded self-contained games, then summaries. */
+#include "trainer/stats.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "trainer/agent.h"
+#include "trainer/arena.h"
+
+stats_params stats_defaults(void) {
+  stats_params p = {1000, 1, 1};
+  return p;
+}
+
+stats_rate stats_wilson(int k, int n) {
+  stats_rate r = {k, 0, 0, 1};
+  if (n <= 0) return r;
+  double z = 1.96, ph = (double)k / n, z2 = z * z / n;
+  double mid = (ph + z2 / 2) / (1 + z2);
+  double half = z * sqrt(ph * (1 - ph) / n + z * z / (4.0 * n * n)) / (1 + z2);
+  r.rate = ph;
+  r.lo = fmax(0, mid - half);
+  r.hi = fmin(1, mid + half);
+  return r;
+}
+
+/* What a worker keeps per game. */
+typedef struct {
+  int16_t outcome; /* for the first player */
+  int16_t margin;
+  uint16_t plies;
+  uint8_t end;
+  uint8_t grand_slams;
+} game_sum;
+
+typedef struct {
+  const game *g;
+  const char *spec[2]; /* first, second */
+  const stats_params *p;
+  int first_side;
+  game_sum *sums;
+  pthread_mutex_t lock;
+  int next, stop;
+  char err[512];
+} job;
+
+static void *stats_worker(void *arg) {
+  job *j = arg;
+  char err[512];
+  agent *ag[2] = {NULL, NULL};
+  arena_game *rec = malloc(sizeof *rec);
+  for (int i = 0; i < 2 && rec; i++) {
+    ag[i] = agent_create(j->g, j->spec[i], j->p->seed, err, sizeof err);
+    if (!ag[i]) goto fail;
+  }
+  if (!rec) {
+    snprintf(err, sizeof err, "out of memory");
+    goto fail;
+  }
+  for (;;) {
+    pthread_mutex_lock(&j->lock);
+    int k = j->stop || j->next >= j->p->games ? -1 : j->next++;
+    pthread_mutex_unlock(&j->lock);
+    if (k < 0) break;
+    for (int s = 0; s < 2; s++) {
+      rng_seed(&ag[s]->rng, j->p->seed, 2 * (uint64_t)k + (uint64_t)s);
+      agent_reset(ag[s]);
+    }
+    agent *south = ag[j->first_side == GAME_SOUTH ? 0 : 1];
+    agent *north = ag[j->first_side == GAME_SOUTH ? 1 : 0];
+    if (arena_play(j->g, south, north, NULL, rec, err, sizeof err)) goto fail;
+    /* Grand slams: replay and look at the flags of each move. */
+    game_pos p;
+    game_start(j->g, &p);
+    int gs = 0;
+    for (int i = 0; i < rec->n_moves; i++)
+      gs += (game_play(j->g, &p, rec->moves[i]) & GAME_PLAY_GRANDSLAM) != 0;
+    game_sum *s = &j->sums[k];
+    s->outcome = (int16_t)game_outcome(&rec->final, j->first_side);
+    s->margin = (int16_t)game_margin(&rec->final, j->first_side);
+    s->plies = rec->final.ply;
+    s->end = rec->final.end_reason;
+    s->grand_slams = (uint8_t)(gs > 255 ? 255 : gs);
+  }
+  goto done;
+fail:
+  pthread_mutex_lock(&j->lock);
+  if (!j->stop) snprintf(j->err, sizeof j->err, "%s", err);
+  j->stop = 1;
+  pthread_mutex_unlock(&j->lock);
+done:
+  agent_free(ag[0]);
+  agent_free(ag[1]);
+  free(rec);
+  return NULL;
+}
+
+static int cmp_int(const void *a, const void *b) {
+  return *(const int *)a - *(const int *)b;
+}
+
+/* Nearest-rank percentile of sorted v[0..n). */
+static int percentile(const int *v, int n, double q) {
+  int i = (int)ceil(q * n) - 1;
+  return v[i < 0 ? 0 : i >= n ? n - 1 : i];
+}
+
+int stats_run(const game *g, const char *first, const char *second, const stats_params *p,
+              stats_result *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  if (p->games < 1 || p->threads < 1 || p->threads > 256) {
+    errf(err, errlen, "stats needs games >= 1 and threads 1..256");
+    return -1;
+  }
+  for (int i = 0; i < 2; i++) { /* bad specs fail before threads start */
+    agent *a = agent_create(g, i ? second : first, 1, err, errlen);
+    if (!a) return -1;
+    agent_free(a);
+  }
+  job j;
+  memset(&j, 0, sizeof j);
+  j.g = g;
+  j.spec[0] = first;
+  j.spec[1] = second;
+  j.p = p;
+  game_pos start;
+  game_start(g, &start);
+  j.first_side = start.mover;
+  j.sums = calloc((size_t)p->games, sizeof *j.sums);
+  int *len = malloc((size_t)p->games * sizeof *len);
+  if (!j.sums || !len) {
+    free(j.sums);
+    free(len);
+    errf(err, errlen, "out of memory");
+    return -1;
+  }
+  pthread_mutex_init(&j.lock, NULL);
+  double t0 = clock_wall();
+  pthread_t th[256];
+  int started = 0;
+  for (int t = 0; t < p->threads; t++)
+    if (pthread_create(&th[t], NULL, stats_worker, &j) == 0) started++;
+  for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+  pthread_mutex_destroy(&j.lock);
+  if (j.stop || started == 0) {
+    errf(err, errlen, "%s", j.err[0] ? j.err : "cannot start a thread");
+    free(j.sums);
+    free(len);
+    return -1;
+  }
+  int n = p->games, w = 0, d = 0, l = 0;
+  double sum = 0, sum2 = 0, margin = 0;
+  for (int k = 0; k < n; k++) {
+    const game_sum *s = &j.sums[k];
+    w += s->outcome > 0;
+    d += s->outcome == 0;
+    l += s->outcome < 0;
+    margin += s->margin;
+    len[k] = s->plies;
+    sum += s->plies;
+    sum2 += (double)s->plies * s->plies;
+    if (s->end < GAME_END_COUNT) out->end_reason[s->end]++;
+    out->grand_slams += s->grand_slams;
+  }
+  qsort(len, (size_t)n, sizeof *len, cmp_int);
+  out->games = n;
+  out->first_side = j.first_side;
+  out->first_win = stats_wilson(w, n);
+  out->draw = stats_wilson(d, n);
+  out->first_loss = stats_wilson(l, n);
+  arena_score_ci(w, d, l, &out->first_score, &out->first_score_lo, &out->first_score_hi);
+  out->mean_margin = margin / n;
+  out->len_mean = sum / n;
+  out->len_sd = n > 1 ? sqrt(fmax(0, (sum2 - sum * sum / n) / (n - 1))) : 0;
+  out->len_min = len[0];
+  out->len_max = len[n - 1];
+  out->len_p10 = percentile(len, n, 0.10);
+  out->len_p25 = percentile(len, n, 0.25);
+  out->len_median = percentile(len, n, 0.50);
+  out->len_p75 = percentile(len, n, 0.75);
+  out->len_p90 = percentile(len, n, 0.90);
+  out->seconds = clock_wall() - t0;
+  free(j.sums);
+  free(len);
+  return 0;
+}
