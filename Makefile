@@ -96,3 +96,40 @@ clean:
 .PHONY: bench-torch
 bench-torch:
 	python3 scripts/bench_torch.py
+
+# ---- Network exports (ONNX, JSON), the web front end and their tests --------
+# The ONNX schema is the onnx.proto that Debian's libonnx-dev ships; protoc-c
+# turns it into C at build time (nothing generated is committed). The stamp
+# depends on the package list, so a new package gets installed on old trees.
+ONNX_PROTO_ROOT ?= /usr/include
+GEN        := $(BUILD)/gen
+PKG_LIBS   += $(shell pkg-config --libs libprotobuf-c)
+
+$(DEPS_OK): scripts/install-deps.sh
+
+$(GEN)/onnx/onnx.pb-c.c: $(DEPS_OK)
+	@mkdir -p $(GEN)
+	protoc-c --c_out=$(GEN) --proto_path=$(ONNX_PROTO_ROOT) onnx/onnx.proto
+$(GEN)/onnx/onnx.pb-c.h: $(GEN)/onnx/onnx.pb-c.c
+$(GEN)/onnx/onnx.pb-c.o: $(GEN)/onnx/onnx.pb-c.c
+	$(CC) $(CFLAGS) -I$(GEN) -c $< -o $@
+$(LIB): $(GEN)/onnx/onnx.pb-c.o
+$(BUILD)/nn/nn_export.o $(BUILD)/tests/test_export.o: $(GEN)/onnx/onnx.pb-c.h
+$(BUILD)/nn/nn_export.o $(BUILD)/tests/test_export.o: CFLAGS += -I$(GEN)
+
+# make test-export: exports checked in ONNX Runtime, the JSON evaluator and
+# the browser page (tests/export/run.sh). Node packages come from
+# web/package-lock.json through npm ci; Chromium from Debian.
+.PHONY: test-export
+WEB_MODULES := web/node_modules/.package-lock.json
+
+$(BUILD)/tests/export/dump_cases: $(BUILD)/tests/export/dump_cases.o $(LIB)
+	$(CC) $(LDFLAGS) $^ $(PKG_LIBS) -o $@
+
+$(WEB_MODULES): web/package.json web/package-lock.json
+	@command -v npm >/dev/null || { echo "test-export: npm (Node.js 20) is not installed"; exit 1; }
+	cd web && npm ci --no-audit --no-fund
+
+test-export: $(BUILD)/sowzero $(BUILD)/tests/export/dump_cases $(WEB_MODULES)
+	@sh scripts/install-deps.sh web
+	sh tests/export/run.sh $(BUILD)

@@ -16,6 +16,7 @@ int cmd_arena(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* ---- Benchmarks -------------------------------------------------------------
  * Every figure goes through bench_figure: a table row for people, or with

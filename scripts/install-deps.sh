@@ -1,7 +1,9 @@
 #!/bin/sh
 # Installs the Debian packages SowZero needs, only when something is missing.
 set -e
-PKGS="build-essential pkg-config libopenblas-dev check gnuplot-nox"
+PKGS="build-essential pkg-config libopenblas-dev check gnuplot-nox libonnx-dev protobuf-c-compiler libprotobuf-c-dev"
+# `install-deps.sh web`: also the browser of the web front end's test (make test-export).
+[ "${1:-}" = web ] && PKGS="$PKGS chromium"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,0 +1,175 @@
+/* `sowzero export`: a trained network as ONNX or JSON for other front ends.
+ *
+ * The weight file is checked against the game it names as this build
+ * configures it (rule options, encoding version, feature and action counts),
+ * so an exported model never carries a description that does not fit it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "game/game.h"
+#include "nn/nn.h"
+#include "nn/nn_export.h"
+#include "trainer/evaluator_nn.h"
+
+/* How each game's positions become features and how its actions are
+ * numbered, one line each for the exported metadata (the long form is
+ * docs/ENCODING.md). A game missing here gets a generic line. */
+static const struct {
+  const char *game;
+  const char *encoding;
+  const char *actions;
+} game_texts[] = {
+    {"oware",
+     "10*houses+4 floats from the mover's view: for each pit, the mover's row first and "
+     "counter-clockwise from his leftmost pit, count/8, count==0, count==1, count==2, "
+     "count>=2*houses-1; then mover's store/target, opponent's store/target, "
+     "min(1, plies since the last capture / (nocap_limit or 100)), ply/max_plies "
+     "(docs/ENCODING.md#oware)",
+     "mover-relative: action a = sow the mover's pit a counted from his own left, "
+     "a = 0..houses-1 (South: absolute pit a; North: absolute pit houses+a; absolute pits "
+     "run counter-clockwise from South's left)"},
+};
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: sowzero export RUN_OR_WEIGHTS --format onnx|json --out FILE\n"
+          "  Writes a network for other front ends: a run directory (its best.weights) or a\n"
+          "  .weights file, as an ONNX model or as JSON (docs/FORMATS.md). The file is\n"
+          "  checked against its game first; the page in web/ plays Oware with the ONNX.\n");
+}
+
+/* Splits the weight file's "key=value key=value" string for game_configure. */
+static int split_rules(char *rules, char **out, int cap) {
+  int n = 0;
+  for (char *tok = strtok(rules, " "); tok; tok = strtok(NULL, " ")) {
+    if (n == cap) return -1;
+    out[n++] = tok;
+  }
+  return n;
+}
+
+int cmd_export(int argc, char **argv) {
+  const char *src = NULL, *format = NULL, *out = NULL;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "--format") && i + 1 < argc) {
+      format = argv[++i];
+    } else if (!strcmp(a, "--out") && i + 1 < argc) {
+      out = argv[++i];
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "sowzero export: unknown option '%s'\n", a);
+      usage(stderr);
+      return 2;
+    } else if (!src) {
+      src = a;
+    } else {
+      fprintf(stderr, "sowzero export: one network at a time ('%s' is extra)\n", a);
+      return 2;
+    }
+  }
+  if (!src || !format || !out) {
+    usage(stderr);
+    return 2;
+  }
+  int onnx = !strcmp(format, "onnx");
+  if (!onnx && strcmp(format, "json")) {
+    fprintf(stderr, "sowzero export: unknown format '%s' (onnx or json)\n", format);
+    return 2;
+  }
+
+  /* A run directory stands for its best network. */
+  char path[1100];
+  struct stat st;
+  if (stat(src, &st) == 0 && S_ISDIR(st.st_mode)) {
+    snprintf(path, sizeof path, "%s/best.weights", src);
+    if (stat(path, &st) != 0) {
+      fprintf(stderr, "sowzero export: %s: no best.weights in this run directory (%s)\n", src,
+              strerror(errno));
+      return 1;
+    }
+  } else {
+    snprintf(path, sizeof path, "%s", src);
+  }
+
+  char err[1024];
+  nn_meta meta;
+  nn_net *net = nn_load(path, NULL, &meta, err, sizeof err);
+  if (!net) {
+    fprintf(stderr, "sowzero export: %s\n", err);
+    return 1;
+  }
+  nn_free(net);
+
+  /* The game as this build configures it from the file's own settings. */
+  char rules[NN_RULES_MAX], *settings[GAME_MAX_OPTIONS + 1];
+  snprintf(rules, sizeof rules, "%s", meta.rules);
+  int nset = split_rules(rules, settings, GAME_MAX_OPTIONS + 1);
+  game g;
+  if (nset < 0 || game_configure(&g, meta.game, nset, settings, err, sizeof err) != 0) {
+    fprintf(stderr, "sowzero export: %s: made for game '%s' with rule options '%s', which "
+                    "this build cannot set up: %s\n",
+            path, meta.game, meta.rules, nset < 0 ? "too many options" : err);
+    return 1;
+  }
+  net = mcts_nn_load(&g, path, err, sizeof err);
+  if (!net) {
+    fprintf(stderr, "sowzero export: %s\n", err);
+    return 1;
+  }
+  nn_meta want;
+  if (mcts_nn_meta(&g, &want, err, sizeof err) != 0) {
+    fprintf(stderr, "sowzero export: %s\n", err);
+    nn_free(net);
+    return 1;
+  }
+
+  const char *encoding = NULL, *actions = NULL;
+  for (size_t i = 0; i < sizeof game_texts / sizeof game_texts[0]; i++)
+    if (!strcmp(game_texts[i].game, g.rules->name)) {
+      encoding = game_texts[i].encoding;
+      actions = game_texts[i].actions;
+    }
+  char enc_buf[256], act_buf[1024];
+  if (!encoding) {
+    snprintf(enc_buf, sizeof enc_buf,
+             "%d floats from the mover's view, encoding version %d of %s "
+             "(docs/ENCODING.md)",
+             g.n_features, g.encoding_version, g.rules->name);
+    encoding = enc_buf;
+    /* Named moves are listed; otherwise the numbers speak for themselves. */
+    size_t k = (size_t)snprintf(act_buf, sizeof act_buf, "mover-relative: action a = 0..%d",
+                                g.n_actions - 1);
+    if (g.rules->move_name) {
+      k += (size_t)snprintf(act_buf + k, sizeof act_buf - k, ":");
+      for (int a = 0; a < g.n_actions && k < sizeof act_buf; a++) {
+        char name[32];
+        game_move_name(&g, a, name, sizeof name);
+        k += (size_t)snprintf(act_buf + k, sizeof act_buf - k, " %d=%s", a, name);
+      }
+    }
+    actions = act_buf;
+  }
+
+  nn_export_info info = {&want, encoding, actions, "sowzero export 1"};
+  int rc = onnx ? nn_export_onnx(net, &info, out, err, sizeof err)
+                : nn_export_json(net, &info, out, err, sizeof err);
+  if (rc != 0) {
+    fprintf(stderr, "sowzero export: %s\n", err);
+    nn_free(net);
+    return 1;
+  }
+  nn_config c = nn_config_of(net);
+  char shape[64];
+  nn_shape_string(&c, shape, sizeof shape);
+  printf("%s: %s network %s for %s (%s), from %s\n", out, onnx ? "ONNX" : "JSON", shape,
+         g.rules->name, want.rules, path);
+  nn_free(net);
+  return 0;
+}
