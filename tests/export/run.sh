@@ -1,0 +1,55 @@
+#!/bin/sh
+# The export and web front-end tests (make test-export): trains a tiny
+# network, exports it and a wider fixed-seed one as ONNX and JSON, writes
+# positions of real games with the C network's outputs, then runs the
+# JavaScript tests in web/test/ (ONNX Runtime for Node, the JSON evaluator,
+# the page's rules against the C engine, the page in Chromium).
+#
+#   tests/export/run.sh BUILD_DIR
+# Needs BUILD_DIR/sowzero, BUILD_DIR/tests/export/dump_cases and
+# web/node_modules (npm ci); make test-export provides them. Fails (never
+# skips) when something is missing.
+set -eu
+BUILD=${1:-build}
+case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
+BIN=$BUILD/sowzero
+DUMP=$BUILD/tests/export/dump_cases
+OUT=$BUILD/export-test
+ART=$BUILD/web-test
+
+for f in "$BIN" "$DUMP"; do
+  [ -x "$f" ] || { echo "test-export: $f is missing (make test-export builds it)"; exit 1; }
+done
+command -v node >/dev/null || { echo "test-export: node (Node.js 20) is not installed"; exit 1; }
+[ -d web/node_modules/onnxruntime-node ] && [ -d web/node_modules/playwright-core ] ||
+  { echo "test-export: web/node_modules is incomplete; run 'npm ci' in web/"; exit 1; }
+
+rm -rf "$OUT" "$ART"
+mkdir -p "$OUT/other" "$ART"
+
+echo "== a tiny training run (configs/tiny.ini, 0.3 minutes)"
+"$BIN" train configs/tiny.ini --run "$OUT/run" --minutes 0.3 > "$OUT/train.log" 2>&1 ||
+  { tail -5 "$OUT/train.log"; echo "test-export: training failed"; exit 1; }
+tail -2 "$OUT/train.log"
+
+echo "== networks: the trained one, a default-shape fixed-seed one, a Warri one"
+"$DUMP" --make-net "$OUT/wide.weights" --hidden 256 --blocks 2 --seed 5
+"$DUMP" --make-net "$OUT/other/warri.weights" --game warri --hidden 16 --blocks 1 --seed 3
+
+echo "== exports"
+for fmt in onnx json; do
+  "$BIN" export "$OUT/run" --format $fmt --out "$OUT/trained.$fmt"
+  "$BIN" export "$OUT/wide.weights" --format $fmt --out "$OUT/wide.$fmt"
+done
+"$BIN" export "$OUT/other/warri.weights" --format onnx --out "$OUT/other/warri.onnx"
+
+echo "== positions of real games with the C network's outputs"
+"$DUMP" "$OUT/run/best.weights" "$OUT/trained.cases.json" --replay "$OUT/run/replay.bin" \
+  --samples 1000 --random 1000 --seed 11
+"$DUMP" "$OUT/wide.weights" "$OUT/wide.cases.json" --replay "$OUT/run/replay.bin" \
+  --samples 500 --random 1000 --seed 12
+
+echo "== JavaScript tests (web/test)"
+cd web
+SOWZERO_BIN="$BIN" SOWZERO_EXPORT_DIR="$OUT" SOWZERO_WEB_ARTEFACTS="$ART" node --test test/*.test.mjs
+echo "screenshots: $ART/final.png $ART/final-north.png"
