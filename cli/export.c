@@ -17,13 +17,15 @@
 
 /* How each game's positions become features and how its actions are
  * numbered, one line each for the exported metadata (the long form is
- * docs/ENCODING.md). A game missing here gets a generic line. */
+ * docs/ENCODING.md), for the encoding version they describe. A game or
+ * version missing here gets a generic line. */
 static const struct {
   const char *game;
-  const char *encoding;
+  int encoding;
+  const char *encoding_text;
   const char *actions;
 } game_texts[] = {
-    {"oware",
+    {"oware", 1,
      "10*houses+4 floats from the mover's view: for each pit, the mover's row first and "
      "counter-clockwise from his leftmost pit, count/8, count==0, count==1, count==2, "
      "count>=2*houses-1; then mover's store/target, opponent's store/target, "
@@ -32,6 +34,34 @@ static const struct {
      "mover-relative: action a = sow the mover's pit a counted from his own left, "
      "a = 0..houses-1 (South: absolute pit a; North: absolute pit houses+a; absolute pits "
      "run counter-clockwise from South's left)"},
+    {"namnam", 1,
+     "85 floats from the mover's view: for each of the 12 pits counter-clockwise from the "
+     "mover's starting row, count/8, count==0..3, owned by the mover; then 13 round and "
+     "clock features (docs/ENCODING.md#oware-nam-nam)",
+     "mover-relative: action a = absolute pit (a + 6*mover) mod 12 (South: pit a; North: pit "
+     "(a+6) mod 12): sow that pit, or in the claim phase claim that opponent-row pit"},
+    {"bao-kenya", 1,
+     "67 floats from the mover's view: for each of the 16 pits, his row first, each row from "
+     "its owner's left, count/8, count==0, count==1, where a sowing from it ends (1 own "
+     "store, 0.5 empty own pit, else 0; mover's pits only); then both stores/target, "
+     "ply/max_plies (docs/ENCODING.md#bao-for-kenyan-children)",
+     "mover-relative: action a = sow the mover's pit a counted from his own left, a = 0..7 "
+     "(South: pit a; North: pit 8+a)"},
+    {"bao-laps", 1,
+     "68 floats from the mover's view: for each of the 16 pits, his row first, each row from "
+     "its owner's left, count/4, count==0, count==1, count==2; then both captures/target, "
+     "min(1, plies since the last capture / (nocap_limit or 100)), ply/max_plies "
+     "(docs/ENCODING.md#bao-kenyan-with-laps)",
+     "mover-relative: action a = sow the mover's pit a counted from his own left, a = 0..7 "
+     "(South: pit a; North: pit 8+a)"},
+    {"kujifunza", 1,
+     "131 floats from the mover's view: his 16 pits then the opponent's, each in its owner's "
+     "loop order, count/8, count==0, count==1, is a capture (mtaji) start; then the mover's "
+     "share of the 64 kete, his front row holds a 2+ pit, ply/max_plies "
+     "(docs/ENCODING.md#bao-la-kujifunza)",
+     "mover-relative: action a = l + 16*d: l = the mover's loop index (0-7 his back row from "
+     "his left, 8-15 his front row from his right), d = 0 counter-clockwise, 1 clockwise; "
+     "named b<col>|f<col> then ccw|cw, columns from the mover's left"},
 };
 
 static void usage(FILE *f) {
@@ -132,8 +162,9 @@ int cmd_export(int argc, char **argv) {
 
   const char *encoding = NULL, *actions = NULL;
   for (size_t i = 0; i < sizeof game_texts / sizeof game_texts[0]; i++)
-    if (!strcmp(game_texts[i].game, g.rules->name)) {
-      encoding = game_texts[i].encoding;
+    if (!strcmp(game_texts[i].game, g.rules->name) &&
+        game_texts[i].encoding == g.encoding_version) {
+      encoding = game_texts[i].encoding_text;
       actions = game_texts[i].actions;
     }
   char enc_buf[256], act_buf[1024];

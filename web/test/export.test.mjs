@@ -128,9 +128,10 @@ for (const name of NETS) {
       assert.ok(d.max <= TOL, `${what}: max difference ${d.max} > ${TOL} at ${d.where}`);
   });
 
+  // The page plays Oware only; networks of other games check the exports.
+  if (loadCases(name).game !== 'oware') continue;
   test(`${name}: the page's encoder and legal moves match the C engine`, () => {
     const cases = loadCases(name);
-    assert.equal(cases.game, 'oware');
     const rules = parseRules(cases.rules);
     cases.positions.forEach((p, i) => {
       const pos = { pits: p.pits, store: p.store, mover: p.mover, ply: p.ply, nocap: p.nocap, over: false };
