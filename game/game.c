@@ -242,18 +242,32 @@ void game_finish(game_pos *p, int reason, int final0, int final1, int winner) {
 
 const char *game_end_name(int reason) {
   static const char *const names[GAME_END_COUNT] = {
-      "none", "target", "famine", "repetition", "nocapture", "maxplies", "grandslam", "nomoves"};
+      "none",     "target",    "famine",  "repetition", "nocapture", "maxplies",
+      "grandslam", "nomoves", "frontrow", "maxrounds"};
   return reason >= 0 && reason < GAME_END_COUNT ? names[reason] : "unknown";
 }
 
 int game_parse_action(const game *g, const char *s, char *err, size_t errlen) {
   char *end;
   long a = strtol(s, &end, 10);
-  if (*s == 0 || *end != 0 || a < 0 || a >= g->n_actions) {
-    errf(err, errlen, "bad move '%s' (an action number 0..%d)", s, g->n_actions - 1);
+  if (*s != 0 && *end == 0 && a >= 0 && a < g->n_actions) return (int)a;
+  if (g->rules->move_name) {
+    char name[32];
+    for (int i = 0; i < g->n_actions; i++)
+      if (g->rules->move_name(g, i, name, sizeof name) == 0 && strcmp(name, s) == 0) return i;
+    game_move_name(g, 0, name, sizeof name);
+    errf(err, errlen, "bad move '%s' (an action number 0..%d or a move name such as %s)", s,
+         g->n_actions - 1, name);
     return -1;
   }
-  return (int)a;
+  errf(err, errlen, "bad move '%s' (an action number 0..%d)", s, g->n_actions - 1);
+  return -1;
+}
+
+int game_move_name(const game *g, int action, char *buf, size_t len) {
+  if (g->rules->move_name) return g->rules->move_name(g, action, buf, len);
+  int w = snprintf(buf, len, "%d", action);
+  return w < 0 || (size_t)w >= len ? -1 : 0;
 }
 
 void game_render(const game *g, const game_pos *p, char *buf, size_t len) {

@@ -43,6 +43,8 @@ typedef enum {
   GAME_END_MAXPLIES,   /* hard cap on the game length */
   GAME_END_GRANDSLAM,  /* a grand-slam variant ended the game */
   GAME_END_NOMOVES,    /* the mover has no legal move (non-Oware games) */
+  GAME_END_FRONTROW,   /* a front row was emptied (Bao la Kujifunza) */
+  GAME_END_MAXROUNDS,  /* the round cap of a multi-round game (Nam Nam) */
   GAME_END_COUNT
 } game_end_reason;
 
@@ -110,6 +112,10 @@ typedef struct {
   /* Writes the board as protocol tokens (`state`): pits then stores. */
   int (*board_tokens)(const struct game *g, const game_pos *p, char *buf,
                       size_t len);
+  /* Optional (NULL: moves are their action numbers): writes the name of
+   * an action, the same for every position, e.g. "b6ccw" in Kujifunza.
+   * game_parse_action accepts these names besides the numbers. */
+  int (*move_name)(const struct game *g, int action, char *buf, size_t len);
 } game_rules;
 
 /* A configured game: rules plus option values. Plain value; copy freely. */
@@ -195,8 +201,12 @@ void game_finish(game_pos *p, int reason, int final0, int final1, int winner);
 
 /* ---- Text ---------------------------------------------------------------------------- */
 
-/* Moves are written as their action number ("0".."31"). */
+/* Moves are written as their action number ("0".."31"), or by the name the
+ * game's move_name gives them, if it has one. */
 int game_parse_action(const game *g, const char *s, char *err, size_t errlen);
+/* The name of an action: move_name, or the number. Returns 0, or -1 if buf
+ * is too small. */
+int game_move_name(const game *g, int action, char *buf, size_t len);
 void game_render(const game *g, const game_pos *p, char *buf, size_t len);
 /* Number of set bits. */
 static inline int game_count(game_moves m) { return __builtin_popcount(m); }
