@@ -7,6 +7,7 @@
 #include "game/game.h"
 
 extern const game_rules oware_rules;
+extern const game_rules namnam_rules;
 
 /* Hash of everything that identifies a position for the repetition rule:
  * pits, pit ownership, side to move and phase. Scores are left out: they
