@@ -10,7 +10,7 @@
 #include "game/game_internal.h"
 
 static const game_rules *const registry[] = {&oware_rules, &namnam_rules, &bao_kenya_rules,
-                                             &bao_laps_rules};
+                                             &bao_laps_rules, &kujifunza_rules};
 #define N_RULES (int)(sizeof registry / sizeof registry[0])
 
 /* Presets: named option sets over a game (RULES.md 1.8). */

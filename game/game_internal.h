@@ -10,6 +10,7 @@ extern const game_rules oware_rules;
 extern const game_rules namnam_rules;
 extern const game_rules bao_kenya_rules;
 extern const game_rules bao_laps_rules;
+extern const game_rules kujifunza_rules;
 
 /* Hash of everything that identifies a position for the repetition rule:
  * pits, pit ownership, side to move and phase. Scores are left out: they

@@ -1,0 +1,629 @@
+/* Bao la Kujifunza (RULES.md section 5): the worked examples J1-J3, each
+ * rule sentence and option, a second implementation on (row, column)
+ * coordinates that the engine must agree with on random games, perft
+ * goldens and random stress. Grids list rows 3/2/1/0, columns 0-7 from
+ * South's left, as RULES.md 8 does. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "game/game.h"
+#include "tests/relay_ref.h"
+#include "tests/testutil.h"
+
+static game G;
+
+static void configure(const char *settings) {
+  char err[256], buf[256], *argv[16];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "%s", settings ? settings : "");
+  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+    argv[argc++] = t;
+  int rc = game_configure(&G, "kujifunza", argc, argv, err, sizeof err);
+  ck_assert_msg(rc == 0, "configure %s: %s", settings ? settings : "", err);
+}
+
+/* The engine's pit number of (row, column), as docs/games/kujifunza.md
+ * documents it: 16*side + l, l the owner's loop index. */
+static int pit_of(int row, int col) {
+  switch (row) {
+  case 0: return col;
+  case 1: return 15 - col;
+  case 2: return 16 + 8 + col;
+  default: return 16 + 7 - col;
+  }
+}
+
+/* A position from a grid "r3 / r2 / r1 / r0" (8 numbers a row, slashes
+ * optional) and the side to move. */
+static game_pos grid(int mover, const char *rows) {
+  int v[32], n = 0;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", rows);
+  for (char *save, *t = strtok_r(buf, " /", &save); t && n < 32; t = strtok_r(NULL, " /", &save))
+    v[n++] = atoi(t);
+  ck_assert_int_eq(n, 32);
+  char tok[33][8], *argv[33], err[256];
+  snprintf(tok[0], 8, "%d", mover);
+  for (int r = 3; r >= 0; r--)
+    for (int c = 0; c < 8; c++) snprintf(tok[1 + pit_of(r, c)], 8, "%d", v[(3 - r) * 8 + c]);
+  for (int i = 0; i < 33; i++) argv[i] = tok[i];
+  game_pos p;
+  int rc = G.rules->setboard(&G, &p, 33, argv, err, sizeof err);
+  ck_assert_msg(rc == 0, "setboard: %s", err);
+  return p;
+}
+
+static void expect_row(const game_pos *p, int row, const char *want) {
+  char got[64];
+  size_t k = 0;
+  for (int c = 0; c < 8; c++)
+    k += (size_t)snprintf(got + k, sizeof got - k, "%s%d", c ? " " : "", p->pits[pit_of(row, c)]);
+  ck_assert_msg(strcmp(got, want) == 0, "row %d: %s, expected %s", row, got, want);
+}
+
+static int kete(const game_pos *p, int side) {
+  int s = 0;
+  for (int i = 0; i < 16; i++) s += p->pits[16 * side + i];
+  return s;
+}
+
+/* Action of (row, column) of the mover, counter-clockwise or clockwise. */
+static int act(int row, int col, int cw) { return (pit_of(row, col) & 15) + (cw ? 16 : 0); }
+
+static void play_legal(game_pos *p, int a) {
+  ck_assert_msg(game_legal(&G, p) >> a & 1, "action %d is not legal (legal %x)", a,
+                game_legal(&G, p));
+  game_play(&G, p, a);
+}
+
+/* ---- Worked examples, RULES.md section 8 ----------------------------------- */
+
+START_TEST(j1_capture_chain) {
+  configure(NULL);
+  game_pos p;
+  game_start(&G, &p);
+  /* 16 mtaji moves on 12 pits: counter-clockwise from l = 6..13, clockwise
+   * from l = 10..15, 0, 1 (B5). */
+  game_moves m = game_legal(&G, &p);
+  ck_assert_int_eq(game_count(m), 16);
+  ck_assert_uint_eq(m, 0x3fc0u | 0xfc030000u);
+  play_legal(&p, act(0, 6, 0));
+  expect_row(&p, 3, "2 2 2 2 2 2 2 2");
+  expect_row(&p, 2, "2 2 0 2 2 2 0 0");
+  expect_row(&p, 1, "2 2 3 3 3 3 1 6");
+  expect_row(&p, 0, "2 2 2 2 2 2 0 3");
+  ck_assert_int_eq(kete(&p, 0), 38);
+  ck_assert_int_eq(kete(&p, 1), 26);
+  ck_assert_int_eq(p.mover, GAME_NORTH);
+  ck_assert_int_eq(p.status, GAME_ONGOING);
+}
+END_TEST
+
+START_TEST(j2_kutakata) {
+  configure(NULL);
+  const char *j2 = "7 7 7 7 7 7 7 6 / 1 0 0 0 0 0 0 0 / 1 0 1 1 0 3 0 0 / 0 0 2 0 0 0 0 0";
+  game_pos p = grid(0, j2);
+  /* No mtaji; a front pit holds 2+, so only (1,5), in both directions. */
+  ck_assert_uint_eq(game_legal(&G, &p), (1u << act(1, 5, 0)) | (1u << act(1, 5, 1)));
+  play_legal(&p, act(1, 5, 0));
+  expect_row(&p, 1, "0 1 0 2 1 0 0 0");
+  expect_row(&p, 0, "1 1 2 0 0 0 0 0");
+  expect_row(&p, 2, "1 0 0 0 0 0 0 0"); /* no capture in kutakata */
+  ck_assert_int_eq(p.mover, GAME_NORTH);
+  p = grid(0, j2);
+  play_legal(&p, act(1, 5, 1));
+  expect_row(&p, 1, "1 0 1 1 0 0 1 1");
+  expect_row(&p, 0, "0 0 2 0 0 0 0 1");
+}
+END_TEST
+
+START_TEST(j3_front_row_emptied) {
+  configure(NULL);
+  game_pos p = grid(0, "7 7 7 7 7 7 7 6 / 0 0 0 2 0 0 0 0 / 0 0 0 1 0 2 0 0 / 4 0 0 0 0 0 0 0");
+  ck_assert_uint_eq(game_legal(&G, &p), (1u << act(1, 5, 0)) | (1u << act(0, 0, 1)));
+  play_legal(&p, act(1, 5, 0));
+  expect_row(&p, 1, "0 0 0 2 1 0 1 1");
+  expect_row(&p, 2, "0 0 0 0 0 0 0 0");
+  ck_assert_int_eq(p.status, GAME_OVER);
+  ck_assert_int_eq(p.end_reason, GAME_END_FRONTROW);
+  ck_assert_int_eq(p.winner, GAME_SOUTH);
+}
+END_TEST
+
+/* ---- Rule sentences ------------------------------------------------------------ */
+
+/* The column rule, with one captured kete that lands in an empty pit. The
+ * North kete elsewhere sit in his back row. */
+START_TEST(column_rule_left_columns) {
+  configure(NULL);
+  /* (1,3) counter-clockwise: (1,2), then (1,1) facing (2,1): own column 1,
+   * so the kete starts at the left end (1,0), clockwise. */
+  game_pos p = grid(0, "7 7 7 7 7 7 7 7 / 0 1 0 0 0 0 0 0 / 0 1 0 2 0 0 0 0 / 2 2 0 0 0 0 0 0");
+  play_legal(&p, act(1, 3, 0));
+  expect_row(&p, 1, "1 2 1 0 0 0 0 0");
+  expect_row(&p, 2, "0 0 0 0 0 0 0 0");
+}
+END_TEST
+
+START_TEST(column_rule_right_columns) {
+  configure(NULL);
+  /* (1,4) clockwise: (1,5), then (1,6) facing (2,6): own column 6, so the
+   * kete starts at the right end (1,7), counter-clockwise. */
+  game_pos p = grid(0, "7 7 7 7 7 7 7 7 / 0 0 0 0 0 0 1 0 / 0 0 0 0 2 0 1 0 / 2 2 0 0 0 0 0 0");
+  play_legal(&p, act(1, 4, 1));
+  expect_row(&p, 1, "0 0 0 0 0 1 2 1");
+}
+END_TEST
+
+START_TEST(column_rule_centre_follows_the_sowing) {
+  configure(NULL);
+  /* (1,1) clockwise: (1,2), (1,3) facing (2,3): centre, clockwise: from
+   * the left end (1,0). */
+  game_pos p = grid(0, "7 7 7 7 7 7 7 7 / 0 0 0 1 0 0 0 0 / 0 2 0 1 0 0 0 0 / 2 2 0 0 0 0 0 0");
+  play_legal(&p, act(1, 1, 1));
+  expect_row(&p, 1, "1 0 1 2 0 0 0 0");
+  /* (1,5) counter-clockwise: (1,4), (1,3): centre, counter-clockwise:
+   * from the right end (1,7). */
+  p = grid(0, "7 7 7 7 7 7 7 7 / 0 0 0 1 0 0 0 0 / 0 0 0 1 0 2 0 0 / 2 2 0 0 0 0 0 0");
+  play_legal(&p, act(1, 5, 0));
+  expect_row(&p, 1, "0 0 0 2 1 0 0 1");
+}
+END_TEST
+
+/* B6: North's columns count from his own left (board column 7). The mirror
+ * of column_rule_left_columns: (2,4) counter-clockwise for North goes to
+ * (2,5), (2,6); (2,6) is North's column 1, so the captured kete starts at
+ * (2,7), his left end. */
+START_TEST(column_rule_mirrored_for_north) {
+  configure(NULL);
+  game_pos p = grid(1, "2 2 0 0 0 0 0 0 / 0 0 0 0 2 0 1 0 / 0 0 0 0 0 0 1 0 / 7 7 7 7 7 7 7 7");
+  ck_assert_int_eq(pit_of(2, 4), 16 + 12);
+  play_legal(&p, act(2, 4, 0));
+  expect_row(&p, 2, "0 0 0 0 0 1 2 1");
+  expect_row(&p, 1, "0 0 0 0 0 0 0 0");
+}
+END_TEST
+
+/* Only front pits of 2+ may takata while one exists; otherwise the back
+ * row; single kete never. */
+START_TEST(kutakata_pit_choice) {
+  configure(NULL);
+  /* Front pits all singles: the back row's 2+ pits play. */
+  game_pos p = grid(0, "7 7 7 7 7 7 7 6 / 1 0 0 0 0 0 0 0 / 1 0 1 0 0 0 0 1 / 0 3 0 0 0 0 2 0");
+  ck_assert_uint_eq(game_legal(&G, &p), (1u << act(0, 1, 0)) | (1u << act(0, 1, 1)) |
+                                            (1u << act(0, 6, 0)) | (1u << act(0, 6, 1)));
+  /* Every pit a single or empty: no move, South loses. */
+  p = grid(0, "7 7 7 7 7 7 7 7 / 3 0 0 0 0 0 0 0 / 1 0 1 0 0 0 0 1 / 0 1 0 0 0 0 1 0");
+  ck_assert_int_eq(p.status, GAME_OVER);
+  ck_assert_int_eq(p.end_reason, GAME_END_NOMOVES);
+  ck_assert_int_eq(p.winner, GAME_NORTH);
+}
+END_TEST
+
+/* 16 kete: no origin skip; the last falls in the emptied origin. */
+START_TEST(kutakata_sixteen_kete) {
+  configure(NULL);
+  game_pos p = grid(0, "5 5 5 5 5 5 5 5 / 1 1 1 1 1 1 1 0 / 16 0 0 0 0 0 0 1 / 0 0 0 0 0 0 0 0");
+  ck_assert(game_legal(&G, &p) >> act(1, 0, 0) & 1);
+  play_legal(&p, act(1, 0, 0));
+  expect_row(&p, 1, "1 1 1 1 1 1 1 2");
+  expect_row(&p, 0, "1 1 1 1 1 1 1 1");
+  ck_assert_int_eq(p.mover, GAME_NORTH);
+}
+END_TEST
+
+/* A kutakata that empties the mover's own front row loses. */
+START_TEST(own_front_row_emptied_loses) {
+  configure(NULL);
+  const char *pos = "6 6 6 6 6 6 6 6 / 2 2 2 2 2 2 2 0 / 2 0 0 0 0 0 0 0 / 0 0 0 0 0 0 0 0";
+  game_pos p = grid(0, pos);
+  ck_assert_uint_eq(game_legal(&G, &p), (1u << act(1, 0, 0)) | (1u << act(1, 0, 1)));
+  play_legal(&p, act(1, 0, 0)); /* to (0,0), (0,1) */
+  ck_assert_int_eq(p.status, GAME_OVER);
+  ck_assert_int_eq(p.end_reason, GAME_END_FRONTROW);
+  ck_assert_int_eq(p.winner, GAME_NORTH);
+  p = grid(0, pos);
+  play_legal(&p, act(1, 0, 1)); /* to (1,1), (1,2) */
+  ck_assert_int_eq(p.status, GAME_ONGOING);
+}
+END_TEST
+
+START_TEST(ply_cap_and_adjudication) {
+  configure("max_plies=1");
+  game_pos p;
+  game_start(&G, &p);
+  play_legal(&p, act(0, 6, 0));
+  ck_assert_int_eq(p.status, GAME_OVER);
+  ck_assert_int_eq(p.end_reason, GAME_END_MAXPLIES);
+  ck_assert_int_eq(p.winner, GAME_DRAW);
+  configure("max_plies=1 adjudicate=kete");
+  game_start(&G, &p);
+  play_legal(&p, act(0, 6, 0));
+  ck_assert_int_eq(p.winner, GAME_SOUTH);
+  ck_assert_int_eq(p.final[0], 38);
+  ck_assert_int_eq(p.final[1], 26);
+  configure("first_player=1");
+  game_start(&G, &p);
+  ck_assert_int_eq(p.mover, GAME_NORTH);
+}
+END_TEST
+
+START_TEST(move_names) {
+  configure(NULL);
+  char name[32], err[256];
+  ck_assert_int_eq(game_move_name(&G, act(0, 6, 0), name, sizeof name), 0);
+  ck_assert_str_eq(name, "b6ccw");
+  game_move_name(&G, act(1, 5, 1), name, sizeof name);
+  ck_assert_str_eq(name, "f5cw");
+  ck_assert_int_eq(game_parse_action(&G, "f5ccw", err, sizeof err), act(1, 5, 0));
+  ck_assert_int_eq(game_parse_action(&G, "b0cw", err, sizeof err), 16);
+  ck_assert_int_eq(game_parse_action(&G, "31", err, sizeof err), 31);
+  ck_assert_int_eq(game_parse_action(&G, "f8cw", err, sizeof err), -1);
+  ck_assert_str_eq(err, "bad move 'f8cw' (an action number 0..31 or a move name such as b0ccw)");
+  /* Every action has a distinct name that parses back. */
+  for (int a = 0; a < 32; a++) {
+    game_move_name(&G, a, name, sizeof name);
+    ck_assert_int_eq(game_parse_action(&G, name, err, sizeof err), a);
+  }
+}
+END_TEST
+
+/* ---- Reference implementation ---------------------------------------------------
+ * RULES.md 5 on a 4 x 8 grid. A player's track lists his 16 pits in
+ * counter-clockwise order from his seat; columns in the column rule are
+ * his own (B6). Every relay pick-up state goes in a table (RULES.md 0). */
+
+typedef struct {
+  int row, col;
+} cell;
+
+static cell track(int side, int t) {
+  cell c;
+  if (side == 0) {
+    c.row = t < 8 ? 0 : 1;
+    c.col = t < 8 ? t : 15 - t;
+  } else {
+    c.row = t < 8 ? 3 : 2;
+    c.col = t < 8 ? 7 - t : t - 8;
+  }
+  return c;
+}
+
+/* Track index of the side's front pit in his own column oc (0 = his left). */
+static int front_at(int side, int oc) {
+  for (int t = 8; t < 16; t++) {
+    cell c = track(side, t);
+    if ((side == 0 ? c.col : 7 - c.col) == oc) return t;
+  }
+  return -1;
+}
+
+typedef struct {
+  int g[4][8];
+} board;
+
+static board board_of(const game_pos *p) {
+  board b;
+  for (int r = 0; r < 4; r++)
+    for (int c = 0; c < 8; c++) b.g[r][c] = p->pits[pit_of(r, c)];
+  return b;
+}
+
+/* Does the first sowing of (t, dir) end in an occupied front pit facing an
+ * occupied one (2-15 kete)? */
+static int ref_mtaji(const board *b, int side, int t, int dir) {
+  cell o = track(side, t);
+  int n = b->g[o.row][o.col];
+  if (n < 2 || n > 15) return 0;
+  int last = ((t + dir * n) % 16 + 16) % 16;
+  cell l = track(side, last);
+  int front = side == 0 ? 1 : 2, opp_front = side == 0 ? 2 : 1;
+  return l.row == front && b->g[l.row][l.col] > 0 && b->g[opp_front][l.col] > 0;
+}
+
+/* Plays (t, dir); returns 1 if endless (b then stands at the first repeat
+ * or the cap, which is where truncate cuts). */
+static int ref_move(board *b, int side, int t, int dir, int capture) {
+  int front = side == 0 ? 1 : 2, opp_front = side == 0 ? 2 : 1;
+  cell o = track(side, t);
+  int hand = b->g[o.row][o.col];
+  long dropped = 0;
+  b->g[o.row][o.col] = 0;
+  ref_set_clear();
+  for (;;) {
+    while (hand > 0) {
+      t = ((t + dir) % 16 + 16) % 16;
+      cell c = track(side, t);
+      b->g[c.row][c.col]++;
+      hand--;
+      dropped++;
+    }
+    cell c = track(side, t);
+    if (b->g[c.row][c.col] == 1) return 0;
+    if (capture && c.row == front && b->g[opp_front][c.col] > 0) {
+      hand = b->g[opp_front][c.col];
+      b->g[opp_front][c.col] = 0;
+      int own_col = side == 0 ? c.col : 7 - c.col;
+      if (own_col <= 1) dir = -1;
+      if (own_col >= 6) dir = 1;
+      t = front_at(side, dir < 0 ? 0 : 7) - dir;
+      continue;
+    }
+    uint8_t s[34];
+    for (int r = 0; r < 4; r++)
+      for (int k = 0; k < 8; k++) s[r * 8 + k] = (uint8_t)b->g[r][k];
+    s[32] = (uint8_t)t;
+    s[33] = (uint8_t)(dir + 1);
+    if (ref_set_add(s, sizeof s) || dropped >= 100000) return 1;
+    hand = b->g[c.row][c.col];
+    b->g[c.row][c.col] = 0;
+  }
+}
+
+/* Legal actions: mtaji moves that end, else kutakata moves (front pits
+ * first, by counts) that end; under truncate nothing is endless. *capture
+ * tells the regime. */
+static game_moves ref_legal(const board *b, int side, int truncate, int *capture, long *endless) {
+  game_moves m = 0;
+  for (int t = 0; t < 16; t++)
+    for (int d = 0; d < 2; d++) {
+      int dir = d ? -1 : 1;
+      if (!ref_mtaji(b, side, t, dir)) continue;
+      board q = *b;
+      int e = ref_move(&q, side, t, dir, 1);
+      *endless += e;
+      if (!e || truncate) m |= 1u << (t + 16 * d);
+    }
+  *capture = m != 0;
+  if (m) return m;
+  int front = side == 0 ? 1 : 2, any_front = 0;
+  for (int c = 0; c < 8; c++) any_front |= b->g[front][c] >= 2;
+  for (int t = 0; t < 16; t++) {
+    cell c = track(side, t);
+    if (b->g[c.row][c.col] < 2 || (any_front && c.row != front)) continue;
+    for (int d = 0; d < 2; d++) {
+      board q = *b;
+      int e = ref_move(&q, side, t, d ? -1 : 1, 0);
+      *endless += e;
+      if (!e || truncate) m |= 1u << (t + 16 * d);
+    }
+  }
+  return m;
+}
+
+static int front_empty(const board *b, int side) {
+  int row = side == 0 ? 1 : 2, s = 0;
+  for (int c = 0; c < 8; c++) s += b->g[row][c];
+  return s == 0;
+}
+
+static long check_against_reference(const char *settings, long games, uint64_t seed) {
+  configure(settings);
+  int truncate = strstr(settings, "truncate") != NULL;
+  rng_t r;
+  rng_seed(&r, seed, 0);
+  long endless = 0;
+  for (long k = 0; k < games; k++) {
+    game_pos p;
+    game_start(&G, &p);
+    while (p.status == GAME_ONGOING) {
+      board b = board_of(&p);
+      int capture;
+      game_moves m = game_legal(&G, &p);
+      game_moves want = ref_legal(&b, p.mover, truncate, &capture, &endless);
+      CHECK(m == want, "legal %x, reference %x", m, want);
+      int a = game_nth_action(m, (int)rng_below(&r, (uint32_t)game_count(m)));
+      int me = p.mover;
+      game_play(&G, &p, a);
+      ref_move(&b, me, a & 15, a >= 16 ? -1 : 1, capture);
+      board e = board_of(&p);
+      CHECK(!memcmp(&b, &e, sizeof b), "board differs from the reference");
+      /* Endings: the opponent's front row, then one's own, then moves. */
+      int ref_winner = -1;
+      if (front_empty(&b, 1 - me))
+        ref_winner = me;
+      else if (front_empty(&b, me))
+        ref_winner = 1 - me;
+      else {
+        int cap2;
+        long e2 = 0;
+        if (ref_legal(&b, 1 - me, truncate, &cap2, &e2) == 0) ref_winner = me;
+      }
+      if (ref_winner >= 0) {
+        CHECK(p.status == GAME_OVER && p.winner == ref_winner, "ending differs");
+      } else {
+        CHECK(p.status == GAME_ONGOING || p.end_reason == GAME_END_MAXPLIES, "ended early");
+      }
+    }
+  }
+  return endless;
+}
+
+START_TEST(engine_matches_reference) {
+  long endless = check_against_reference("", (long)(20000 * test_scale()), 5);
+  if (test_scale() >= 1.0) ck_assert_int_gt(endless, 0);
+}
+END_TEST
+
+START_TEST(engine_matches_reference_truncate) {
+  check_against_reference("endless_move=truncate", (long)(20000 * test_scale()), 6);
+}
+END_TEST
+
+/* ---- Perft ------------------------------------------------------------------ */
+
+static uint64_t perft(const game_pos *p, int depth) {
+  if (p->status != GAME_ONGOING) return 0;
+  if (depth == 0) return 1;
+  uint64_t n = 0;
+  for (game_moves r = game_legal(&G, p); r; r &= r - 1) {
+    game_pos q = *p;
+    game_play(&G, &q, __builtin_ctz(r));
+    n += perft(&q, depth - 1);
+  }
+  return n;
+}
+
+#include "tests/perft_goldens_kujifunza.h"
+
+START_TEST(perft_goldens) {
+  configure(NULL);
+  game_pos p;
+  game_start(&G, &p);
+  int depth = test_scale() < 1.0 ? 7 : PERFT_KUJIFUNZA_DEPTH;
+  for (int d = 1; d <= depth; d++) {
+    uint64_t got = perft(&p, d);
+    ck_assert_msg(got == perft_kujifunza[d - 1], "perft depth %d: %llu, golden %llu", d,
+                  (unsigned long long)got, (unsigned long long)perft_kujifunza[d - 1]);
+  }
+}
+END_TEST
+
+/* Depth 1 by hand: J1's 16 mtaji moves. Depth 2 from the reference: North's
+ * legal moves after each of them. */
+START_TEST(perft_start_by_hand) {
+  configure(NULL);
+  game_pos p;
+  game_start(&G, &p);
+  ck_assert_uint_eq(perft(&p, 1), 16);
+  board b = board_of(&p);
+  int capture;
+  long e = 0;
+  game_moves m = ref_legal(&b, 0, 0, &capture, &e);
+  ck_assert_int_eq(game_count(m), 16);
+  uint64_t d2 = 0;
+  for (game_moves r = m; r; r &= r - 1) {
+    int a = __builtin_ctz(r);
+    board q = b;
+    ref_move(&q, 0, a & 15, a >= 16 ? -1 : 1, 1);
+    d2 += (uint64_t)game_count(ref_legal(&q, 1, 0, &capture, &e));
+  }
+  ck_assert_uint_eq(perft(&p, 2), d2);
+}
+END_TEST
+
+/* ---- Random stress ------------------------------------------------------------- */
+
+START_TEST(stress) {
+  configure(NULL);
+  long games = (long)(100000 * test_scale());
+  rng_t r;
+  rng_seed(&r, 7, 0);
+  game_hist *h = malloc(sizeof *h);
+  long ends[GAME_END_COUNT] = {0};
+  for (long k = 0; k < games; k++) {
+    game_pos p;
+    game_start(&G, &p);
+    game_hist_reset(h, &p);
+    while (p.status == GAME_ONGOING) {
+      game_moves m = game_legal(&G, &p);
+      CHECK(m != 0, "ongoing game without a legal move");
+      game_step(&G, &p, h, game_nth_action(m, (int)rng_below(&r, (uint32_t)game_count(m))));
+      CHECK(kete(&p, 0) + kete(&p, 1) == 64, "kete not conserved");
+      CHECK(p.store[0] == 0 && p.store[1] == 0, "kete left the board");
+      CHECK(p.ply <= 600, "game longer than max_plies");
+    }
+    ends[p.end_reason]++;
+    CHECK(p.winner == GAME_DRAW || game_outcome(&p, p.winner) == 1, "winner");
+  }
+  free(h);
+  if (games >= 10000) {
+    ck_assert_int_gt(ends[GAME_END_FRONTROW], 0);
+    ck_assert_int_gt(ends[GAME_END_NOMOVES], 0);
+  }
+}
+END_TEST
+
+/* ---- Other checks ------------------------------------------------------------- */
+
+START_TEST(encode_is_from_movers_view) {
+  configure(NULL);
+  /* The same position with the sides swapped (pit l of one side becomes
+   * pit l of the other) and the other side to move. */
+  game_pos a = grid(0, "1 2 3 4 0 0 1 1 / 2 2 0 5 1 0 3 2 / 0 3 1 2 2 0 4 1 / 6 0 2 2 1 3 0 10");
+  game_pos b = a;
+  for (int i = 0; i < 16; i++) {
+    b.pits[i] = a.pits[16 + i];
+    b.pits[16 + i] = a.pits[i];
+  }
+  b.mover = 1;
+  ck_assert_int_eq(G.n_features, 131);
+  float fa[GAME_MAX_FEATURES], fb[GAME_MAX_FEATURES];
+  game_encode(&G, &a, fa);
+  game_encode(&G, &b, fb);
+  for (int i = 0; i < G.n_features; i++) ck_assert_msg(fa[i] == fb[i], "feature %d", i);
+  ck_assert_float_eq(fa[0], 0.75f); /* South (0,0): 6 kete */
+}
+END_TEST
+
+START_TEST(setboard_and_tokens) {
+  configure(NULL);
+  char err[256], buf[512];
+  game_pos p;
+  char *few[] = {"0", "2"};
+  ck_assert_int_eq(G.rules->setboard(&G, &p, 2, few, err, sizeof err), -1);
+  ck_assert_str_eq(err, "setboard takes MOVER and 32 pits, optionally 2 stores of 0 "
+                        "(33 or 35 numbers), got 2");
+  game_start(&G, &p);
+  G.rules->board_tokens(&G, &p, buf, sizeof buf);
+  ck_assert_str_eq(buf, "2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 0 0");
+  /* setboard MOVER + the tokens gives the position back. */
+  char line[600], *argv[40], *save;
+  int argc = 0;
+  snprintf(line, sizeof line, "1 %s", buf);
+  for (char *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) argv[argc++] = t;
+  game_pos q;
+  ck_assert_int_eq(G.rules->setboard(&G, &q, argc, argv, err, sizeof err), 0);
+  ck_assert(!memcmp(q.pits, p.pits, 32));
+  ck_assert_int_eq(q.mover, 1);
+  argv[33] = "1";
+  ck_assert_int_eq(G.rules->setboard(&G, &q, argc, argv, err, sizeof err), -1);
+  ck_assert_str_eq(err, "bad store '1' (0..0)");
+  game_render(&G, &p, buf, sizeof buf);
+  ck_assert_msg(strstr(buf, "1 South front [   2   2") != NULL, "%s", buf);
+}
+END_TEST
+
+Suite *kujifunza_suite(void) {
+  Suite *s = suite_create("kujifunza");
+  TCase *ex = tcase_create("worked examples");
+  tcase_add_test(ex, j1_capture_chain);
+  tcase_add_test(ex, j2_kutakata);
+  tcase_add_test(ex, j3_front_row_emptied);
+  suite_add_tcase(s, ex);
+  TCase *ru = tcase_create("rules");
+  tcase_add_test(ru, column_rule_left_columns);
+  tcase_add_test(ru, column_rule_right_columns);
+  tcase_add_test(ru, column_rule_centre_follows_the_sowing);
+  tcase_add_test(ru, column_rule_mirrored_for_north);
+  tcase_add_test(ru, kutakata_pit_choice);
+  tcase_add_test(ru, kutakata_sixteen_kete);
+  tcase_add_test(ru, own_front_row_emptied_loses);
+  tcase_add_test(ru, ply_cap_and_adjudication);
+  tcase_add_test(ru, move_names);
+  suite_add_tcase(s, ru);
+  TCase *rf = tcase_create("reference");
+  tcase_set_timeout(rf, 120);
+  tcase_add_test(rf, engine_matches_reference);
+  tcase_add_test(rf, engine_matches_reference_truncate);
+  suite_add_tcase(s, rf);
+  TCase *pf = tcase_create("perft");
+  tcase_set_timeout(pf, 120);
+  tcase_add_test(pf, perft_start_by_hand);
+  tcase_add_test(pf, perft_goldens);
+  suite_add_tcase(s, pf);
+  TCase *st = tcase_create("stress");
+  tcase_set_timeout(st, 300);
+  tcase_add_test(st, stress);
+  suite_add_tcase(s, st);
+  TCase *ot = tcase_create("other");
+  tcase_add_test(ot, encode_is_from_movers_view);
+  tcase_add_test(ot, setboard_and_tokens);
+  suite_add_tcase(s, ot);
+  return s;
+}
+
+TEST_MAIN(kujifunza_suite)
