@@ -204,8 +204,17 @@ static void compare_forward(const nn_config *c, int batch, int masked,
   float *p1 = malloc(sizeof(float) * batch * A), *p2 = malloc(sizeof(float) * batch * A);
   float *v1 = malloc(sizeof(float) * batch), *v2 = malloc(sizeof(float) * batch);
   float *s1 = malloc(sizeof(float) * batch), *s2 = malloc(sizeof(float) * batch);
+  int O = A + 2;
+  float *z1 = malloc(sizeof(float) * batch * O);
   ck_assert_int_eq(nn_forward(n, ws, d.x, masked ? d.legal : NULL, batch, p1, v1, s1), 0);
+  memcpy(z1, nn_ws_logits(ws), sizeof(float) * batch * O);
   ck_assert_int_eq(nn_forward_naive(n, ws, d.x, masked ? d.legal : NULL, batch, p2, v2, s2), 0);
+  const float *z2 = nn_ws_logits(ws);
+  for (int i = 0; i < batch * O; i++)
+    CHECK(close_to(z1[i], z2[i], 1e-5), "logit %d: %g vs naive %g", i, z1[i], z2[i]);
+  for (int b = 0; b < batch; b++) /* the raw outputs behind value and score */
+    CHECK(close_to(v2[b], tanh(z2[b * O + A]), 1e-6) && s2[b] == z2[b * O + A + 1], "row %d", b);
+  free(z1);
   for (int b = 0; b < batch; b++) {
     double sum = 0;
     for (int a = 0; a < A; a++) {
