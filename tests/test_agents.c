@@ -136,7 +136,7 @@ static void ab_vs_minimax(const char *preset, const char *settings, const char *
     ab_search *s = ab_create(&G, &prm, err, sizeof err);
     ck_assert_ptr_nonnull(s);
     long extra_before = mm_extra_turns;
-    int want = minimax_root(s, &p, h, depth, exhaustive ? 200000 : 3000000);
+    int want = minimax_root(s, &p, h, depth, exhaustive ? 40000 : 3000000);
     if (mm_budget < 0) { /* too big to enumerate: skip */
       skipped++;
       mm_extra_turns = extra_before;
