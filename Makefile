@@ -82,7 +82,7 @@ bench: sowzero
 	./sowzero bench all
 
 run: sowzero
-	./sowzero demo configs/oware.ini
+	./sowzero train configs/oware.ini
 
 format:
 	clang-format -i $(wildcard */*.c */*.h)
