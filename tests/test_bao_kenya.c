@@ -245,6 +245,13 @@ START_TEST(ply_cap_and_stalemate_option) {
   configure("first_player=1");
   game_start(&G, &p);
   ck_assert_int_eq(p.mover, GAME_NORTH);
+  configure("seeds=2 target=17");
+  game_start(&G, &p);
+  ck_assert_int_eq(G.total_seeds, 32);
+  ck_assert_int_eq(p.pits[15], 2);
+  char err[256], *too_high[] = {"target=50"};
+  ck_assert_int_eq(game_configure(&G, "bao-kenya", 1, too_high, err, sizeof err), -1);
+  ck_assert_str_eq(err, "target 50 is more than the 48 seeds in play");
 }
 END_TEST
 

@@ -172,6 +172,11 @@ START_TEST(stalemate_rules) {
   play_legal(&p, 7);
   play_legal(&p, __builtin_ctz(game_legal(&G, &p)));
   ck_assert_int_eq(p.winner, GAME_DRAW);
+  configure("seeds=3 target=25 first_player=1");
+  game_start(&G, &p);
+  ck_assert_int_eq(G.total_seeds, 48);
+  ck_assert_int_eq(p.pits[9], 3);
+  ck_assert_int_eq(p.mover, GAME_NORTH);
   configure("max_plies=1 nocap_limit=0");
   game_start(&G, &p);
   play_legal(&p, 1);
@@ -184,6 +189,7 @@ END_TEST
 
 typedef struct {
   int b[16], end, endless, taken;
+  int relays, relay_pit[8], relay_seeds[8]; /* the first relays */
 } ref_result;
 
 static ref_result ref_move(const game_pos *p, int pit) {
@@ -210,6 +216,11 @@ static ref_result ref_move(const game_pos *p, int pit) {
       r.end = at;
       return r;
     }
+    if (r.relays < 8) {
+      r.relay_pit[r.relays] = at;
+      r.relay_seeds[r.relays] = r.b[at];
+    }
+    r.relays++;
     hand = r.b[at];
     r.b[at] = 0;
   }
@@ -220,6 +231,27 @@ static ref_result ref_move(const game_pos *p, int pit) {
   }
   return r;
 }
+
+/* L1's relays, by the reference (the engine gives the same board): pits 2,
+ * 5, 8, 11 and 14 with 3 seeds each, then pit 1 with 4; the move ends in
+ * pit 5, emptied by its own relay, and takes pit 10's 3. */
+START_TEST(l1_relays_by_the_reference) {
+  configure(NULL);
+  game_pos p;
+  game_start(&G, &p);
+  ref_result rr = ref_move(&p, 0);
+  static const int pits[6] = {2, 5, 8, 11, 14, 1}, seeds[6] = {3, 3, 3, 3, 3, 4};
+  ck_assert_int_eq(rr.relays, 6);
+  for (int i = 0; i < 6; i++) {
+    ck_assert_int_eq(rr.relay_pit[i], pits[i]);
+    ck_assert_int_eq(rr.relay_seeds[i], seeds[i]);
+  }
+  ck_assert_int_eq(rr.end, 5);
+  ck_assert_int_eq(rr.taken, 3);
+  game_play(&G, &p, 0);
+  for (int i = 0; i < 16; i++) ck_assert_int_eq(p.pits[i], rr.b[i]);
+}
+END_TEST
 
 static game_moves ref_legal(const game_pos *p, int truncate, long *endless) {
   game_moves multi = 0, single = 0, m = 0;
@@ -428,6 +460,7 @@ Suite *bao_laps_suite(void) {
   suite_add_tcase(s, ru);
   TCase *rf = tcase_create("reference");
   tcase_set_timeout(rf, 120);
+  tcase_add_test(rf, l1_relays_by_the_reference);
   tcase_add_test(rf, engine_matches_reference);
   tcase_add_test(rf, engine_matches_reference_truncate);
   suite_add_tcase(s, rf);

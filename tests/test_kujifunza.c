@@ -324,6 +324,24 @@ static int ref_mtaji(const board *b, int side, int t, int dir) {
   return l.row == front && b->g[l.row][l.col] > 0 && b->g[opp_front][l.col] > 0;
 }
 
+/* The events of the last reference move: 'c' a capture (the opponent's
+ * pit and its kete), 'r' a relay (the pit and its kete), 'e' the end. */
+static struct {
+  int n;
+  char kind[16];
+  int row[16], col[16], kete[16];
+} trace;
+
+static void note(char kind, int row, int col, int k) {
+  if (trace.n < 16) {
+    trace.kind[trace.n] = kind;
+    trace.row[trace.n] = row;
+    trace.col[trace.n] = col;
+    trace.kete[trace.n] = k;
+  }
+  trace.n++;
+}
+
 /* Plays (t, dir); returns 1 if endless (b then stands at the first repeat
  * or the cap, which is where truncate cuts). */
 static int ref_move(board *b, int side, int t, int dir, int capture) {
@@ -333,6 +351,7 @@ static int ref_move(board *b, int side, int t, int dir, int capture) {
   long dropped = 0;
   b->g[o.row][o.col] = 0;
   ref_set_clear();
+  trace.n = 0;
   for (;;) {
     while (hand > 0) {
       t = ((t + dir) % 16 + 16) % 16;
@@ -342,9 +361,13 @@ static int ref_move(board *b, int side, int t, int dir, int capture) {
       dropped++;
     }
     cell c = track(side, t);
-    if (b->g[c.row][c.col] == 1) return 0;
+    if (b->g[c.row][c.col] == 1) {
+      note('e', c.row, c.col, 1);
+      return 0;
+    }
     if (capture && c.row == front && b->g[opp_front][c.col] > 0) {
       hand = b->g[opp_front][c.col];
+      note('c', opp_front, c.col, hand);
       b->g[opp_front][c.col] = 0;
       int own_col = side == 0 ? c.col : 7 - c.col;
       if (own_col <= 1) dir = -1;
@@ -358,6 +381,7 @@ static int ref_move(board *b, int side, int t, int dir, int capture) {
     s[32] = (uint8_t)t;
     s[33] = (uint8_t)(dir + 1);
     if (ref_set_add(s, sizeof s) || dropped >= 100000) return 1;
+    note('r', c.row, c.col, b->g[c.row][c.col]);
     hand = b->g[c.row][c.col];
     b->g[c.row][c.col] = 0;
   }
@@ -399,6 +423,30 @@ static int front_empty(const board *b, int side) {
   for (int c = 0; c < 8; c++) s += b->g[row][c];
   return s == 0;
 }
+
+/* J1's steps, by the reference (the engine gives the same board): captures
+ * of 2 at (2,7) and (2,6), a relay of 4 kete from (1,6), a capture of 2 at
+ * (2,2), the end in (1,6). */
+START_TEST(j1_steps_by_the_reference) {
+  configure(NULL);
+  game_pos p;
+  game_start(&G, &p);
+  board b = board_of(&p);
+  ck_assert_int_eq(ref_move(&b, 0, 6, 1, 1), 0);
+  static const char kind[5] = {'c', 'c', 'r', 'c', 'e'};
+  static const int row[5] = {2, 2, 1, 2, 1}, col[5] = {7, 6, 6, 2, 6}, k[5] = {2, 2, 4, 2, 1};
+  ck_assert_int_eq(trace.n, 5);
+  for (int i = 0; i < 5; i++) {
+    ck_assert_int_eq(trace.kind[i], kind[i]);
+    ck_assert_int_eq(trace.row[i], row[i]);
+    ck_assert_int_eq(trace.col[i], col[i]);
+    ck_assert_int_eq(trace.kete[i], k[i]);
+  }
+  game_play(&G, &p, act(0, 6, 0));
+  board e = board_of(&p);
+  ck_assert(!memcmp(&b, &e, sizeof b));
+}
+END_TEST
 
 static long check_against_reference(const char *settings, long games, uint64_t seed) {
   configure(settings);
@@ -607,6 +655,7 @@ Suite *kujifunza_suite(void) {
   suite_add_tcase(s, ru);
   TCase *rf = tcase_create("reference");
   tcase_set_timeout(rf, 120);
+  tcase_add_test(rf, j1_steps_by_the_reference);
   tcase_add_test(rf, engine_matches_reference);
   tcase_add_test(rf, engine_matches_reference_truncate);
   suite_add_tcase(s, rf);

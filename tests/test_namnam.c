@@ -260,6 +260,27 @@ START_TEST(round_stalemate_by_repetition) {
 }
 END_TEST
 
+/* repetition=1: the first repeat already ends the round, at ply 12. */
+START_TEST(repetition_option) {
+  configure("repetition=1");
+  game_pos p = pos("0  1 0 0 0 0 0  0 0 0 0 0 0  24 23");
+  game_hist *h = malloc(sizeof *h);
+  game_hist_reset(h, &p);
+  int plies = 0;
+  while (p.round == 1) {
+    game_step(&G, &p, h, __builtin_ctz(game_legal(&G, &p)));
+    plies++;
+  }
+  free(h);
+  ck_assert_int_eq(plies, 12);
+  configure("first_player=1");
+  game_start(&G, &p);
+  ck_assert_int_eq(p.mover, GAME_NORTH);
+  ck_assert_int_eq(p.aux[0] & 1, GAME_NORTH); /* he started round 1 */
+  ck_assert_uint_eq(game_legal(&G, &p), 0x3f); /* his pits 6-11 */
+}
+END_TEST
+
 START_TEST(round_stalemate_by_nocap_limit) {
   configure("repetition=0 nocap_limit=10 max_rounds=1");
   game_pos p = pos("0  1 0 0 0 0 0  0 0 0 0 0 0  24 23");
@@ -418,6 +439,7 @@ END_TEST
 
 typedef struct {
   int b[12], cap[2], captures, round_over, endless;
+  int relays, relay_pit[8], relay_seeds[8], end; /* the first relays, the last pit */
 } ref_result;
 
 static ref_result ref_move(const game_pos *p, int pit) {
@@ -457,11 +479,38 @@ static ref_result ref_move(const game_pos *p, int pit) {
       r.endless = 1; /* stopped before the repeated pick-up: the truncate result */
       return r;
     }
+    if (r.relays < 8) {
+      r.relay_pit[r.relays] = at;
+      r.relay_seeds[r.relays] = r.b[at];
+    }
+    r.relays++;
     hand = r.b[at];
     r.b[at] = 0;
   }
+  r.end = at;
   return r;
 }
+
+/* NN1's relays, by the reference (the engine gives the same board): pits 4
+ * (5 seeds), 9 (5), 2 (6) and 8 (6); the move ends in pit 2, emptied by its
+ * own relay. */
+START_TEST(nn1_relays_by_the_reference) {
+  configure(NULL);
+  game_pos p;
+  game_start(&G, &p);
+  ref_result rr = ref_move(&p, 0);
+  static const int pits[4] = {4, 9, 2, 8}, seeds[4] = {5, 5, 6, 6};
+  ck_assert_int_eq(rr.relays, 4);
+  for (int i = 0; i < 4; i++) {
+    ck_assert_int_eq(rr.relay_pit[i], pits[i]);
+    ck_assert_int_eq(rr.relay_seeds[i], seeds[i]);
+  }
+  ck_assert_int_eq(rr.end, 2);
+  ck_assert_int_eq(rr.captures, 0);
+  game_play(&G, &p, 0);
+  for (int i = 0; i < 12; i++) ck_assert_int_eq(p.pits[i], rr.b[i]);
+}
+END_TEST
 
 /* Random games (pass rule, no feeding), checked move by move against the
  * reference: legal moves, and the board and stores after the move when it
@@ -744,6 +793,7 @@ Suite *namnam_suite(void) {
   tcase_add_test(ru, last_eight_mid_sowing);
   tcase_add_test(ru, empty_player_passes);
   tcase_add_test(ru, round_stalemate_by_repetition);
+  tcase_add_test(ru, repetition_option);
   tcase_add_test(ru, round_stalemate_by_nocap_limit);
   tcase_add_test(ru, round_cap_max_plies);
   tcase_add_test(ru, game_cap_game_plies);
@@ -755,6 +805,7 @@ Suite *namnam_suite(void) {
   suite_add_tcase(s, ru);
   TCase *rf = tcase_create("reference");
   tcase_set_timeout(rf, 120);
+  tcase_add_test(rf, nn1_relays_by_the_reference);
   tcase_add_test(rf, engine_matches_reference);
   tcase_add_test(rf, engine_matches_reference_truncate);
   tcase_add_test(rf, endless_moves_found_and_cut);
