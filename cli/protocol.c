@@ -11,7 +11,7 @@
 #include "game/game.h"
 #include "trainer/agent.h"
 
-#define MAX_TOKENS 64
+#define MAX_TOKENS (GAME_MAX_PLIES_CAP + 8) /* `moves` takes a whole game */
 #define MAX_RECORD GAME_MAX_PLIES_CAP
 
 struct proto {
@@ -22,6 +22,8 @@ struct proto {
   int nmoves;                 /* moves played since base */
   uint8_t moves[MAX_RECORD];  /* those moves, for undo */
   agent *agent;               /* plays genmove, answers analyze */
+  char line[PROTO_MAX_LINE];  /* the command being parsed */
+  char *argv[MAX_TOKENS];     /* its tokens */
   char agent_spec[256];
   uint64_t seed;
 };
@@ -372,15 +374,15 @@ static int cmd_help(proto *s, int argc, char **argv, out_buf *o, char *err, size
 }
 
 int proto_handle(proto *s, const char *line, char *out, size_t outlen) {
-  char buf[1024], *argv[MAX_TOKENS], *save = NULL;
+  char *buf = s->line, **argv = s->argv, *save = NULL;
   int argc = 0;
   out_buf o = {out, 0, outlen};
   out[0] = 0;
-  if (strlen(line) >= sizeof buf) {
-    put(&o, "? command line too long (at most %zu characters)\n\n", sizeof buf - 1);
+  if (strlen(line) >= PROTO_MAX_LINE) {
+    put(&o, "? command line too long (at most %d characters)\n\n", PROTO_MAX_LINE - 1);
     return 0;
   }
-  snprintf(buf, sizeof buf, "%s", line);
+  snprintf(buf, PROTO_MAX_LINE, "%s", line);
   char *hash = strchr(buf, '#');
   if (hash) *hash = 0;
   for (char *t = strtok_r(buf, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {

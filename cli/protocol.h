@@ -27,5 +27,7 @@ int proto_handle(proto *s, const char *line, char *out, size_t outlen);
 
 /* The longest response a command can produce (board drawings, analysis). */
 #define PROTO_MAX_RESPONSE 8192
+/* The longest command line (a whole game's `moves` fits). */
+#define PROTO_MAX_LINE 16384
 
 #endif

@@ -143,8 +143,32 @@ START_TEST(garbage_input) {
     proto_handle(S, "state", out, sizeof out);
     CHECK(out[0] == '=', "state failed after '%s'", line);
   }
+  /* A whole game in one `moves` line (a long one: over 63 moves). */
+  char game[8000];
+  size_t k = 0;
+  int plies = 0;
+  rng_seed(&r, 9, 0);
+  while (plies <= 63) {
+    k = (size_t)snprintf(game, sizeof game, "moves");
+    plies = 0;
+    proto_handle(S, "moves", out, sizeof out);
+    for (;;) {
+      proto_handle(S, "legal", out, sizeof out);
+      if (!strcmp(out, "=\n\n")) break;
+      int legal[8], n = 0;
+      for (char *t = strtok(out + 1, " \n"); t; t = strtok(NULL, " \n")) legal[n++] = atoi(t);
+      char mv[16];
+      snprintf(mv, sizeof mv, "play %d", legal[rng_below(&r, (uint32_t)n)]);
+      proto_handle(S, mv, out, sizeof out);
+      k += (size_t)snprintf(game + k, sizeof game - k, " %s", mv + 5);
+      plies++;
+    }
+  }
+  char final_state[512];
+  proto_handle(S, "state", final_state, sizeof final_state);
+  ck_assert_str_eq(ask(game), final_state);
   /* Overlong lines are refused, not cut. */
-  char big[3000];
+  char big[20000];
   memset(big, 'a', sizeof big - 1);
   big[sizeof big - 1] = 0;
   ck_assert_int_eq(strncmp(ask(big), "? command line too long", 23), 0);
