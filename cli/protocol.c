@@ -350,7 +350,7 @@ static const struct {
 } commands[] = {
     {"game", cmd_game, "game NAME [key=value ...]   choose a game or preset; new game"},
     {"moves", cmd_moves, "moves A1 A2 ...             new game, then play these actions"},
-    {"setboard", cmd_setboard, "setboard MOVER P0 .. Pn-1 STORE0 STORE1"},
+    {"setboard", cmd_setboard, "setboard MOVER BOARD...     the game's board tokens (Oware: pits, stores)"},
     {"play", cmd_play, "play A                      play action A for the side to move"},
     {"undo", cmd_undo, "undo                        take back the last move"},
     {"state", cmd_state, "state                       MOVER PITS.. STORES LEGAL STATUS"},
