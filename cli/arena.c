@@ -195,26 +195,25 @@ static void print_table(const game *g, const arena_params *p, const arena_result
          r->games, p->games, p->threads, p->threads > 1 ? "s" : "",
          p->openings ? "book openings" : "start position", r->seconds, r->south_wins, r->draws,
          r->north_wins);
-  printf("%-44s %5s %5s %5s  %-22s %s\n", "pairing (first agent's view)", "W", "D", "L",
-         "score [95% CI]", "Elo diff [95% CI]");
+  printf("%-30s %-30s %5s %5s %5s  %-22s %s\n", "agent A", "agent B", "W", "D", "L",
+         "A's score [95% CI]", "Elo diff [95% CI]");
   for (int k = 0; k < r->n_pairings; k++) {
     const arena_pairing *q = &r->pairings[k];
     double s, lo, hi;
     arena_score_ci(q->wins, q->draws, q->losses, &s, &lo, &hi);
-    char name[96];
-    snprintf(name, sizeof name, "%.20s vs %.20s", r->specs[q->a], r->specs[q->b]);
-    printf("%-44s %5d %5d %5d  %5.1f%% [%5.1f, %5.1f]  %+5.0f [%+.0f, %+.0f]\n", name, q->wins,
+    printf("%-30.30s %-30.30s %5d %5d %5d  %5.1f%% [%5.1f, %5.1f]  %+5.0f [%+.0f, %+.0f]\n",
+           r->specs[q->a], r->specs[q->b], q->wins,
            q->draws, q->losses, 100 * s, 100 * lo, 100 * hi, elo_from_score(s),
            elo_from_score(lo), elo_from_score(hi));
   }
   printf("\nratings (maximum likelihood, %s = 0)\n", r->specs[r->anchor]);
-  printf("%-36s %6s %7s %7s %7s\n", "agent", "games", "score", "Elo", "+-95%");
+  printf("%-40s %6s %7s %7s %7s\n", "agent", "games", "score", "Elo", "+-95%");
   for (int i = 0; i < r->n_agents; i++) {
     int w, d, l;
     double s, lo, hi;
     agent_totals(r, i, &w, &d, &l);
     arena_score_ci(w, d, l, &s, &lo, &hi);
-    printf("%-36.36s %6d %6.1f%% %+7.0f %7.0f\n", r->specs[i], w + d + l, 100 * s, r->elo[i],
+    printf("%-40.40s %6d %6.1f%% %+7.0f %7.0f\n", r->specs[i], w + d + l, 100 * s, r->elo[i],
            1.96 * r->elo_se[i]);
   }
 }

@@ -46,10 +46,7 @@ static int timed_evaluate(void *ctx, const game *g, const game_pos *const *pos, 
 
 static int bench_rollouts(bench_out *b, const game *g, int sims, int reps) {
   char err[256];
-  mcts_params p = mcts_defaults();
-  p.c_puct = 3.0f; /* the mcts agent's settings */
-  p.fpu_reduction = 0.0f;
-  p.node_cap = 1 << 18;
+  mcts_params p = mcts_rollout_defaults(); /* the mcts agent's settings */
   mcts_rollout *ro = mcts_rollout_create(1, 1, err, sizeof err);
   if (!ro) return -1;
   mcts_eval ev = mcts_rollout_eval(ro);

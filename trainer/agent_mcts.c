@@ -12,19 +12,8 @@ typedef struct {
   mcts_rollout *ro;
 } mcts_agent;
 
-/* Parameter defaults for searches with rollouts: uniform priors make the
- * PUCT term c * sqrt(N) / (k (1 + n)), so c is larger than with a network. */
-static mcts_params rollout_defaults(void) {
-  mcts_params p = mcts_defaults();
-  p.sims = 1000;
-  p.c_puct = 3.0f;
-  p.fpu_reduction = 0.0f;
-  p.node_cap = 1 << 18;
-  return p;
-}
-
 static int mcts_agent_create(agent *a, int argc, char *const *argv, char *err, size_t errlen) {
-  mcts_params p = rollout_defaults();
+  mcts_params p = mcts_rollout_defaults();
   long rollouts = 1;
   for (int i = 0; i < argc; i++) {
     char key[32];

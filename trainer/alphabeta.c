@@ -35,7 +35,9 @@ struct ab_search {
 };
 
 ab_params ab_defaults(void) {
-  ab_params p = {6, 0.0, 16, 100, 0, 0};
+  /* Weights from arena runs at depth 4 on Oware (docs/SEARCH.md): seeds
+   * kept and pits in play each matter about a tenth of a captured seed. */
+  ab_params p = {6, 0.0, 16, 100, 10, 10};
   return p;
 }
 
@@ -376,5 +378,5 @@ static void ab_agent_free(agent *a) { ab_free(a->impl); }
 
 const agent_kind agent_alphabeta = {
     "alphabeta",
-    "alphabeta depth=N time=SECONDS tt=MIB w_store=100 w_seeds=0 w_mobility=0",
+    "alphabeta depth=N time=SECONDS tt=MIB w_store=100 w_seeds=10 w_mobility=10",
     ab_agent_create, ab_agent_choose, ab_agent_analyze, ab_agent_reset, ab_agent_free};

@@ -38,6 +38,16 @@ mcts_params mcts_defaults(void) {
   return p;
 }
 
+mcts_params mcts_rollout_defaults(void) {
+  mcts_params p = mcts_defaults();
+  /* c_puct from arena runs at 1000 simulations (docs/SEARCH.md). */
+  p.sims = 1000;
+  p.c_puct = 2.0f;
+  p.fpu_reduction = 0.0f;
+  p.node_cap = 1 << 18;
+  return p;
+}
+
 typedef struct {
   const char *name;
   int is_float;

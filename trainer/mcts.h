@@ -85,6 +85,10 @@ typedef struct {
 } mcts_params;
 
 mcts_params mcts_defaults(void);
+/* Defaults for searches with uniform priors and rollouts (the `mcts`
+ * agent): with priors 1/k the PUCT term is c * sqrt(N) / (k (1 + n)), so c
+ * is larger than with a network; sims 1000, no first-play reduction. */
+mcts_params mcts_rollout_defaults(void);
 /* Sets one named field from text; -1 with a message naming the key if the
  * key is unknown or the value bad. */
 int mcts_params_set(mcts_params *p, const char *key, const char *value, char *err,
