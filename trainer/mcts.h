@@ -10,7 +10,7 @@
  * negated between two positions only when the mover changes.
  *
  * Memory: an mcts handle makes its node arena (params.node_cap nodes, about
- * 28 bytes each), its path buffers and optional position cache once, in
+ * 24 bytes each), its path buffers and optional position cache once, in
  * mcts_create. Nothing is allocated per simulation or per move. When the
  * arena is full the search stops expanding and keeps evaluating leaves
  * (mcts_info.arena_full counts it).
