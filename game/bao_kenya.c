@@ -4,8 +4,6 @@
  *
  * South owns pits 0-7 and store 0 (after pit 7), North pits 8-15 and store 1
  * (after pit 15); pit i faces pit 15-i. */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/base.h"
@@ -206,84 +204,19 @@ static void kenya_encode(const game *g, const game_pos *p, float *out) {
 
 static void kenya_render(const game *g, const game_pos *p, char *buf, size_t len) {
   (void)g;
-  size_t k = 0;
-#define OUT(...) \
-  do { \
-    if (k < len) k += (size_t)snprintf(buf + k, len - k, __VA_ARGS__); \
-  } while (0)
-  OUT("        ");
-  for (int i = 15; i >= 8; i--) OUT("%4d", i);
-  OUT("\nNorth  [");
-  for (int i = 15; i >= 8; i--) OUT("%4d", p->pits[i]);
-  OUT(" ]%s\nstore %3d%34sstore %d\nSouth  [", p->mover == 1 ? "  <- to move" : "",
-      p->store[1], "", p->store[0]);
-  for (int i = 0; i < 8; i++) OUT("%4d", p->pits[i]);
-  OUT(" ]%s\n        ", p->mover == 0 ? "  <- to move" : "");
-  for (int i = 0; i < 8; i++) OUT("%4d", i);
-  OUT("\n");
-  if (p->status == GAME_OVER) {
-    OUT("Game over (%s): %d - %d, ", game_end_name(p->end_reason), p->final[0], p->final[1]);
-    if (p->winner == GAME_DRAW)
-      OUT("draw\n");
-    else
-      OUT("%s wins\n", p->winner == 0 ? "South" : "North");
-  }
-#undef OUT
-}
-
-static int parse_count(const char *s, int max, int *out) {
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (*s == 0 || *end != 0 || v < 0 || v > max) return -1;
-  *out = (int)v;
-  return 0;
+  board_text t = {buf, len, 0};
+  board_render_rows(&t, p, ROW, BOARD_WIDE | BOARD_STORES);
+  board_render_result(&t, p, "", "");
 }
 
 /* MOVER P0..P15 STORE0 STORE1 */
 static int kenya_setboard(const game *g, game_pos *p, int argc, char *const *argv, char *err,
-                          size_t errlen) {
-  if (argc != PITS + 3) {
-    errf(err, errlen, "setboard takes MOVER, 16 pits and 2 stores (19 numbers), got %d", argc);
-    return -1;
-  }
+                         size_t errlen) {
   game_pos q;
-  memset(&q, 0, sizeof q);
-  int v, total = 0;
-  if (parse_count(argv[0], 1, &v) != 0) {
-    errf(err, errlen, "bad mover '%s' (0 or 1)", argv[0]);
-    return -1;
-  }
-  q.mover = (uint8_t)v;
-  for (int i = 0; i < PITS + 2; i++) {
-    if (parse_count(argv[i + 1], g->total_seeds, &v) != 0) {
-      errf(err, errlen, "bad seed count '%s' (0..%d)", argv[i + 1], g->total_seeds);
-      return -1;
-    }
-    if (i < PITS)
-      q.pits[i] = (uint8_t)v;
-    else
-      q.store[i - PITS] = (uint16_t)v;
-    total += v;
-  }
-  if (total != g->total_seeds) {
-    errf(err, errlen, "pits and stores hold %d seeds, this game has %d", total, g->total_seeds);
-    return -1;
-  }
+  if (board_read_all(g, &q, argc, argv, err, errlen) != 0) return -1;
   q.hash = kenya_hash(&q);
   settle(g, &q);
   *p = q;
-  return 0;
-}
-
-static int kenya_board_tokens(const game *g, const game_pos *p, char *buf, size_t len) {
-  (void)g;
-  size_t k = 0;
-  for (int i = 0; i < PITS + 2; i++) {
-    int v = i < PITS ? p->pits[i] : p->store[i - PITS];
-    int w = snprintf(buf + k, len - k, "%s%d", i ? " " : "", v);
-    if (w < 0 || (size_t)w >= len - k) return -1;
-    k += (size_t)w;
-  }
   return 0;
 }
 
@@ -299,5 +232,5 @@ const game_rules bao_kenya_rules = {
     .encode = kenya_encode,
     .render = kenya_render,
     .setboard = kenya_setboard,
-    .board_tokens = kenya_board_tokens,
+    .board_tokens = board_tokens,
 };

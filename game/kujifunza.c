@@ -14,7 +14,6 @@
  * Actions are mover-relative: action = l + 16 * d, d = 0 counter-clockwise,
  * d = 1 clockwise. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/base.h"
@@ -304,43 +303,23 @@ static inline int pit_at(int row, int col) {
 
 static void kuji_render(const game *g, const game_pos *p, char *buf, size_t len) {
   (void)g;
-  size_t k = 0;
+  board_text t = {buf, len, 0};
   static const char *const rows[4] = {"South back ", "South front", "North front", "North back "};
-#define OUT(...) \
-  do { \
-    if (k < len) k += (size_t)snprintf(buf + k, len - k, __VA_ARGS__); \
-  } while (0)
-  OUT("     column  ");
-  for (int c = 0; c < 8; c++) OUT("%4d", c);
-  OUT("\n");
+  board_textf(&t, "     column  ");
+  for (int c = 0; c < 8; c++) board_textf(&t, "%4d", c);
+  board_textf(&t, "\n");
   for (int r = 3; r >= 0; r--) {
-    OUT("%d %s [", r, rows[r]);
-    for (int c = 0; c < 8; c++) OUT("%4d", p->pits[pit_at(r, c)]);
-    OUT(" ]");
-    if (r == 3 && p->mover == 1) OUT("  <- to move");
-    if (r == 0 && p->mover == 0) OUT("  <- to move");
-    if (r == 2) OUT("  North %d kete", side_kete(p, 1));
-    if (r == 1) OUT("  South %d kete", side_kete(p, 0));
-    OUT("\n");
+    board_textf(&t, "%d %s [", r, rows[r]);
+    for (int c = 0; c < 8; c++) board_textf(&t, "%4d", p->pits[pit_at(r, c)]);
+    board_textf(&t, " ]");
+    if (r == 3 && p->mover == 1) board_textf(&t, "  <- to move");
+    if (r == 0 && p->mover == 0) board_textf(&t, "  <- to move");
+    if (r == 2) board_textf(&t, "  North %d kete", side_kete(p, 1));
+    if (r == 1) board_textf(&t, "  South %d kete", side_kete(p, 0));
+    board_textf(&t, "\n");
   }
-  OUT("Moves: b|f (back/front row), the column from the mover's own left, ccw|cw\n");
-  if (p->status == GAME_OVER) {
-    OUT("Game over (%s): %d - %d kete, ", game_end_name(p->end_reason), p->final[0],
-        p->final[1]);
-    if (p->winner == GAME_DRAW)
-      OUT("draw\n");
-    else
-      OUT("%s wins\n", p->winner == 0 ? "South" : "North");
-  }
-#undef OUT
-}
-
-static int parse_count(const char *s, int max, int *out) {
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (*s == 0 || *end != 0 || v < 0 || v > max) return -1;
-  *out = (int)v;
-  return 0;
+  board_textf(&t, "Moves: b|f (back/front row), the column from the mover's own left, ccw|cw\n");
+  board_render_result(&t, p, "", " kete");
 }
 
 /* MOVER P0..P31 [0 0]: pits in pit order; the two stores, if given, are 0
@@ -356,15 +335,11 @@ static int kuji_setboard(const game *g, game_pos *p, int argc, char *const *argv
   }
   game_pos q;
   memset(&q, 0, sizeof q);
+  if (board_read_mover(&q, argv[0], err, errlen) != 0) return -1;
   int v, total = 0;
-  if (parse_count(argv[0], 1, &v) != 0) {
-    errf(err, errlen, "bad mover '%s' (0 or 1)", argv[0]);
-    return -1;
-  }
-  q.mover = (uint8_t)v;
   for (int i = 0; i < argc - 1; i++) {
     int max = i < PITS ? KETE : 0;
-    if (parse_count(argv[i + 1], max, &v) != 0) {
+    if (board_parse_int(argv[i + 1], 0, max, &v) != 0) {
       errf(err, errlen, "bad %s '%s' (0..%d)", i < PITS ? "kete count" : "store", argv[i + 1], max);
       return -1;
     }
@@ -387,15 +362,12 @@ static int kuji_setboard(const game *g, game_pos *p, int argc, char *const *argv
   return 0;
 }
 
+/* The pits, then the two stores, always 0 here (kete never leave the board). */
 static int kuji_board_tokens(const game *g, const game_pos *p, char *buf, size_t len) {
   (void)g;
-  size_t k = 0;
-  for (int i = 0; i < PITS + 2; i++) {
-    int w = snprintf(buf + k, len - k, "%s%d", i ? " " : "", i < PITS ? p->pits[i] : 0);
-    if (w < 0 || (size_t)w >= len - k) return -1;
-    k += (size_t)w;
-  }
-  return 0;
+  game_pos q = *p;
+  q.store[0] = q.store[1] = 0;
+  return board_write(&q, PITS, buf, len) < 0 ? -1 : 0;
 }
 
 /* b|f, the column from the mover's own left, ccw|cw: "b6ccw". */

@@ -6,7 +6,6 @@
  * claim, aux[0] = who started this round (bit 0) and claims left (bits 1-3),
  * aux[1..2] = plies played in this round (16 bits, little-endian). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/base.h"
@@ -442,44 +441,26 @@ static void namnam_encode(const game *g, const game_pos *p, float *out) {
 }
 
 static void namnam_render(const game *g, const game_pos *p, char *buf, size_t len) {
-  size_t k = 0;
+  board_text t = {buf, len, 0};
   int h[2];
   hollows_now(p, h);
-#define OUT(...) \
-  do { \
-    if (k < len) k += (size_t)snprintf(buf + k, len - k, __VA_ARGS__); \
-  } while (0)
-  OUT("Round %d of %d, started by %s; pits owned: South %d, North %d\n", p->round,
-      g->opt[OPT_MAX_ROUNDS], starter_of(p) ? "North" : "South", h[0], h[1]);
+  board_textf(&t, "Round %d of %d, started by %s; pits owned: South %d, North %d\n", p->round,
+              g->opt[OPT_MAX_ROUNDS], starter_of(p) ? "North" : "South", h[0], h[1]);
   if (p->phase == PHASE_CLAIM && p->status == GAME_ONGOING)
-    OUT("Claims: %s takes %d more of the opponent's pits\n", p->mover ? "North" : "South",
-        claims_of(p));
-  OUT("       ");
-  for (int i = 11; i >= 6; i--) OUT("%4d", i);
-  OUT("\nNorth [");
-  for (int i = 11; i >= 6; i--) OUT("%3d%c", p->pits[i], owner_of(p, i) ? 'n' : 's');
-  OUT(" ]  captured %d%s\nSouth [", p->store[1], p->mover == 1 ? "  <- to move" : "");
-  for (int i = 0; i < 6; i++) OUT("%3d%c", p->pits[i], owner_of(p, i) ? 'n' : 's');
-  OUT(" ]  captured %d%s\n       ", p->store[0], p->mover == 0 ? "  <- to move" : "");
-  for (int i = 0; i < 6; i++) OUT("%4d", i);
-  OUT("\n(s/n after a count: the pit belongs to South/North)\n");
-  if (p->status == GAME_OVER) {
-    OUT("Game over (%s): pits %d - %d, ", game_end_name(p->end_reason), p->final[0],
-        p->final[1]);
-    if (p->winner == GAME_DRAW)
-      OUT("draw\n");
-    else
-      OUT("%s wins\n", p->winner == 0 ? "South" : "North");
-  }
-#undef OUT
-}
-
-static int parse_int(const char *s, int min, int max, int *out) {
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (*s == 0 || *end != 0 || v < min || v > max) return -1;
-  *out = (int)v;
-  return 0;
+    board_textf(&t, "Claims: %s takes %d more of the opponent's pits\n",
+                p->mover ? "North" : "South", claims_of(p));
+  board_textf(&t, "       ");
+  for (int i = 11; i >= 6; i--) board_textf(&t, "%4d", i);
+  board_textf(&t, "\nNorth [");
+  for (int i = 11; i >= 6; i--) board_textf(&t, "%3d%c", p->pits[i], owner_of(p, i) ? 'n' : 's');
+  board_textf(&t, " ]  captured %d%s\nSouth [", p->store[1],
+              p->mover == 1 ? "  <- to move" : "");
+  for (int i = 0; i < 6; i++) board_textf(&t, "%3d%c", p->pits[i], owner_of(p, i) ? 'n' : 's');
+  board_textf(&t, " ]  captured %d%s\n       ", p->store[0],
+              p->mover == 0 ? "  <- to move" : "");
+  for (int i = 0; i < 6; i++) board_textf(&t, "%4d", i);
+  board_textf(&t, "\n(s/n after a count: the pit belongs to South/North)\n");
+  board_render_result(&t, p, "pits ", "");
 }
 
 /* MOVER P0..P11 STORE0 STORE1 [OWNER ROUND STARTER [CLAIMS]] */
@@ -493,28 +474,8 @@ static int namnam_setboard(const game *g, game_pos *p, int argc, char *const *ar
     return -1;
   }
   game_pos q;
-  memset(&q, 0, sizeof q);
-  int v, total = 0;
-  if (parse_int(argv[0], 0, 1, &v) != 0) {
-    errf(err, errlen, "bad mover '%s' (0 or 1)", argv[0]);
-    return -1;
-  }
-  q.mover = (uint8_t)v;
-  for (int i = 0; i < PITS + 2; i++) {
-    if (parse_int(argv[i + 1], 0, SEEDS, &v) != 0) {
-      errf(err, errlen, "bad seed count '%s' (0..%d)", argv[i + 1], SEEDS);
-      return -1;
-    }
-    if (i < PITS)
-      q.pits[i] = (uint8_t)v;
-    else
-      q.store[i - PITS] = (uint16_t)v;
-    total += v;
-  }
-  if (total != SEEDS) {
-    errf(err, errlen, "pits and stores hold %d seeds, this game has %d", total, SEEDS);
-    return -1;
-  }
+  int v;
+  if (board_read(&q, PITS, SEEDS, argv, err, errlen) != 0) return -1;
   q.owner = NORTH_ROW;
   q.round = 1;
   int starter = q.mover, claims = 0;
@@ -528,18 +489,18 @@ static int namnam_setboard(const game *g, game_pos *p, int argc, char *const *ar
       q.owner = 0;
       for (int i = 0; i < PITS; i++) q.owner |= (uint32_t)(o[i] == 'n') << i;
     }
-    if (parse_int(argv[16], 1, g->opt[OPT_MAX_ROUNDS], &v) != 0) {
+    if (board_parse_int(argv[16], 1, g->opt[OPT_MAX_ROUNDS], &v) != 0) {
       errf(err, errlen, "bad round '%s' (1..%d)", argv[16], g->opt[OPT_MAX_ROUNDS]);
       return -1;
     }
     q.round = (uint8_t)v;
-    if (parse_int(argv[17], 0, 1, &starter) != 0) {
+    if (board_parse_int(argv[17], 0, 1, &starter) != 0) {
       errf(err, errlen, "bad starter '%s' (0 or 1)", argv[17]);
       return -1;
     }
   }
   if (argc == 19) {
-    if (parse_int(argv[18], 0, 5, &claims) != 0) {
+    if (board_parse_int(argv[18], 0, 5, &claims) != 0) {
       errf(err, errlen, "bad claims '%s' (0..5)", argv[18]);
       return -1;
     }
@@ -570,18 +531,14 @@ static int namnam_setboard(const game *g, game_pos *p, int argc, char *const *ar
 
 static int namnam_board_tokens(const game *g, const game_pos *p, char *buf, size_t len) {
   (void)g;
-  size_t k = 0;
   char own[PITS + 1];
   for (int i = 0; i < PITS; i++) own[i] = owner_of(p, i) ? 'n' : 's';
   own[PITS] = 0;
-  for (int i = 0; i < PITS + 2; i++) {
-    int v = i < PITS ? p->pits[i] : p->store[i - PITS];
-    int w = snprintf(buf + k, len - k, "%s%d", i ? " " : "", v);
-    if (w < 0 || (size_t)w >= len - k) return -1;
-    k += (size_t)w;
-  }
-  int w = snprintf(buf + k, len - k, " %s %d %d %d", own, p->round, starter_of(p), claims_of(p));
-  return w < 0 || (size_t)w >= len - k ? -1 : 0;
+  int k = board_write(p, PITS, buf, len);
+  if (k < 0) return -1;
+  int w = snprintf(buf + k, len - (size_t)k, " %s %d %d %d", own, p->round, starter_of(p),
+                   claims_of(p));
+  return w < 0 || (size_t)w >= len - (size_t)k ? -1 : 0;
 }
 
 const game_rules namnam_rules = {

@@ -1,7 +1,5 @@
 /* Oware family (RULES.md section 1): Oware/Abapa, Warri, Wari and the
  * grand-slam variants, on a 2 x houses board without sowing into stores. */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #ifdef __SSE2__
@@ -399,87 +397,18 @@ static void oware_encode(const game *g, const game_pos *p, float *out) {
 }
 
 static void oware_render(const game *g, const game_pos *p, char *buf, size_t len) {
-  int h = g->opt[OPT_HOUSES];
-  size_t k = 0;
-#define OUT(...) \
-  do { \
-    if (k < len) k += (size_t)snprintf(buf + k, len - k, __VA_ARGS__); \
-  } while (0)
-  OUT("      ");
-  for (int i = 2 * h - 1; i >= h; i--) OUT("%4d", i);
-  OUT("\nNorth [");
-  for (int i = 2 * h - 1; i >= h; i--) OUT("%4d", p->pits[i]);
-  OUT(" ]  captured %d%s\nSouth [", p->store[1], p->mover == 1 ? "  <- to move" : "");
-  for (int i = 0; i < h; i++) OUT("%4d", p->pits[i]);
-  OUT(" ]  captured %d%s\n      ", p->store[0], p->mover == 0 ? "  <- to move" : "");
-  for (int i = 0; i < h; i++) OUT("%4d", i);
-  OUT("\n");
-  if (p->status == GAME_OVER) {
-    OUT("Game over (%s): %d%s - %d%s, ", game_end_name(p->end_reason), p->final[0],
-        p->half ? ".5" : "", p->final[1], p->half ? ".5" : "");
-    if (p->winner == GAME_DRAW)
-      OUT("draw\n");
-    else
-      OUT("%s wins\n", p->winner == 0 ? "South" : "North");
-  }
-#undef OUT
-}
-
-static int parse_count(const char *s, int max, int *out) {
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (*s == 0 || *end != 0 || v < 0 || v > max) return -1;
-  *out = (int)v;
-  return 0;
+  board_text t = {buf, len, 0};
+  board_render_rows(&t, p, g->opt[OPT_HOUSES], 0);
+  board_render_result(&t, p, "", "");
 }
 
 static int oware_setboard(const game *g, game_pos *p, int argc, char *const *argv,
                           char *err, size_t errlen) {
-  int h = g->opt[OPT_HOUSES], n = 2 * h;
-  if (argc != n + 3) {
-    errf(err, errlen, "setboard takes MOVER, %d pits and 2 stores (%d numbers), got %d", n,
-         n + 3, argc);
-    return -1;
-  }
   game_pos q;
-  memset(&q, 0, sizeof q);
-  int v, total = 0;
-  if (parse_count(argv[0], 1, &v) != 0) {
-    errf(err, errlen, "bad mover '%s' (0 or 1)", argv[0]);
-    return -1;
-  }
-  q.mover = (uint8_t)v;
-  for (int i = 0; i < n + 2; i++) {
-    if (parse_count(argv[i + 1], g->total_seeds, &v) != 0) {
-      errf(err, errlen, "bad seed count '%s' (0..%d)", argv[i + 1], g->total_seeds);
-      return -1;
-    }
-    if (i < n)
-      q.pits[i] = (uint8_t)v;
-    else
-      q.store[i - n] = (uint16_t)v;
-    total += v;
-  }
-  if (total != g->total_seeds) {
-    errf(err, errlen, "pits and stores hold %d seeds, this game has %d", total,
-         g->total_seeds);
-    return -1;
-  }
+  if (board_read_all(g, &q, argc, argv, err, errlen) != 0) return -1;
   q.hash = oware_hash(&q);
   settle(g, &q);
   *p = q;
-  return 0;
-}
-
-static int oware_board_tokens(const game *g, const game_pos *p, char *buf, size_t len) {
-  int n = 2 * g->opt[OPT_HOUSES];
-  size_t k = 0;
-  for (int i = 0; i < n + 2; i++) {
-    int v = i < n ? p->pits[i] : p->store[i - n];
-    int w = snprintf(buf + k, len - k, "%s%d", i ? " " : "", v);
-    if (w < 0 || (size_t)w >= len - k) return -1;
-    k += (size_t)w;
-  }
   return 0;
 }
 
@@ -495,5 +424,5 @@ const game_rules oware_rules = {
     .encode = oware_encode,
     .render = oware_render,
     .setboard = oware_setboard,
-    .board_tokens = oware_board_tokens,
+    .board_tokens = board_tokens,
 };
