@@ -35,8 +35,7 @@ static const game_option laps_options[] = {
     {"max_plies", NULL, 1, GAME_MAX_PLIES_CAP, 600, "hard cap on the game length (stalemate rule)"},
     {"stalemate", stalemate_names, 0, 1, STALE_OWN_SIDE,
      "at a stalemate each player adds his own row, or the game is a draw"},
-    {"endless_move", relay_endless_names, 0, 1, ENDLESS_ILLEGAL,
-     "a relay move that never ends is illegal, or is cut at its first repeated pick-up"},
+    RELAY_ENDLESS_OPTION,
     {"first_player", NULL, 0, 1, 0, "who moves first: 0 = South, 1 = North"},
     {NULL, NULL, 0, 0, 0, NULL}};
 
@@ -71,7 +70,8 @@ __attribute__((always_inline)) static inline int step(run *m) {
   return m->b[pos] == 1 ? RELAY_END : RELAY_PICKUP;
 }
 
-static int advance(void *m) { return step(m); }
+/* Inlined into relay_run's loop (see sowing.h). */
+__attribute__((always_inline)) static inline int advance(void *m) { return step(m); }
 
 static void state_of(const void *mv, const uint8_t **board, size_t *n, int *pit, int *dir,
                      long *drops) {
@@ -86,17 +86,8 @@ static void state_of(const void *mv, const uint8_t **board, size_t *n, int *pit,
 static const relay_ops ops = {sizeof(run), advance, state_of};
 _Static_assert(sizeof(run) <= RELAY_MAX_ENGINE, "relay engine too large");
 
-/* Runs a whole move. Returns 1 if it is endless (RULES.md 0); with
- * truncate, m is then left cut at the rule's pick-up (its seeds stay in
- * the pit); without, wherever the detection stopped. */
-static int run_move(run *m, int truncate) {
-  if (truncate) return relay_run_cut(m, &ops);
-  relay_guard gd;
-  relay_guard_init(&gd);
-  while (step(m) == RELAY_PICKUP)
-    if (relay_guard_seen(&gd, m->b, PITS, m->pos, 0) || m->drops >= RELAY_SEED_CAP) return 1;
-  return 0;
-}
+/* Runs a whole move; 1 if it is endless (relay_run). */
+static int run_move(run *m, int truncate) { return relay_run(m, &ops, truncate); }
 
 /* ---- Legal moves ---------------------------------------------------------------- */
 

@@ -34,6 +34,10 @@ enum {
 /* Endless-move options shared by the relay games (endless_move=). */
 enum { ENDLESS_ILLEGAL, ENDLESS_TRUNCATE };
 static const char *const relay_endless_names[] = {"illegal", "truncate", NULL};
+/* The endless_move entry of their option tables. */
+#define RELAY_ENDLESS_OPTION                                   \
+  {"endless_move", relay_endless_names, 0, 1, ENDLESS_ILLEGAL, \
+   "a relay move that never ends is illegal, or is cut at its first repeated pick-up"}
 
 typedef struct {
   uint8_t board[GAME_MAX_PITS]; /* the saved pick-up state */
@@ -144,6 +148,27 @@ static inline int relay_run_cut(void *m, const relay_ops *ops) {
   if (!capped) return 0;
   memcpy(m, cap.b, ops->size); /* no repeat before the cap */
   return 1;
+}
+
+/* Runs the move of engine m (at the start of the move) to its end and
+ * returns 0, or returns 1 if it is endless (RULES.md 0): with truncate, m is
+ * then left cut at the rule's pick-up (its seeds stay in the pit); without,
+ * wherever the detection stopped. It is the hot loop of the relay games'
+ * legal moves: called with their static const ops, the calls through ops
+ * become direct calls, which an always_inline advance puts in the loop. */
+static inline int relay_run(void *m, const relay_ops *ops, int truncate) {
+  if (truncate) return relay_run_cut(m, ops);
+  relay_guard gd;
+  relay_guard_init(&gd);
+  while (ops->advance(m) == RELAY_PICKUP) {
+    const uint8_t *board;
+    size_t n;
+    int pit, dir;
+    long drops;
+    ops->state(m, &board, &n, &pit, &dir, &drops);
+    if (relay_guard_seen(&gd, board, n, pit, dir) || drops >= RELAY_SEED_CAP) return 1;
+  }
+  return 0;
 }
 
 #endif
