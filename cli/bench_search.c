@@ -81,7 +81,10 @@ static int bench_rollouts(bench_out *b, const game *g, int sims, int reps) {
   bench_figure(b, "search", "mcts_s_per_move_cpu", c, "s", extra);
   bench_figure(b, "search", "mcts_s_per_move_wall", w, "s", extra);
   bench_figure(b, "search", "mcts_sims_per_s", sims / c, "1/s", extra);
-  bench_figure(b, "search", "mcts_signature", (double)(sig & 0xffffffffu), "", extra);
+  /* Six digits survive any number format; the note has all 64 bits. */
+  bench_figure(b, "search", "mcts_signature", (double)(sig % 1000000u), "", extra);
+  bench_note(b, "search: signature %016llx (visit counts of a seed-1 search of %d sims)",
+             (unsigned long long)sig, sims);
   free(cpu);
   free(wall);
   mcts_free(m);
