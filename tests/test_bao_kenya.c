@@ -8,52 +8,10 @@
 
 #include "base/base.h"
 #include "game/game.h"
+#include "tests/gametest.h"
 #include "tests/testutil.h"
 
-static game G;
-
-static void configure(const char *settings) {
-  char err[256], buf[256], *argv[16];
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", settings ? settings : "");
-  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    argv[argc++] = t;
-  int rc = game_configure(&G, "bao-kenya", argc, argv, err, sizeof err);
-  ck_assert_msg(rc == 0, "configure %s: %s", settings ? settings : "", err);
-}
-
-/* MOVER, South's pits 0-7, North's 8-15, stores: one string. */
-static game_pos pos(const char *tokens) {
-  char buf[512], err[256], *argv[64];
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", tokens);
-  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    argv[argc++] = t;
-  game_pos p;
-  int rc = G.rules->setboard(&G, &p, argc, argv, err, sizeof err);
-  ck_assert_msg(rc == 0, "setboard %s: %s", tokens, err);
-  return p;
-}
-
-static void expect_board(const game_pos *p, const char *want) {
-  char got[160], norm[160], buf[160];
-  size_t k = 0;
-  for (int i = 0; i < 18; i++)
-    k += (size_t)snprintf(got + k, sizeof got - k, "%s%d", i ? " " : "",
-                          i < 16 ? p->pits[i] : p->store[i - 16]);
-  snprintf(buf, sizeof buf, "%s", want);
-  k = 0;
-  norm[0] = 0;
-  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    k += (size_t)snprintf(norm + k, sizeof norm - k, "%s%s", k ? " " : "", t);
-  ck_assert_msg(strcmp(got, norm) == 0, "board %s, expected %s", got, norm);
-}
-
-static int play_legal(game_pos *p, int a) {
-  ck_assert_msg(game_legal(&G, p) >> a & 1, "action %d is not legal (legal %x)", a,
-                game_legal(&G, p));
-  return game_play(&G, p, a);
-}
+static void configure(const char *settings) { configure_game("bao-kenya", settings); }
 
 /* ---- Worked examples, RULES.md section 8 ----------------------------------- */
 
@@ -331,30 +289,13 @@ END_TEST
 
 /* ---- Perft ------------------------------------------------------------------ */
 
-static uint64_t perft(const game_pos *p, int depth) {
-  if (p->status != GAME_ONGOING) return 0;
-  if (depth == 0) return 1;
-  uint64_t n = 0;
-  for (game_moves r = game_legal(&G, p); r; r &= r - 1) {
-    game_pos q = *p;
-    game_play(&G, &q, __builtin_ctz(r));
-    n += perft(&q, depth - 1);
-  }
-  return n;
-}
-
 #include "tests/perft_goldens_bao_kenya.h"
 
 START_TEST(perft_goldens) {
   configure(NULL);
   game_pos p;
   game_start(&G, &p);
-  int depth = test_scale() < 1.0 ? 6 : PERFT_BAO_KENYA_DEPTH;
-  for (int d = 1; d <= depth; d++) {
-    uint64_t got = perft(&p, d);
-    ck_assert_msg(got == perft_bao_kenya[d - 1], "perft depth %d: %llu, golden %llu", d,
-                  (unsigned long long)got, (unsigned long long)perft_bao_kenya[d - 1]);
-  }
+  expect_perft(&p, 0, perft_bao_kenya, test_scale() < 1.0 ? 6 : PERFT_BAO_KENYA_DEPTH, "start");
 }
 END_TEST
 
@@ -375,30 +316,11 @@ END_TEST
 
 START_TEST(stress) {
   configure(NULL);
-  long games = (long)(100000 * test_scale());
-  rng_t r;
-  rng_seed(&r, 7, 0);
-  game_hist *h = malloc(sizeof *h);
   long ends[GAME_END_COUNT] = {0};
-  for (long k = 0; k < games; k++) {
-    game_pos p;
-    game_start(&G, &p);
-    game_hist_reset(h, &p);
-    while (p.status == GAME_ONGOING) {
-      game_moves m = game_legal(&G, &p);
-      CHECK(m != 0, "ongoing game without a legal move");
-      game_step(&G, &p, h, game_nth_action(m, (int)rng_below(&r, (uint32_t)game_count(m))));
-      int total = p.store[0] + p.store[1];
-      for (int i = 0; i < 16; i++) total += p.pits[i];
-      CHECK(total == 48, "seeds not conserved: %d", total);
-      CHECK(p.ply <= 600, "game longer than max_plies");
-    }
-    ends[p.end_reason]++;
-    CHECK(p.final[0] + p.final[1] == 48, "final %d-%d", p.final[0], p.final[1]);
-    CHECK(p.winner == GAME_DRAW || game_outcome(&p, p.winner) == 1, "winner");
-  }
-  free(h);
-  if (games >= 10000) {
+  random_run run = {.games = (long)(100000 * test_scale()), .seed = 7, .max_ply = 600,
+                    .seeds = 48, .finals = 48};
+  random_games(&run, ends);
+  if (run.games >= 10000) {
     ck_assert_int_gt(ends[GAME_END_TARGET], 0);
     ck_assert_int_gt(ends[GAME_END_FAMINE], 0);
   }
@@ -413,9 +335,7 @@ START_TEST(encode_is_from_movers_view) {
   game_pos b = pos("1  5 6 0 0 2 0 0 3  1 2 3 0 0 0 4 1  9 12");
   float fa[GAME_MAX_FEATURES], fb[GAME_MAX_FEATURES];
   ck_assert_int_eq(G.n_features, 67);
-  game_encode(&G, &a, fa);
-  game_encode(&G, &b, fb);
-  for (int i = 0; i < G.n_features; i++) ck_assert_msg(fa[i] == fb[i], "feature %d", i);
+  expect_same_encoding(&a, &b, fa, fb);
   ck_assert_float_eq(fa[0 * 4 + 3], 0.0f); /* pit 0: 1 seed ends in pit 1 (2 seeds) */
   ck_assert_float_eq(fa[2 * 4 + 3], 0.5f); /* pit 2: 3 seeds end in empty pit 5 */
   ck_assert_float_eq(fa[7 * 4 + 3], 1.0f); /* pit 7: 1 seed into the store */
@@ -424,14 +344,10 @@ END_TEST
 
 START_TEST(setboard_and_tokens) {
   configure(NULL);
-  char err[256], buf[256];
-  game_pos p;
-  char *few[] = {"0", "3"};
-  ck_assert_int_eq(G.rules->setboard(&G, &p, 2, few, err, sizeof err), -1);
-  ck_assert_str_eq(err, "setboard takes MOVER, 16 pits and 2 stores (19 numbers), got 2");
-  p = pos("0  3 3 3 3 3 3 3 3  3 3 3 3 3 3 3 3  0 0");
-  G.rules->board_tokens(&G, &p, buf, sizeof buf);
-  ck_assert_str_eq(buf, "3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 0 0");
+  setboard_fails("0 3", "setboard takes MOVER, 16 pits and 2 stores (19 numbers), got 2");
+  game_pos p = pos("0  3 3 3 3 3 3 3 3  3 3 3 3 3 3 3 3  0 0");
+  expect_tokens(&p, "3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 0 0");
+  random_round_trips(3, 300);
   /* A mover with an empty row: over at once. */
   p = pos("1  3 3 3 3 3 3 3 3  0 0 0 0 0 0 0 0  12 12");
   ck_assert_int_eq(p.status, GAME_OVER);

@@ -8,52 +8,11 @@
 
 #include "base/base.h"
 #include "game/game.h"
+#include "tests/gametest.h"
 #include "tests/relay_ref.h"
 #include "tests/testutil.h"
 
-static game G;
-
-static void configure(const char *settings) {
-  char err[256], buf[256], *argv[16];
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", settings ? settings : "");
-  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    argv[argc++] = t;
-  int rc = game_configure(&G, "bao-laps", argc, argv, err, sizeof err);
-  ck_assert_msg(rc == 0, "configure %s: %s", settings ? settings : "", err);
-}
-
-static game_pos pos(const char *tokens) {
-  char buf[512], err[256], *argv[64];
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", tokens);
-  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    argv[argc++] = t;
-  game_pos p;
-  int rc = G.rules->setboard(&G, &p, argc, argv, err, sizeof err);
-  ck_assert_msg(rc == 0, "setboard %s: %s", tokens, err);
-  return p;
-}
-
-static void expect_board(const game_pos *p, const char *want) {
-  char got[160], norm[160], buf[160];
-  size_t k = 0;
-  for (int i = 0; i < 18; i++)
-    k += (size_t)snprintf(got + k, sizeof got - k, "%s%d", i ? " " : "",
-                          i < 16 ? p->pits[i] : p->store[i - 16]);
-  snprintf(buf, sizeof buf, "%s", want);
-  k = 0;
-  norm[0] = 0;
-  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    k += (size_t)snprintf(norm + k, sizeof norm - k, "%s%s", k ? " " : "", t);
-  ck_assert_msg(strcmp(got, norm) == 0, "board %s, expected %s", got, norm);
-}
-
-static int play_legal(game_pos *p, int a) {
-  ck_assert_msg(game_legal(&G, p) >> a & 1, "action %d is not legal (legal %x)", a,
-                game_legal(&G, p));
-  return game_play(&G, p, a);
-}
+static void configure(const char *settings) { configure_game("bao-laps", settings); }
 
 /* ---- Worked examples, RULES.md section 8 ----------------------------------- */
 
@@ -323,30 +282,13 @@ END_TEST
 
 /* ---- Perft ------------------------------------------------------------------ */
 
-static uint64_t perft(const game_pos *p, int depth) {
-  if (p->status != GAME_ONGOING) return 0;
-  if (depth == 0) return 1;
-  uint64_t n = 0;
-  for (game_moves r = game_legal(&G, p); r; r &= r - 1) {
-    game_pos q = *p;
-    game_play(&G, &q, __builtin_ctz(r));
-    n += perft(&q, depth - 1);
-  }
-  return n;
-}
-
 #include "tests/perft_goldens_bao_laps.h"
 
 START_TEST(perft_goldens) {
   configure(NULL);
   game_pos p;
   game_start(&G, &p);
-  int depth = test_scale() < 1.0 ? 8 : PERFT_BAO_LAPS_DEPTH;
-  for (int d = 1; d <= depth; d++) {
-    uint64_t got = perft(&p, d);
-    ck_assert_msg(got == perft_bao_laps[d - 1], "perft depth %d: %llu, golden %llu", d,
-                  (unsigned long long)got, (unsigned long long)perft_bao_laps[d - 1]);
-  }
+  expect_perft(&p, 0, perft_bao_laps, test_scale() < 1.0 ? 8 : PERFT_BAO_LAPS_DEPTH, "start");
 }
 END_TEST
 
@@ -380,30 +322,11 @@ END_TEST
 
 START_TEST(stress) {
   configure(NULL);
-  long games = (long)(100000 * test_scale());
-  rng_t r;
-  rng_seed(&r, 7, 0);
-  game_hist *h = malloc(sizeof *h);
   long ends[GAME_END_COUNT] = {0};
-  for (long k = 0; k < games; k++) {
-    game_pos p;
-    game_start(&G, &p);
-    game_hist_reset(h, &p);
-    while (p.status == GAME_ONGOING) {
-      game_moves m = game_legal(&G, &p);
-      CHECK(m != 0, "ongoing game without a legal move");
-      game_step(&G, &p, h, game_nth_action(m, (int)rng_below(&r, (uint32_t)game_count(m))));
-      int total = p.store[0] + p.store[1];
-      for (int i = 0; i < 16; i++) total += p.pits[i];
-      CHECK(total == 32, "seeds not conserved: %d", total);
-      CHECK(p.ply <= 600, "game longer than max_plies");
-    }
-    ends[p.end_reason]++;
-    CHECK(p.final[0] + p.final[1] == 32, "final %d-%d", p.final[0], p.final[1]);
-    CHECK(p.winner == GAME_DRAW || game_outcome(&p, p.winner) == 1, "winner");
-  }
-  free(h);
-  if (games >= 10000) {
+  random_run run = {.games = (long)(100000 * test_scale()), .seed = 7, .max_ply = 600,
+                    .seeds = 32, .finals = 32};
+  random_games(&run, ends);
+  if (run.games >= 10000) {
     ck_assert_int_gt(ends[GAME_END_TARGET], 0);
     ck_assert_int_gt(ends[GAME_END_FAMINE], 0);
     ck_assert_int_gt(ends[GAME_END_NOMOVES], 0);
@@ -419,9 +342,7 @@ START_TEST(encode_is_from_movers_view) {
   game_pos b = pos("1  2 2 0 0 2 0 0 3  1 2 3 0 0 0 4 1  6 6");
   float fa[GAME_MAX_FEATURES], fb[GAME_MAX_FEATURES];
   ck_assert_int_eq(G.n_features, 68);
-  game_encode(&G, &a, fa);
-  game_encode(&G, &b, fb);
-  for (int i = 0; i < G.n_features; i++) ck_assert_msg(fa[i] == fb[i], "feature %d", i);
+  expect_same_encoding(&a, &b, fa, fb);
   ck_assert_float_eq(fa[4], 0.5f); /* own pit 1: 2 seeds */
   ck_assert_float_eq(fa[64], 6.0f / 17);
 }
@@ -429,15 +350,13 @@ END_TEST
 
 START_TEST(setboard_and_tokens) {
   configure(NULL);
-  char err[256], buf[256];
+  setboard_fails("0  2 2 2 2 2 2 2 2  2 2 2 2 2 2 2 2  0 1",
+                 "pits and stores hold 33 seeds, this game has 32");
   game_pos p;
-  char *bad[] = {"0", "2", "2", "2", "2", "2", "2", "2", "2", "2",
-                 "2", "2", "2", "2", "2", "2", "2", "0", "1"};
-  ck_assert_int_eq(G.rules->setboard(&G, &p, 19, bad, err, sizeof err), -1);
-  ck_assert_str_eq(err, "pits and stores hold 33 seeds, this game has 32");
   game_start(&G, &p);
-  G.rules->board_tokens(&G, &p, buf, sizeof buf);
-  ck_assert_str_eq(buf, "2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 0 0");
+  expect_tokens(&p, "2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 0 0");
+  random_round_trips(3, 300);
+  char buf[256];
   game_render(&G, &p, buf, sizeof buf);
   ck_assert_msg(strstr(buf, "South  [   2   2") != NULL, "%s", buf);
 }

@@ -10,20 +10,11 @@
 
 #include "base/base.h"
 #include "game/game.h"
+#include "tests/gametest.h"
 #include "tests/relay_ref.h"
 #include "tests/testutil.h"
 
-static game G;
-
-static void configure(const char *settings) {
-  char err[256], buf[256], *argv[16];
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", settings ? settings : "");
-  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    argv[argc++] = t;
-  int rc = game_configure(&G, "kujifunza", argc, argv, err, sizeof err);
-  ck_assert_msg(rc == 0, "configure %s: %s", settings ? settings : "", err);
-}
+static void configure(const char *settings) { configure_game("kujifunza", settings); }
 
 /* The engine's pit number of (row, column), as docs/games/kujifunza.md
  * documents it: 16*side + l, l the owner's loop index. */
@@ -39,21 +30,15 @@ static int pit_of(int row, int col) {
 /* A position from a grid "r3 / r2 / r1 / r0" (8 numbers a row, slashes
  * optional) and the side to move. */
 static game_pos grid(int mover, const char *rows) {
-  int v[32], n = 0;
-  char buf[256];
+  char buf[256], *v[32], tokens[256];
   snprintf(buf, sizeof buf, "%s", rows);
-  for (char *save, *t = strtok_r(buf, " /", &save); t && n < 32; t = strtok_r(NULL, " /", &save))
-    v[n++] = atoi(t);
-  ck_assert_int_eq(n, 32);
-  char tok[33][8], *argv[33], err[256];
-  snprintf(tok[0], 8, "%d", mover);
+  ck_assert_int_eq(split_tokens(buf, " /", v, 32), 32);
+  int at[32];
   for (int r = 3; r >= 0; r--)
-    for (int c = 0; c < 8; c++) snprintf(tok[1 + pit_of(r, c)], 8, "%d", v[(3 - r) * 8 + c]);
-  for (int i = 0; i < 33; i++) argv[i] = tok[i];
-  game_pos p;
-  int rc = G.rules->setboard(&G, &p, 33, argv, err, sizeof err);
-  ck_assert_msg(rc == 0, "setboard: %s", err);
-  return p;
+    for (int c = 0; c < 8; c++) at[pit_of(r, c)] = atoi(v[(3 - r) * 8 + c]);
+  size_t k = (size_t)snprintf(tokens, sizeof tokens, "%d", mover);
+  for (int i = 0; i < 32; i++) k += (size_t)snprintf(tokens + k, sizeof tokens - k, " %d", at[i]);
+  return pos(tokens);
 }
 
 static void expect_row(const game_pos *p, int row, const char *want) {
@@ -72,12 +57,6 @@ static int kete(const game_pos *p, int side) {
 
 /* Action of (row, column) of the mover, counter-clockwise or clockwise. */
 static int act(int row, int col, int cw) { return (pit_of(row, col) & 15) + (cw ? 16 : 0); }
-
-static void play_legal(game_pos *p, int a) {
-  ck_assert_msg(game_legal(&G, p) >> a & 1, "action %d is not legal (legal %x)", a,
-                game_legal(&G, p));
-  game_play(&G, p, a);
-}
 
 /* ---- Worked examples, RULES.md section 8 ----------------------------------- */
 
@@ -503,30 +482,13 @@ END_TEST
 
 /* ---- Perft ------------------------------------------------------------------ */
 
-static uint64_t perft(const game_pos *p, int depth) {
-  if (p->status != GAME_ONGOING) return 0;
-  if (depth == 0) return 1;
-  uint64_t n = 0;
-  for (game_moves r = game_legal(&G, p); r; r &= r - 1) {
-    game_pos q = *p;
-    game_play(&G, &q, __builtin_ctz(r));
-    n += perft(&q, depth - 1);
-  }
-  return n;
-}
-
 #include "tests/perft_goldens_kujifunza.h"
 
 START_TEST(perft_goldens) {
   configure(NULL);
   game_pos p;
   game_start(&G, &p);
-  int depth = test_scale() < 1.0 ? 7 : PERFT_KUJIFUNZA_DEPTH;
-  for (int d = 1; d <= depth; d++) {
-    uint64_t got = perft(&p, d);
-    ck_assert_msg(got == perft_kujifunza[d - 1], "perft depth %d: %llu, golden %llu", d,
-                  (unsigned long long)got, (unsigned long long)perft_kujifunza[d - 1]);
-  }
+  expect_perft(&p, 0, perft_kujifunza, test_scale() < 1.0 ? 7 : PERFT_KUJIFUNZA_DEPTH, "start");
 }
 END_TEST
 
@@ -555,30 +517,18 @@ END_TEST
 
 /* ---- Random stress ------------------------------------------------------------- */
 
+static void stress_move(const game_pos *p, int flags, int mover) {
+  (void)flags, (void)mover;
+  CHECK(p->store[0] == 0 && p->store[1] == 0, "kete left the board");
+}
+
 START_TEST(stress) {
   configure(NULL);
-  long games = (long)(100000 * test_scale());
-  rng_t r;
-  rng_seed(&r, 7, 0);
-  game_hist *h = malloc(sizeof *h);
   long ends[GAME_END_COUNT] = {0};
-  for (long k = 0; k < games; k++) {
-    game_pos p;
-    game_start(&G, &p);
-    game_hist_reset(h, &p);
-    while (p.status == GAME_ONGOING) {
-      game_moves m = game_legal(&G, &p);
-      CHECK(m != 0, "ongoing game without a legal move");
-      game_step(&G, &p, h, game_nth_action(m, (int)rng_below(&r, (uint32_t)game_count(m))));
-      CHECK(kete(&p, 0) + kete(&p, 1) == 64, "kete not conserved");
-      CHECK(p.store[0] == 0 && p.store[1] == 0, "kete left the board");
-      CHECK(p.ply <= 600, "game longer than max_plies");
-    }
-    ends[p.end_reason]++;
-    CHECK(p.winner == GAME_DRAW || game_outcome(&p, p.winner) == 1, "winner");
-  }
-  free(h);
-  if (games >= 10000) {
+  random_run run = {.games = (long)(100000 * test_scale()), .seed = 7, .max_ply = 600,
+                    .seeds = 64, .check_move = stress_move};
+  random_games(&run, ends);
+  if (run.games >= 10000) {
     ck_assert_int_gt(ends[GAME_END_FRONTROW], 0);
     ck_assert_int_gt(ends[GAME_END_NOMOVES], 0);
   }
@@ -600,36 +550,26 @@ START_TEST(encode_is_from_movers_view) {
   b.mover = 1;
   ck_assert_int_eq(G.n_features, 131);
   float fa[GAME_MAX_FEATURES], fb[GAME_MAX_FEATURES];
-  game_encode(&G, &a, fa);
-  game_encode(&G, &b, fb);
-  for (int i = 0; i < G.n_features; i++) ck_assert_msg(fa[i] == fb[i], "feature %d", i);
+  expect_same_encoding(&a, &b, fa, fb);
   ck_assert_float_eq(fa[0], 0.75f); /* South (0,0): 6 kete */
 }
 END_TEST
 
 START_TEST(setboard_and_tokens) {
   configure(NULL);
-  char err[256], buf[512];
-  game_pos p;
-  char *few[] = {"0", "2"};
-  ck_assert_int_eq(G.rules->setboard(&G, &p, 2, few, err, sizeof err), -1);
-  ck_assert_str_eq(err, "setboard takes MOVER and 32 pits, optionally 2 stores of 0 "
+  setboard_fails("0 2", "setboard takes MOVER and 32 pits, optionally 2 stores of 0 "
                         "(33 or 35 numbers), got 2");
+  game_pos p;
   game_start(&G, &p);
-  G.rules->board_tokens(&G, &p, buf, sizeof buf);
-  ck_assert_str_eq(buf, "2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 0 0");
+  const char *start = "2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2";
+  char line[256];
+  snprintf(line, sizeof line, "%s 0 0", start);
+  expect_tokens(&p, line);
   /* setboard MOVER + the tokens gives the position back. */
-  char line[600], *argv[40], *save;
-  int argc = 0;
-  snprintf(line, sizeof line, "1 %s", buf);
-  for (char *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) argv[argc++] = t;
-  game_pos q;
-  ck_assert_int_eq(G.rules->setboard(&G, &q, argc, argv, err, sizeof err), 0);
-  ck_assert(!memcmp(q.pits, p.pits, 32));
-  ck_assert_int_eq(q.mover, 1);
-  argv[33] = "1";
-  ck_assert_int_eq(G.rules->setboard(&G, &q, argc, argv, err, sizeof err), -1);
-  ck_assert_str_eq(err, "bad store '1' (0..0)");
+  random_round_trips(3, 300);
+  snprintf(line, sizeof line, "1 %s 1 0", start);
+  setboard_fails(line, "bad store '1' (0..0)");
+  char buf[512];
   game_render(&G, &p, buf, sizeof buf);
   ck_assert_msg(strstr(buf, "1 South front [   2   2") != NULL, "%s", buf);
 }

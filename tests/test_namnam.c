@@ -8,58 +8,11 @@
 
 #include "base/base.h"
 #include "game/game.h"
+#include "tests/gametest.h"
 #include "tests/relay_ref.h"
 #include "tests/testutil.h"
 
-static game G; /* configured per test */
-
-static void configure(const char *settings) {
-  char err[256], buf[256], *argv[16];
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", settings ? settings : "");
-  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    argv[argc++] = t;
-  int rc = game_configure(&G, "namnam", argc, argv, err, sizeof err);
-  ck_assert_msg(rc == 0, "configure %s: %s", settings ? settings : "", err);
-}
-
-/* A position from setboard tokens in one string. */
-static game_pos pos(const char *tokens) {
-  char buf[512], err[256], *argv[64];
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", tokens);
-  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    argv[argc++] = t;
-  game_pos p;
-  int rc = G.rules->setboard(&G, &p, argc, argv, err, sizeof err);
-  ck_assert_msg(rc == 0, "setboard %s: %s", tokens, err);
-  return p;
-}
-
-/* Pits 0..11 then both stores, as one string. */
-static void board_str(const game_pos *p, char *out, size_t len) {
-  size_t k = 0;
-  for (int i = 0; i < 14; i++)
-    k += (size_t)snprintf(out + k, len - k, "%s%d", i ? " " : "",
-                          i < 12 ? p->pits[i] : p->store[i - 12]);
-}
-
-static void expect_board(const game_pos *p, const char *want) {
-  char got[128], norm[128], buf[128];
-  board_str(p, got, sizeof got);
-  size_t k = 0;
-  snprintf(buf, sizeof buf, "%s", want);
-  norm[0] = 0;
-  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    k += (size_t)snprintf(norm + k, sizeof norm - k, "%s%s", k ? " " : "", t);
-  ck_assert_msg(strcmp(got, norm) == 0, "board %s, expected %s", got, norm);
-}
-
-static void play_legal(game_pos *p, int a) {
-  ck_assert_msg(game_legal(&G, p) >> a & 1, "action %d is not legal (legal %x)", a,
-                game_legal(&G, p));
-  game_play(&G, p, a);
-}
+static void configure(const char *settings) { configure_game("namnam", settings); }
 
 static int north_pits(const game_pos *p) { return __builtin_popcount(p->owner & 0xfff); }
 
@@ -604,42 +557,13 @@ END_TEST
 
 /* ---- Perft ------------------------------------------------------------------ */
 
-static uint64_t perft(const game_pos *p, const game_hist *h, int depth) {
-  if (p->status != GAME_ONGOING) return 0;
-  if (depth == 0) return 1;
-  game_moves m = game_legal(&G, p);
-  uint64_t n = 0;
-  game_hist *hc = malloc(sizeof *hc);
-  for (game_moves r = m; r; r &= r - 1) {
-    game_pos q = *p;
-    game_hist_copy(hc, h);
-    game_step(&G, &q, hc, __builtin_ctz(r));
-    n += perft(&q, hc, depth - 1);
-  }
-  free(hc);
-  return n;
-}
-
-static uint64_t perft_from(const game_pos *p, int depth) {
-  game_hist *h = malloc(sizeof *h);
-  game_hist_reset(h, p);
-  uint64_t n = perft(p, h, depth);
-  free(h);
-  return n;
-}
-
 #include "tests/perft_goldens_namnam.h"
 
 START_TEST(perft_goldens) {
   configure(NULL);
   game_pos p;
   game_start(&G, &p);
-  int depth = test_scale() < 1.0 ? 7 : PERFT_NAMNAM_DEPTH;
-  for (int d = 1; d <= depth; d++) {
-    uint64_t got = perft_from(&p, d);
-    ck_assert_msg(got == perft_namnam[d - 1], "perft depth %d: %llu, golden %llu", d,
-                  (unsigned long long)got, (unsigned long long)perft_namnam[d - 1]);
-  }
+  expect_perft(&p, 1, perft_namnam, test_scale() < 1.0 ? 7 : PERFT_NAMNAM_DEPTH, "start");
 }
 END_TEST
 
@@ -653,48 +577,33 @@ START_TEST(perft_start_by_hand) {
   configure(NULL);
   game_pos p;
   game_start(&G, &p);
-  ck_assert_uint_eq(perft_from(&p, 1), 6);
+  ck_assert_uint_eq(perft_hist(&p, 1), 6);
   for (int k = 0; k < 6; k++) {
     game_pos q = p;
     game_play(&G, &q, k);
     for (int i = 0; i < 12; i++) ck_assert_int_eq(q.pits[(i + k) % 12], nn1[i]);
     ck_assert_int_eq(game_count(game_legal(&G, &q)), k < 4 ? 5 : 6);
   }
-  ck_assert_uint_eq(perft_from(&p, 2), 4 * 5 + 2 * 6);
+  ck_assert_uint_eq(perft_hist(&p, 2), 4 * 5 + 2 * 6);
 }
 END_TEST
 
 /* ---- Random stress ------------------------------------------------------------- */
 
+static void stress_game(const game_pos *p) {
+  CHECK(p->round <= 12, "more rounds than max_rounds");
+  CHECK(p->winner != GAME_DRAW || p->final[0] == 6, "a draw is 6-6");
+}
+
 START_TEST(stress) {
   configure(NULL);
-  long games = (long)(100000 * test_scale());
-  rng_t r;
-  rng_seed(&r, 7, 0);
-  game_hist *h = malloc(sizeof *h);
-  long ends[GAME_END_COUNT] = {0}, rounds = 0;
-  for (long k = 0; k < games; k++) {
-    game_pos p;
-    game_start(&G, &p);
-    game_hist_reset(h, &p);
-    while (p.status == GAME_ONGOING) {
-      game_moves m = game_legal(&G, &p);
-      CHECK(m != 0, "ongoing game without a legal move");
-      game_step(&G, &p, h, game_nth_action(m, (int)rng_below(&r, (uint32_t)game_count(m))));
-      int total = p.store[0] + p.store[1];
-      for (int i = 0; i < 12; i++) total += p.pits[i];
-      CHECK(total == 48, "seeds not conserved: %d", total);
-      CHECK(p.ply <= GAME_MAX_PLIES_CAP, "game longer than game_plies");
-    }
-    ends[p.end_reason]++;
-    rounds += p.round;
-    CHECK(p.final[0] + p.final[1] == 12, "final pits %d-%d", p.final[0], p.final[1]);
-    CHECK(p.round <= 12, "more rounds than max_rounds");
-    CHECK(p.winner == GAME_DRAW || game_outcome(&p, p.winner) == 1, "winner");
-    CHECK(p.winner != GAME_DRAW || p.final[0] == 6, "a draw is 6-6");
-  }
-  free(h);
-  if (games >= 10000) {
+  long ends[GAME_END_COUNT] = {0};
+  /* Final scores are the pits each side would own next round. */
+  random_run run = {.games = (long)(100000 * test_scale()), .seed = 7,
+                    .max_ply = GAME_MAX_PLIES_CAP, .seeds = 48, .finals = 12,
+                    .check_game = stress_game};
+  random_games(&run, ends);
+  if (run.games >= 10000) {
     ck_assert_int_gt(ends[GAME_END_TARGET], 0);
     ck_assert_int_gt(ends[GAME_END_MAXROUNDS], 0);
   }
@@ -711,9 +620,7 @@ START_TEST(encode_is_from_movers_view) {
   game_pos b = pos("1  0 4 1 2 3 1  1 2 3 0 5 6  8 12  ssssnsnnsnnn 2 1");
   ck_assert_int_eq(G.n_features, 85);
   float fa[GAME_MAX_FEATURES], fb[GAME_MAX_FEATURES];
-  game_encode(&G, &a, fa);
-  game_encode(&G, &b, fb);
-  for (int i = 0; i < G.n_features; i++) ck_assert_msg(fa[i] == fb[i], "feature %d", i);
+  expect_same_encoding(&a, &b, fa, fb);
   ck_assert_float_eq(fa[0], 0.125f); /* own pit 0: 1 seed */
   ck_assert_float_eq(fa[5], 1.0f);   /* ... is South's */
   ck_assert_float_eq(fa[2 * 6 + 5], 0.0f); /* pit 2 is North's */
@@ -722,46 +629,20 @@ END_TEST
 
 START_TEST(setboard_and_tokens) {
   configure(NULL);
-  char err[256], buf[256];
-  game_pos p;
-  char *few[] = {"0", "4", "4"};
-  ck_assert_int_eq(G.rules->setboard(&G, &p, 3, few, err, sizeof err), -1);
-  char *bad_owner[] = {"0", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4",
-                       "0", "0", "sssx", "1", "0"};
-  ck_assert_int_eq(G.rules->setboard(&G, &p, 18, bad_owner, err, sizeof err), -1);
-  ck_assert_str_eq(err, "bad owner 'sssx' (12 letters s/n for pits 0..11, or -)");
-  char *all_south[] = {"0", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4",
-                       "0", "0", "ssssssssssss", "1", "0"};
-  ck_assert_int_eq(G.rules->setboard(&G, &p, 18, all_south, err, sizeof err), -1);
-  ck_assert_str_eq(err, "each player must own at least one pit");
-  char *bad_total[] = {"0", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "0", "1"};
-  ck_assert_int_eq(G.rules->setboard(&G, &p, 15, bad_total, err, sizeof err), -1);
-  ck_assert_str_eq(err, "pits and stores hold 49 seeds, this game has 48");
+  setboard_fails("0 4 4", "setboard takes MOVER, 12 pits, 2 stores, optionally OWNER ROUND "
+                          "STARTER [CLAIMS] (15, 18 or 19 tokens), got 3");
+  setboard_fails("0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  sssx 1 0",
+                 "bad owner 'sssx' (12 letters s/n for pits 0..11, or -)");
+  setboard_fails("0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  ssssssssssss 1 0",
+                 "each player must own at least one pit");
+  setboard_fails("0  4 4 4 4 4 4  4 4 4 4 4 4  0 1",
+                 "pits and stores hold 49 seeds, this game has 48");
   /* A claim position. */
-  p = pos("0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  - 3 1 2");
+  game_pos p = pos("0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  - 3 1 2");
   ck_assert_int_eq(p.phase, 1);
   ck_assert_uint_eq(game_legal(&G, &p), 0xfc0);
-  G.rules->board_tokens(&G, &p, buf, sizeof buf);
-  ck_assert_str_eq(buf, "4 4 4 4 4 4 4 4 4 4 4 4 0 0 ssssssnnnnnn 3 1 2");
-  /* Round trip through the tokens on random positions. */
-  rng_t r;
-  rng_seed(&r, 3, 0);
-  game_start(&G, &p);
-  for (int i = 0; i < 300 && p.status == GAME_ONGOING; i++) {
-    char line[320];
-    G.rules->board_tokens(&G, &p, buf, sizeof buf);
-    snprintf(line, sizeof line, "%d %s", p.mover, buf);
-    game_pos q = pos(line);
-    ck_assert(memcmp(q.pits, p.pits, 12) == 0);
-    ck_assert_uint_eq(q.owner, p.owner);
-    ck_assert_int_eq(q.round, p.round);
-    ck_assert_int_eq(q.phase, p.phase);
-    ck_assert_int_eq(q.mover, p.mover);
-    ck_assert_int_eq(q.aux[0], p.aux[0]);
-    ck_assert(q.hash == p.hash);
-    game_moves m = game_legal(&G, &p);
-    game_play(&G, &p, game_nth_action(m, (int)rng_below(&r, (uint32_t)game_count(m))));
-  }
+  expect_tokens(&p, "4 4 4 4 4 4 4 4 4 4 4 4 0 0 ssssssnnnnnn 3 1 2");
+  random_round_trips(3, 300);
 }
 END_TEST
 

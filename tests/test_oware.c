@@ -7,33 +7,16 @@
 
 #include "base/base.h"
 #include "game/game.h"
+#include "tests/gametest.h"
 #include "tests/testutil.h"
 
-static game G; /* configured per test */
-
-static void configure(const char *name, const char *settings) {
-  char err[256], buf[256], *argv[16];
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", settings ? settings : "");
-  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    argv[argc++] = t;
-  int rc = game_configure(&G, name, argc, argv, err, sizeof err);
-  ck_assert_msg(rc == 0, "configure %s %s: %s", name, settings ? settings : "", err);
-}
-
-/* Sets a position: "S[..] N[..] cap a/b" style arrays given directly. */
+/* A position from South's row, North's row (each from its owner's left) and
+ * the two stores. */
 static game_pos board(int mover, const int s[6], const int nn[6], int cap0, int cap1) {
-  char *argv[15], tok[15][8], err[256];
-  snprintf(tok[0], 8, "%d", mover);
-  for (int i = 0; i < 6; i++) snprintf(tok[1 + i], 8, "%d", s[i]);
-  for (int i = 0; i < 6; i++) snprintf(tok[7 + i], 8, "%d", nn[i]);
-  snprintf(tok[13], 8, "%d", cap0);
-  snprintf(tok[14], 8, "%d", cap1);
-  for (int i = 0; i < 15; i++) argv[i] = tok[i];
-  game_pos p;
-  int rc = G.rules->setboard(&G, &p, 15, argv, err, sizeof err);
-  ck_assert_msg(rc == 0, "setboard: %s", err);
-  return p;
+  char t[128];
+  snprintf(t, sizeof t, "%d  %d %d %d %d %d %d  %d %d %d %d %d %d  %d %d", mover, s[0], s[1], s[2],
+           s[3], s[4], s[5], nn[0], nn[1], nn[2], nn[3], nn[4], nn[5], cap0, cap1);
+  return pos(t);
 }
 
 static void assert_board(const game_pos *p, const int s[6], const int nn[6], int cap0,
@@ -51,14 +34,8 @@ static void assert_board(const game_pos *p, const int s[6], const int nn[6], int
 
 #define ROW(...) ((const int[6]){__VA_ARGS__})
 
-/* Plays one action and checks it was legal. */
-static void play_legal(game_pos *p, int a) {
-  ck_assert_msg(game_legal(&G, p) >> a & 1, "action %d is not legal", a);
-  game_play(&G, p, a);
-}
-
 START_TEST(o1_opening) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   game_pos p;
   game_start(&G, &p);
   play_legal(&p, 4);
@@ -68,7 +45,7 @@ START_TEST(o1_opening) {
 END_TEST
 
 START_TEST(o2_thirteen_seeds_skip_origin) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   game_pos p = board(0, ROW(2, 13, 1, 0, 3, 1), ROW(4, 0, 2, 5, 1, 3), 6, 7);
   play_legal(&p, 1);
   assert_board(&p, ROW(3, 0, 3, 2, 4, 2), ROW(5, 1, 3, 6, 2, 4), 6, 7);
@@ -76,7 +53,7 @@ START_TEST(o2_thirteen_seeds_skip_origin) {
 END_TEST
 
 START_TEST(o3_twelve_seeds_end_next_to_origin) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   game_pos p = board(0, ROW(0, 12, 0, 0, 0, 1), ROW(1, 1, 1, 1, 1, 1), 10, 19);
   play_legal(&p, 1);
   assert_board(&p, ROW(1, 0, 2, 1, 1, 2), ROW(2, 2, 2, 2, 2, 2), 10, 19);
@@ -84,7 +61,7 @@ START_TEST(o3_twelve_seeds_end_next_to_origin) {
 END_TEST
 
 START_TEST(o4_single_capture) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   game_pos p = board(0, ROW(1, 0, 2, 6, 0, 1), ROW(3, 0, 3, 2, 1, 0), 14, 15);
   play_legal(&p, 3);
   assert_board(&p, ROW(1, 0, 2, 0, 1, 2), ROW(4, 1, 4, 0, 1, 0), 17, 15);
@@ -92,7 +69,7 @@ START_TEST(o4_single_capture) {
 END_TEST
 
 START_TEST(o5_double_capture) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   game_pos p = board(0, ROW(1, 0, 2, 6, 0, 1), ROW(3, 3, 1, 2, 1, 0), 14, 14);
   play_legal(&p, 3);
   assert_board(&p, ROW(1, 0, 2, 0, 1, 2), ROW(4, 4, 0, 0, 1, 0), 19, 14);
@@ -100,7 +77,7 @@ START_TEST(o5_double_capture) {
 END_TEST
 
 START_TEST(o6_chain_stops_at_own_row) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   game_pos p = board(0, ROW(2, 0, 1, 4, 0, 0), ROW(1, 2, 0, 4, 0, 1), 15, 18);
   play_legal(&p, 3);
   assert_board(&p, ROW(2, 0, 1, 0, 1, 1), ROW(0, 0, 0, 4, 0, 1), 20, 18);
@@ -108,7 +85,7 @@ START_TEST(o6_chain_stops_at_own_row) {
 END_TEST
 
 START_TEST(o7_forced_feed) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   game_pos p = board(0, ROW(1, 1, 0, 0, 2, 0), ROW(0, 0, 0, 0, 0, 0), 22, 22);
   ck_assert_uint_eq(game_legal(&G, &p), 1u << 4);
   play_legal(&p, 4);
@@ -117,7 +94,7 @@ START_TEST(o7_forced_feed) {
 END_TEST
 
 START_TEST(o8_famine) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   game_pos p = board(0, ROW(3, 2, 1, 1, 0, 0), ROW(0, 0, 0, 0, 0, 0), 20, 21);
   ck_assert_int_eq(p.status, GAME_OVER);
   ck_assert_int_eq(p.end_reason, GAME_END_FAMINE);
@@ -132,7 +109,7 @@ END_TEST
 static game_pos o9(const char *variant) {
   char set[64];
   snprintf(set, sizeof set, "grand_slam=%s", variant);
-  configure("oware", set);
+  configure_game("oware", set);
   return board(0, ROW(1, 0, 2, 0, 2, 3), ROW(1, 2, 1, 0, 0, 0), 16, 20);
 }
 
@@ -155,7 +132,7 @@ START_TEST(o9_forbidden) {
 END_TEST
 
 START_TEST(o9_forbidden_only_move_stands_without_capture) {
-  configure("oware", "grand_slam=forbidden");
+  configure_game("oware", "grand_slam=forbidden");
   /* South's only move sows into North's row and would take every seed. */
   game_pos p = board(0, ROW(0, 0, 0, 0, 0, 2), ROW(1, 1, 0, 0, 0, 0), 24, 20);
   ck_assert_uint_eq(game_legal(&G, &p), 1u << 5);
@@ -213,7 +190,7 @@ START_TEST(o9_stripped_loses) {
 END_TEST
 
 START_TEST(w1_warri_lap_capture_then_feed) {
-  configure("warri", NULL);
+  configure_game("warri", NULL);
   game_pos p = board(0, ROW(0, 0, 0, 0, 1, 17), ROW(1, 0, 1, 0, 0, 1), 5, 22);
   play_legal(&p, 5);
   assert_board(&p, ROW(1, 1, 1, 1, 2, 0), ROW(0, 0, 0, 0, 0, 0), 20, 22);
@@ -258,7 +235,7 @@ static void replay_file(const char *name, int expect_games) {
   snprintf(path, sizeof path, "%s/reference/%s", test_shared_dir(), name);
   FILE *f = fopen(path, "r");
   CHECK(f != NULL, "cannot open %s (set SOWZERO_SHARED)", path);
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   static game_hist hist;
   game_pos p;
   char line[512];
@@ -363,30 +340,6 @@ END_TEST
  * Move sequences of length d through the full rules, repetition included;
  * games that end earlier are not counted. */
 
-static uint64_t perft(const game_pos *p, const game_hist *h, int depth) {
-  if (p->status != GAME_ONGOING) return 0;
-  if (depth == 0) return 1;
-  game_moves m = game_legal(&G, p);
-  uint64_t n = 0;
-  game_hist *hc = malloc(sizeof *hc);
-  for (game_moves r = m; r; r &= r - 1) {
-    game_pos q = *p;
-    game_hist_copy(hc, h);
-    game_step(&G, &q, hc, __builtin_ctz(r));
-    n += perft(&q, hc, depth - 1);
-  }
-  free(hc);
-  return n;
-}
-
-static uint64_t perft_from(const game_pos *p, int depth) {
-  game_hist *h = malloc(sizeof *h);
-  game_hist_reset(h, p);
-  uint64_t n = perft(p, h, depth);
-  free(h);
-  return n;
-}
-
 static const char *const variants[7] = {"capture_continue", "capture_end",    "forbidden",
                                         "no_capture",       "loses",          "end_prior_only",
                                         "stripped_loses"};
@@ -414,26 +367,23 @@ START_TEST(perft_goldens) {
   const perft_pos *pp = &perft_positions[pi];
   char set[64];
   snprintf(set, sizeof set, "grand_slam=%s", variants[vi]);
-  configure("oware", set);
+  configure_game("oware", set);
   game_pos p = board(pp->mover, pp->s, pp->n, pp->cap0, pp->cap1);
   int depth = pp->depth;
   if (test_scale() < 1.0) depth -= 2; /* sanitizers: the shallower goldens */
-  for (int d = 1; d <= depth; d++) {
-    uint64_t got = perft_from(&p, d);
-    ck_assert_msg(got == perft_golden[pi][vi][d - 1], "perft %s %s depth %d: %llu, golden %llu",
-                  pp->name, variants[vi], d, (unsigned long long)got,
-                  (unsigned long long)perft_golden[pi][vi][d - 1]);
-  }
+  char what[64];
+  snprintf(what, sizeof what, "%s %s", pp->name, variants[vi]);
+  expect_perft(&p, 1, perft_golden[pi][vi], depth, what);
 }
 END_TEST
 
 /* Depths 1 and 2 from the start by hand: 6 moves, then 6 replies each. */
 START_TEST(perft_start_by_hand) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   game_pos p;
   game_start(&G, &p);
-  ck_assert_uint_eq(perft_from(&p, 1), 6);
-  ck_assert_uint_eq(perft_from(&p, 2), 36);
+  ck_assert_uint_eq(perft_hist(&p, 1), 6);
+  ck_assert_uint_eq(perft_hist(&p, 2), 36);
 }
 END_TEST
 
@@ -442,44 +392,34 @@ END_TEST
  * mover changes unless a capture_continue grand slam says otherwise, every
  * game ends within max_plies, and final scores follow the award rules. */
 
+static int stress_gs; /* the grand_slam variant under stress */
+
+static void stress_move(const game_pos *p, int flags, int mover) {
+  CHECK(board_seeds(p) == 48 || (p->status == GAME_OVER && stress_gs == 1 /* capture_end */),
+        "seeds not conserved: %d", board_seeds(p));
+  if (p->status == GAME_ONGOING)
+    CHECK(p->mover == 1 - mover || ((flags & GAME_PLAY_GRANDSLAM) && stress_gs == 0),
+          "wrong side to move");
+}
+
+/* Awards that give out the whole board sum to 48. */
+static void stress_game(const game_pos *p) {
+  if (p->end_reason != GAME_END_GRANDSLAM)
+    CHECK(p->final[0] + p->final[1] == 48, "final scores %d-%d do not sum to 48", p->final[0],
+          p->final[1]);
+}
+
 START_TEST(stress_variant) {
   char set[64];
   snprintf(set, sizeof set, "grand_slam=%s", variants[_i]);
-  configure("oware", set);
-  long games = (long)(100000 * test_scale());
-  rng_t r;
-  rng_seed(&r, 7, (uint64_t)_i);
-  game_hist *h = malloc(sizeof *h);
+  configure_game("oware", set);
+  stress_gs = _i;
   long ends[GAME_END_COUNT] = {0};
-  for (long k = 0; k < games; k++) {
-    game_pos p;
-    game_start(&G, &p);
-    game_hist_reset(h, &p);
-    while (p.status == GAME_ONGOING) {
-      game_moves m = game_legal(&G, &p);
-      CHECK(m != 0, "ongoing game without a legal move");
-      int a = game_nth_action(m, (int)rng_below(&r, (uint32_t)game_count(m)));
-      int mover = p.mover;
-      int flags = game_step(&G, &p, h, a);
-      int total = p.store[0] + p.store[1];
-      for (int i = 0; i < 12; i++) total += p.pits[i];
-      CHECK(total == 48 || (p.status == GAME_OVER && _i == 1 /* capture_end */),
-            "seeds not conserved: %d", total);
-      CHECK(p.ply <= 1000, "game longer than max_plies");
-      if (p.status == GAME_ONGOING)
-        CHECK(p.mover == 1 - mover || ((flags & GAME_PLAY_GRANDSLAM) && _i == 0),
-              "wrong side to move");
-    }
-    ends[p.end_reason]++;
-    int fin = p.final[0] + p.final[1];
-    /* Awards that give out the whole board sum to 48. */
-    if (p.end_reason != GAME_END_GRANDSLAM)
-      CHECK(fin == 48, "final scores %d-%d do not sum to 48", p.final[0], p.final[1]);
-    CHECK(p.winner == GAME_DRAW || game_outcome(&p, p.winner) == 1, "winner");
-  }
-  free(h);
+  random_run run = {.games = (long)(100000 * test_scale()), .seed = 7, .stream = (uint64_t)_i,
+                    .max_ply = 1000, .check_move = stress_move, .check_game = stress_game};
+  random_games(&run, ends);
   /* The common endings all occur in a long random sample. */
-  if (games >= 10000) {
+  if (run.games >= 10000) {
     ck_assert_int_gt(ends[GAME_END_TARGET], 0);
     ck_assert_int_gt(ends[GAME_END_FAMINE], 0);
     ck_assert_int_gt(ends[GAME_END_REPETITION], 0);
@@ -490,7 +430,7 @@ END_TEST
 /* ---- Other options -------------------------------------------------------------- */
 
 START_TEST(nocap_limit_ends_with_award) {
-  configure("oware", "nocap_limit=3 repetition=0");
+  configure_game("oware", "nocap_limit=3 repetition=0");
   game_pos p;
   game_start(&G, &p);
   game_play(&G, &p, 0);
@@ -504,7 +444,7 @@ START_TEST(nocap_limit_ends_with_award) {
 END_TEST
 
 START_TEST(max_plies_cap) {
-  configure("oware", "max_plies=5 cycle_award=draw");
+  configure_game("oware", "max_plies=5 cycle_award=draw");
   game_pos p;
   game_start(&G, &p);
   for (int i = 0; i < 5; i++) game_play(&G, &p, game_nth_action(game_legal(&G, &p), 0));
@@ -521,7 +461,7 @@ END_TEST
 static int first_nth_repeat(const uint8_t *moves, int nmoves, int n) {
   static game_pos seen[1100];
   int len = 0;
-  configure("oware", "repetition=0");
+  configure_game("oware", "repetition=0");
   game_pos p;
   game_start(&G, &p);
   seen[len++] = p;
@@ -547,7 +487,7 @@ START_TEST(repetition_counts) {
     /* A random game with repetition off, recorded. */
     uint8_t moves[1000];
     int n = 0;
-    configure("oware", "repetition=0");
+    configure_game("oware", "repetition=0");
     game_pos p;
     game_start(&G, &p);
     while (p.status == GAME_ONGOING && n < 1000) {
@@ -560,7 +500,7 @@ START_TEST(repetition_counts) {
       if (expect < 0) continue;
       char set[32];
       snprintf(set, sizeof set, "repetition=%d", rep);
-      configure("oware", set);
+      configure_game("oware", set);
       game_start(&G, &p);
       game_hist_reset(h, &p);
       int i = 0;
@@ -577,7 +517,7 @@ START_TEST(repetition_counts) {
 END_TEST
 
 START_TEST(split_even_award_halves_odd_seed) {
-  configure("oware", "cycle_award=split_even max_plies=1");
+  configure_game("oware", "cycle_award=split_even max_plies=1");
   game_pos p = board(0, ROW(1, 0, 0, 0, 0, 2), ROW(0, 0, 0, 0, 0, 2), 21, 22);
   game_play(&G, &p, 0);
   ck_assert_int_eq(p.status, GAME_OVER);
@@ -590,7 +530,7 @@ START_TEST(split_even_award_halves_odd_seed) {
 END_TEST
 
 START_TEST(leftover_none_gives_board_to_nobody) {
-  configure("oware", "leftover=none");
+  configure_game("oware", "leftover=none");
   game_pos p = board(0, ROW(3, 2, 1, 1, 0, 0), ROW(0, 0, 0, 0, 0, 0), 20, 21);
   ck_assert_int_eq(p.status, GAME_OVER);
   ck_assert_int_eq(p.final[0], 20);
@@ -602,22 +542,22 @@ START_TEST(feed_check_after_capture) {
   /* North's row is empty; South's 17 seeds lap the board and end in pit 11
    * with two seeds in every North pit: a grand slam that feeds by sowing
    * but, where it captures, leaves North nothing. */
-  configure("oware", "grand_slam=capture_continue");
+  configure_game("oware", "grand_slam=capture_continue");
   game_pos p = board(0, ROW(0, 0, 0, 0, 1, 17), ROW(0, 0, 0, 0, 0, 0), 15, 15);
   ck_assert_uint_eq(game_legal(&G, &p), 1u << 5);
-  configure("oware", "grand_slam=capture_continue feed_check=after_capture");
+  configure_game("oware", "grand_slam=capture_continue feed_check=after_capture");
   p = board(0, ROW(0, 0, 0, 0, 1, 17), ROW(0, 0, 0, 0, 0, 0), 15, 15);
   ck_assert_int_eq(p.status, GAME_OVER);
   ck_assert_int_eq(p.end_reason, GAME_END_FAMINE);
   ck_assert_int_eq(p.final[0], 33);
-  configure("oware", "grand_slam=no_capture feed_check=after_capture");
+  configure_game("oware", "grand_slam=no_capture feed_check=after_capture");
   p = board(0, ROW(0, 0, 0, 0, 1, 17), ROW(0, 0, 0, 0, 0, 0), 15, 15);
   ck_assert_uint_eq(game_legal(&G, &p), 1u << 5);
 }
 END_TEST
 
 START_TEST(small_boards) {
-  configure("oware", "houses=3 seeds=2");
+  configure_game("oware", "houses=3 seeds=2");
   ck_assert_int_eq(G.n_actions, 3);
   ck_assert_int_eq(G.total_seeds, 12);
   ck_assert_int_eq(G.n_features, 34);
@@ -641,13 +581,11 @@ START_TEST(small_boards) {
 END_TEST
 
 START_TEST(encode_is_from_movers_view) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   game_pos a = board(0, ROW(1, 2, 3, 0, 0, 0), ROW(5, 6, 7, 8, 9, 2), 3, 2);
   game_pos b = board(1, ROW(5, 6, 7, 8, 9, 2), ROW(1, 2, 3, 0, 0, 0), 2, 3);
   float fa[GAME_MAX_FEATURES], fb[GAME_MAX_FEATURES];
-  game_encode(&G, &a, fa);
-  game_encode(&G, &b, fb);
-  for (int i = 0; i < G.n_features; i++) ck_assert_float_eq(fa[i], fb[i]);
+  expect_same_encoding(&a, &b, fa, fb);
   ck_assert_float_eq(fa[0], 0.125f);    /* own pit 0: 1 seed */
   ck_assert_float_eq(fa[2], 1.0f);      /* ... is a 1 */
   ck_assert_float_eq(fa[60], 3.0f / 25); /* own store */
@@ -655,21 +593,21 @@ START_TEST(encode_is_from_movers_view) {
 END_TEST
 
 START_TEST(setboard_rejects_bad_input) {
-  configure("oware", NULL);
-  char err[256];
+  configure_game("oware", NULL);
+  setboard_fails("0 4 4", "setboard takes MOVER, 12 pits and 2 stores (15 numbers), got 3");
+  setboard_fails("0  4 4 4 4 4 4  4 4 4 4 4 4  0 1",
+                 "pits and stores hold 49 seeds, this game has 48");
+  setboard_fails("2  4 4 4 4 4 4  4 4 4 4 4 4  0 0", "bad mover '2' (0 or 1)");
+  setboard_fails("0  4 x 4 4 4 4  4 4 4 4 4 4  0 0", "bad seed count 'x' (0..48)");
+}
+END_TEST
+
+START_TEST(board_tokens_round_trip) {
+  configure_game("oware", NULL);
   game_pos p;
-  char *few[] = {"0", "4", "4"};
-  ck_assert_int_eq(G.rules->setboard(&G, &p, 3, few, err, sizeof err), -1);
-  ck_assert_str_eq(err, "setboard takes MOVER, 12 pits and 2 stores (15 numbers), got 3");
-  char *bad_total[] = {"0", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "0", "1"};
-  ck_assert_int_eq(G.rules->setboard(&G, &p, 15, bad_total, err, sizeof err), -1);
-  ck_assert_str_eq(err, "pits and stores hold 49 seeds, this game has 48");
-  char *bad_mover[] = {"2", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "0", "0"};
-  ck_assert_int_eq(G.rules->setboard(&G, &p, 15, bad_mover, err, sizeof err), -1);
-  ck_assert_str_eq(err, "bad mover '2' (0 or 1)");
-  char *bad_count[] = {"0", "4", "x", "4", "4", "4", "4", "4", "4", "4", "4", "4", "4", "0", "0"};
-  ck_assert_int_eq(G.rules->setboard(&G, &p, 15, bad_count, err, sizeof err), -1);
-  ck_assert_str_eq(err, "bad seed count 'x' (0..48)");
+  game_start(&G, &p);
+  expect_tokens(&p, "4 4 4 4 4 4 4 4 4 4 4 4 0 0");
+  random_round_trips(3, 300);
 }
 END_TEST
 
@@ -718,6 +656,7 @@ Suite *oware_suite(void) {
   tcase_add_test(op, small_boards);
   tcase_add_test(op, encode_is_from_movers_view);
   tcase_add_test(op, setboard_rejects_bad_input);
+  tcase_add_test(op, board_tokens_round_trip);
   suite_add_tcase(s, op);
   return s;
 }
