@@ -436,6 +436,12 @@ START_TEST(subtree_reuse) {
   mcts_get_info(m, &info);
   ck_assert_int_gt(info.root_visits, 0);
   ck_assert_int_lt(info.root_visits, bv);
+  /* The same position with another history drops the tree: the
+   * repetition rule shaped it. */
+  mcts_run(m, 200, err, sizeof err);
+  ck_assert_int_eq(mcts_set_root(m, &q, NULL, err, sizeof err), 0);
+  mcts_get_info(m, &info);
+  ck_assert_int_eq(info.nodes, 1);
   /* An unrelated position drops the tree. */
   game_pos s;
   game_start(&G, &s);

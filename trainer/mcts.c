@@ -248,8 +248,11 @@ mcts *mcts_create(const game *g, const mcts_params *p, const mcts_eval *ev, uint
   m->nodes = malloc((size_t)m->cap * sizeof *m->nodes);
   m->remap = malloc((size_t)m->cap * sizeof *m->remap);
   m->root_hist = malloc(sizeof *m->root_hist);
+  m->tmp_hist = malloc(sizeof *m->tmp_hist);
+  m->tmp_hist2 = malloc(sizeof *m->tmp_hist2);
   m->scratch_policy = calloc(GAME_MAX_ACTIONS, sizeof *m->scratch_policy);
-  if (!m->nodes || !m->remap || !m->root_hist || !m->scratch_policy) {
+  if (!m->nodes || !m->remap || !m->root_hist || !m->tmp_hist || !m->tmp_hist2 ||
+      !m->scratch_policy) {
     mcts_free(m);
     errf(err, errlen, "out of memory for a search of %d nodes", p->node_cap);
     return NULL;
@@ -273,6 +276,8 @@ void mcts_free(mcts *m) {
   free(m->nodes);
   free(m->remap);
   free(m->root_hist);
+  free(m->tmp_hist);
+  free(m->tmp_hist2);
   free(m->scratch_policy);
   mcts_cache_free(m->own_cache);
   free(m);
@@ -349,25 +354,43 @@ static void keep_subtree(mcts *m, uint32_t idx, int parent_mover, const game_pos
   if (m->used + GAME_MAX_ACTIONS > m->cap || m->used > m->cap - m->cap / 4) clear_tree(m);
 }
 
+static int hist_equal(const game_hist *a, const game_hist *b) {
+  return a->len == b->len && memcmp(a->hash, b->hash, (size_t)a->len * sizeof a->hash[0]) == 0;
+}
+
+/* The old root's history extended by the actions to a kept node must be
+ * the caller's history: terminal flags set by the repetition rule in the
+ * kept subtree depend on it. */
+static int reuse_ok(mcts *m, const game_hist *h, int n, const int *actions) {
+  game_hist *t = m->tmp_hist;
+  game_pos q = m->root_pos;
+  game_hist_copy(t, m->root_hist);
+  for (int i = 0; i < n; i++) game_step(&m->g, &q, t, actions[i]);
+  return hist_equal(t, h);
+}
+
 int mcts_set_root(mcts *m, const game_pos *p, const game_hist *h, char *err, size_t errlen) {
   if (p->status != GAME_ONGOING || game_legal(&m->g, p) == 0) {
     errf(err, errlen, "cannot search a finished game");
     return -1;
   }
-  if (h)
-    game_hist_copy(m->root_hist, h);
-  else
-    game_hist_reset(m->root_hist, p);
+  if (!h) {
+    game_hist_reset(m->tmp_hist2, p);
+    h = m->tmp_hist2;
+  }
   m->pending = 0;
   if (m->root_set && m->p.reuse && m->used > 1) {
-    if (search_pos_equal(&m->root_pos, p)) return 0;
     mcts_node *nd = m->nodes;
     const mcts_node *root = &nd[0];
+    if (search_pos_equal(&m->root_pos, p) && reuse_ok(m, h, 0, NULL)) return 0;
     for (uint32_t c = root->child; root->child && c < root->child + root->nchild; c++) {
       if (!(nd[c].flags & NODE_SEEN) || (nd[c].flags & NODE_TERMINAL)) continue;
       game_pos q = m->root_pos;
       game_play(&m->g, &q, nd[c].action);
+      int path[2] = {nd[c].action, 0};
       if (search_pos_equal(&q, p)) {
+        if (!reuse_ok(m, h, 1, path)) break;
+        game_hist_copy(m->root_hist, h);
         keep_subtree(m, c, root->mover, p);
         return 0;
       }
@@ -375,13 +398,18 @@ int mcts_set_root(mcts *m, const game_pos *p, const game_hist *h, char *err, siz
         if (!(nd[gc].flags & NODE_SEEN) || (nd[gc].flags & NODE_TERMINAL)) continue;
         game_pos q2 = q;
         game_play(&m->g, &q2, nd[gc].action);
+        path[1] = nd[gc].action;
         if (search_pos_equal(&q2, p)) {
+          if (!reuse_ok(m, h, 2, path)) goto fresh;
+          game_hist_copy(m->root_hist, h);
           keep_subtree(m, gc, nd[c].mover, p);
           return 0;
         }
       }
     }
   }
+fresh:
+  game_hist_copy(m->root_hist, h);
   m->root_pos = *p;
   m->root_set = 1;
   clear_tree(m);

@@ -149,9 +149,10 @@ void mcts_attach_cache(mcts *m, mcts_cache *c);
 /* Drops the tree (a new game starts). */
 void mcts_reset(mcts *m);
 /* Sets the position to search; h is the repetition history that led to p
- * (p's hash last), copied. p must be ongoing. With params.reuse the tree is
- * kept when p is the current root or a position one or two moves below it;
- * otherwise it is dropped. */
+ * (p's hash last; NULL: p alone), copied. p must be ongoing. With
+ * params.reuse the tree is kept when p is the current root or a position
+ * one or two moves below it and h is the stored history extended by those
+ * moves (the repetition rule shaped the tree); otherwise it is dropped. */
 int mcts_set_root(mcts *m, const game_pos *p, const game_hist *h, char *err, size_t errlen);
 /* Plays `action` at the root: re-roots the tree at that child (keeping its
  * subtree when params.reuse, a fresh root otherwise) and appends the new

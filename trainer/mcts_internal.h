@@ -131,6 +131,7 @@ struct mcts {
   uint32_t *remap;       /* cap entries, for re-rooting */
   game_pos root_pos;
   game_hist *root_hist;  /* history up to the root, the root's hash last */
+  game_hist *tmp_hist, *tmp_hist2; /* scratch for mcts_set_root */
   int root_set;
   /* The simulation under way. */
   search_path path;
