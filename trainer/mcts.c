@@ -603,7 +603,8 @@ static void expand(mcts *m, uint32_t x, const game_pos *pos, const float *policy
 static void finish_leaf(mcts *m, const float *policy, float value) {
   uint32_t x = m->node_path[m->depth - 1];
   mcts_node *nx = &m->nodes[x];
-  if (!(value >= -1.0f)) value = value > 1.0f ? 1.0f : -1.0f; /* NaN or below */
+  if (value != value) value = 0.0f; /* NaN from a broken evaluator */
+  if (value < -1.0f) value = -1.0f;
   if (value > 1.0f) value = 1.0f;
   nx->v = value;
   if (!nx->child) expand(m, x, &m->leaf_pos, policy);
