@@ -202,12 +202,15 @@ typedef struct {
    * moved, and at the end of every game; either may be NULL. */
   void (*check_move)(const game_pos *p, int flags, int mover);
   void (*check_game)(const game_pos *p);
+  /* End reasons that a long run (10,000 games or more) must meet; a 0 ends
+   * the list. */
+  int common_ends[4];
 } random_run;
 
 /* Random games on G from the start through game_step: an ongoing game always
- * has a legal move, a winner has the better outcome, and run's checks hold.
- * Counts the games by end reason into ends. */
-static inline void random_games(const random_run *run, long ends[GAME_END_COUNT]) {
+ * has a legal move, a winner has the better outcome, and run's checks hold. */
+static inline void random_games(const random_run *run) {
+  long ends[GAME_END_COUNT] = {0};
   rng_t r;
   rng_seed(&r, run->seed, run->stream);
   game_hist *h = malloc(sizeof *h);
@@ -233,6 +236,9 @@ static inline void random_games(const random_run *run, long ends[GAME_END_COUNT]
     if (run->check_game) run->check_game(&p);
   }
   free(h);
+  for (int i = 0; i < 4 && run->common_ends[i] && run->games >= 10000; i++)
+    ck_assert_msg(ends[run->common_ends[i]] > 0, "no game ended by %s",
+                  game_end_name(run->common_ends[i]));
 }
 
 #endif
