@@ -121,6 +121,9 @@ int cmd_train(int argc, char **argv) {
     fprintf(stderr, "sowzero train: %s\n", err);
     return 1;
   }
-  fprintf(stderr, "%s: saved; 'sowzero train %s' resumes it.\n", dir, config ? config : "--run DIR");
+  if (dir == dirbuf)
+    fprintf(stderr, "%s: saved; 'sowzero train %s' resumes it.\n", dir, config);
+  else
+    fprintf(stderr, "%s: saved; 'sowzero train --run %s' resumes it.\n", dir, dir);
   return 0;
 }

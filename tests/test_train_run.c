@@ -15,6 +15,7 @@
 #include "base/base.h"
 #include "nn/nn.h"
 #include "tests/testutil.h"
+#include "trainer/arena.h"
 #include "trainer/config.h"
 #include "trainer/evaluator_nn.h"
 #include "trainer/gating.h"
@@ -222,6 +223,33 @@ START_TEST(sigkill_and_resume) {
   int max_it;
   snprintf(path, sizeof path, "%s/metrics.jsonl", dir);
   ck_assert_int_eq(count_iterations(path, &max_it), last.iteration + 2);
+  /* Every kept self-play game replays to its recorded result. */
+  char games_dir[400];
+  snprintf(games_dir, sizeof games_dir, "%s/games", dir);
+  DIR *gd = opendir(games_dir);
+  ck_assert_ptr_nonnull(gd);
+  struct dirent *ge;
+  int replayed = 0;
+  arena_record *rec = malloc(sizeof *rec);
+  while ((ge = readdir(gd))) {
+    if (ge->d_name[0] == '.') continue;
+    char gp[700];
+    snprintf(gp, sizeof gp, "%s/%s", games_dir, ge->d_name);
+    FILE *f = fopen(gp, "r");
+    ck_assert_ptr_nonnull(f);
+    int line = 0, rc;
+    while ((rc = arena_read_record(f, rec, &line, err, sizeof err)) == 1) {
+      game g;
+      game_pos end;
+      ck_assert_msg(arena_replay_record(rec, &g, &end, err, sizeof err) == 0, "%s: %s", gp, err);
+      replayed++;
+    }
+    ck_assert_msg(rc == 0, "%s: %s", gp, err);
+    fclose(f);
+  }
+  closedir(gd);
+  free(rec);
+  ck_assert_int_gt(replayed, 0);
   /* No temporary file survives a resume. */
   DIR *d = opendir(dir);
   struct dirent *e;

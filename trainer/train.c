@@ -17,6 +17,7 @@
 
 #include "base/base.h"
 #include "nn/nn.h"
+#include "trainer/arena.h"
 #include "trainer/config.h"
 #include "trainer/evaluator_nn.h"
 #include "trainer/gating.h"
@@ -92,6 +93,7 @@ typedef struct {
   char *records;
   size_t rec_len, rec_cap;
   int rec_count;
+  uint64_t rec_total; /* games kept in this session */
   int lock_fd; /* flock on DIR/.lock while the run lives */
 } run;
 
@@ -133,34 +135,47 @@ static void emit(run *r, int kind, const char *fmt, ...) {
 }
 
 /* ---- Game records ----------------------------------------------------------------
- * Kept self-play games, in the game-record text format: one line a game,
- * "preset moves... | result final0 final1 reason". Collected under a lock
- * from the workers and written once per iteration. */
+ * Kept self-play games, in the game-record format of docs/FORMATS.md,
+ * collected under a lock from the workers and written once per iteration.
+ * This runs once every record_every games, so it may allocate. */
 static void record_game(void *ctx, const game *g, const uint8_t *moves, int n,
                         const game_pos *end) {
   run *r = ctx;
-  char line[8192];
-  size_t k = (size_t)snprintf(line, sizeof line, "%s", g->preset);
-  for (int i = 0; i < n && k < sizeof line - 64; i++)
-    k += (size_t)snprintf(line + k, sizeof line - k, " %d", moves[i]);
-  k += (size_t)snprintf(line + k, sizeof line - k, " | %s %d %d %s\n",
-                        end->winner == GAME_DRAW ? "draw" : end->winner == 0 ? "south" : "north",
-                        end->final[0], end->final[1], game_end_name(end->end_reason));
+  arena_game *rec = calloc(1, sizeof *rec);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = rec ? open_memstream(&text, &len) : NULL;
+  if (!f) {
+    free(rec);
+    return;
+  }
   pthread_mutex_lock(&r->rec_lock);
-  if (r->rec_len + k + 1 > r->rec_cap) {
-    size_t cap = (r->rec_cap + k + 1) * 2;
+  rec->number = r->rec_total++;
+  pthread_mutex_unlock(&r->rec_lock);
+  rec->opening = -1;
+  rec->n_moves = n < GAME_MAX_PLIES_CAP ? n : GAME_MAX_PLIES_CAP;
+  memcpy(rec->moves, moves, (size_t)rec->n_moves);
+  rec->final = *end;
+  arena_write_record(f, g, rec, "self-play", "self-play");
+  fputc('\n', f);
+  fclose(f);
+  free(rec);
+  pthread_mutex_lock(&r->rec_lock);
+  if (r->rec_len + len + 1 > r->rec_cap) {
+    size_t cap = (r->rec_cap + len + 1) * 2;
     char *p = realloc(r->records, cap);
     if (p) {
       r->records = p;
       r->rec_cap = cap;
     }
   }
-  if (r->rec_len + k + 1 <= r->rec_cap) {
-    memcpy(r->records + r->rec_len, line, k);
-    r->rec_len += k;
+  if (text && r->rec_len + len + 1 <= r->rec_cap) {
+    memcpy(r->records + r->rec_len, text, len);
+    r->rec_len += len;
     r->rec_count++;
   }
   pthread_mutex_unlock(&r->rec_lock);
+  free(text);
 }
 
 static int flush_records(run *r, char *err, size_t errlen) {
@@ -170,7 +185,13 @@ static int flush_records(run *r, char *err, size_t errlen) {
     char path[PATH_MAX_LEN], name[64];
     snprintf(name, sizeof name, "games/iter-%06u.txt", r->rc.iteration);
     path_in(r, name, path);
-    rc = afile_write(path, r->records, r->rec_len, err, errlen);
+    afile a;
+    rc = afile_open(&a, path, err, errlen);
+    if (rc == 0) {
+      fputs("# sowzero game records, format 1 (docs/FORMATS.md): self-play\n\n", a.f);
+      fwrite(r->records, 1, r->rec_len, a.f);
+      rc = afile_commit(&a, err, errlen);
+    }
     r->rec_len = 0;
     r->rec_count = 0;
   }
