@@ -132,9 +132,10 @@ __attribute__((always_inline)) static inline int sow(uint8_t *b, int n, int from
     if (d != n - 1) b[i] = (uint8_t)(b[i] + laps + (d < rem));
   }
 #endif
+  /* Wrapped without branches: which way it wraps is a coin flip. */
   int last = rem ? from + rem : from - 1;
-  if (last >= n) last -= n;
-  if (last < 0) last += n;
+  last -= n & -(last >= n);
+  last += n & -(last < 0);
   return last;
 }
 
@@ -159,8 +160,8 @@ static inline unsigned chain(const uint8_t *b, int last, unsigned opp_row, int *
   unsigned upto = (2u << last) - 1;
   unsigned v = (m2 | m3) & opp_row & upto;
   unsigned gap = ~v & upto; /* pits at or below last that stop a chain */
-  int lo = gap ? 32 - __builtin_clz(gap) : 0;
-  unsigned span = (v >> last & 1) ? upto & ~((1u << lo) - 1) : 0;
+  int lo = 32 - __builtin_clz(gap | 1) - !gap; /* above the highest gap; 0 if none */
+  unsigned span = (upto & ~((1u << lo) - 1)) & -(v >> last & 1);
   *taken = 2 * __builtin_popcount(span) + __builtin_popcount(span & m3);
   return span;
 }
@@ -188,15 +189,10 @@ static inline int gs_captures(int rule) {
   return rule == GS_CONTINUE || rule == GS_END || rule == GS_STRIPPED;
 }
 
-__attribute__((always_inline)) static inline game_moves legal_h(const game *g, const game_pos *p,
-                                                                int h) {
-  int me = p->mover, base = me * h;
-  int gs = g->opt[OPT_GRAND_SLAM];
-  unsigned nz = nonempty_pits(p->pits);
-  game_moves mine = (nz >> base) & ((1u << h) - 1);
-  int opp_empty = (nz & ROW_BITS(1 - me, h)) == 0;
-  if (!opp_empty && gs != GS_FORBIDDEN) return mine;
-  /* Feeding and the forbidden grand slam need each move tried out. */
+/* Feeding and the forbidden grand slam need each move tried out. */
+__attribute__((noinline)) static game_moves legal_tried(const game *g, const game_pos *p, int h,
+                                                       game_moves mine, int opp_empty) {
+  int gs = g->opt[OPT_GRAND_SLAM], base = p->mover * h;
   game_moves m = 0, non_gs = 0;
   for (game_moves r = mine; r; r &= r - 1) {
     int a = __builtin_ctz(r);
@@ -213,6 +209,18 @@ __attribute__((always_inline)) static inline game_moves legal_h(const game *g, c
   }
   if (gs == GS_FORBIDDEN && non_gs) m = non_gs;
   return m;
+}
+
+/* The common case inline and small: both rows hold seeds, so every
+ * non-empty pit of the mover is legal. */
+__attribute__((always_inline)) static inline game_moves legal_h(const game *g, const game_pos *p,
+                                                                int h) {
+  int me = p->mover;
+  unsigned nz = nonempty_pits(p->pits);
+  game_moves mine = (nz >> (me * h)) & ((1u << h) - 1);
+  int opp_empty = (nz & ROW_BITS(1 - me, h)) == 0;
+  if (__builtin_expect(!opp_empty && g->opt[OPT_GRAND_SLAM] != GS_FORBIDDEN, 1)) return mine;
+  return legal_tried(g, p, h, mine, opp_empty);
 }
 
 /* ---- Endings (RULES 1.6) --------------------------------------------------------- */
