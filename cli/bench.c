@@ -1,4 +1,5 @@
 /* `sowzero bench`: dispatch and the shared output format. */
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -7,11 +8,12 @@
 void bench_figure(bench_out *b, const char *bench, const char *figure, double value,
                   const char *unit, const char *extra) {
   if (b->json)
-    fprintf(b->out, "{\"bench\": \"%s\", \"figure\": \"%s\", \"value\": %.6g, \"unit\": \"%s\"%s%s}\n",
+    fprintf(b->out, "{\"bench\": \"%s\", \"figure\": \"%s\", \"value\": %.10g, \"unit\": \"%s\"%s%s}\n",
             bench, figure, value, unit, extra ? ", " : "", extra ? extra : "");
   else
-    fprintf(b->out, "  %-8s %-34s %14.6g %-8s %s\n", bench, figure, value, unit,
-            extra ? extra : "");
+    fprintf(b->out, fabs(value) >= 1000 ? "  %-8s %-34s %14.0f %-8s %s\n"
+                                         : "  %-8s %-34s %14.4g %-8s %s\n",
+            bench, figure, value, unit, extra ? extra : "");
   fflush(b->out);
 }
 
