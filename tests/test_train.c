@@ -123,18 +123,24 @@ END_TEST
 /* ---- Match statistics ---------------------------------------------------------------- */
 
 START_TEST(elo_and_intervals) {
-  ck_assert_double_eq_tol(elo_of_score(0.75), 190.8485, 1e-3);
-  ck_assert_double_eq_tol(elo_of_score(0.5), 0.0, 1e-9);
-  ck_assert_double_eq_tol(elo_of_score(0.25), -190.8485, 1e-3);
-  ck_assert(elo_of_score(1.0) < 1300 && elo_of_score(1.0) > 1000); /* clamped, finite */
+  match_result q = {.wins = 3, .draws = 0, .losses = 1};
+  match_stats(&q);
+  ck_assert_double_eq_tol(q.elo, 190.8485, 1e-3); /* 75% */
+  /* A sweep: Elo clamped, the interval from Wilson (the variance is 0). */
+  match_result all = {.wins = 10};
+  match_stats(&all);
+  ck_assert_double_eq_tol(all.score, 1.0, 1e-12);
+  ck_assert_double_eq_tol(all.elo, 1600.0, 1e-9);
+  ck_assert_double_eq_tol(all.score_lo, 0.722460, 1e-5);
+  ck_assert_double_eq_tol(all.score_hi, 1.0, 1e-12);
   match_result r = {.wins = 6, .draws = 2, .losses = 2};
   match_stats(&r);
   ck_assert_int_eq(r.games, 10);
   ck_assert_double_eq_tol(r.score, 0.7, 1e-12);
-  ck_assert_double_eq_tol(r.score_lo, 0.452082, 1e-5);
-  ck_assert_double_eq_tol(r.score_hi, 0.947918, 1e-5);
+  ck_assert_double_eq_tol(r.score_lo, 0.452077, 1e-5);
+  ck_assert_double_eq_tol(r.score_hi, 0.947923, 1e-5);
   ck_assert_double_eq_tol(r.elo, 147.1911, 1e-3);
-  ck_assert_double_eq_tol(r.elo_lo, -33.3994, 1e-3);
+  ck_assert_double_eq_tol(r.elo_lo, -33.4025, 1e-3);
 }
 END_TEST
 

@@ -6,35 +6,18 @@
 
 #include "base/base.h"
 #include "trainer/agent.h"
+#include "trainer/arena.h"
 #include "trainer/evaluator_nn.h"
 
 /* ---- Statistics ---------------------------------------------------------------- */
 
-double elo_of_score(double s) {
-  if (s < 1e-3) s = 1e-3;
-  if (s > 1 - 1e-3) s = 1 - 1e-3;
-  return -400.0 * log10(1.0 / s - 1.0);
-}
-
+/* Score, interval and Elo as the arena reports them. */
 void match_stats(match_result *r) {
-  int n = r->wins + r->draws + r->losses;
-  r->games = n;
-  if (n == 0) {
-    r->score = 0.5, r->score_lo = 0, r->score_hi = 1;
-    r->elo = 0, r->elo_lo = -INFINITY, r->elo_hi = INFINITY;
-    return;
-  }
-  double s = (r->wins + 0.5 * r->draws) / n;
-  /* Per-game variance of the trinomial score. */
-  double var = (r->wins * (1 - s) * (1 - s) + r->draws * (0.5 - s) * (0.5 - s) +
-                r->losses * s * s) / n;
-  double half = 1.959964 * sqrt(var / n);
-  r->score = s;
-  r->score_lo = s - half < 0 ? 0 : s - half;
-  r->score_hi = s + half > 1 ? 1 : s + half;
-  r->elo = elo_of_score(s);
-  r->elo_lo = elo_of_score(r->score_lo);
-  r->elo_hi = elo_of_score(r->score_hi);
+  r->games = r->wins + r->draws + r->losses;
+  arena_score_ci(r->wins, r->draws, r->losses, &r->score, &r->score_lo, &r->score_hi);
+  r->elo = elo_from_score(r->score);
+  r->elo_lo = elo_from_score(r->score_lo);
+  r->elo_hi = elo_from_score(r->score_hi);
 }
 
 static double score_of_elo(double elo) { return 1.0 / (1.0 + pow(10.0, -elo / 400.0)); }
@@ -113,7 +96,7 @@ int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts
   mcts_nn *ev[2] = {NULL, NULL};
   mcts_batch *b[2] = {NULL, NULL};
   gate_game *gg = calloc((size_t)n, sizeof *gg);
-  uint8_t *active = calloc((size_t)n, 1), moves[64];
+  uint8_t *active = calloc((size_t)n, 1), moves[ARENA_MAX_OPENING];
   int rc = -1;
   if (!gg || !active) {
     errf(err, errlen, "out of memory");
@@ -194,7 +177,10 @@ done:
   return rc;
 }
 
-/* ---- Agents by spec --------------------------------------------------------------- */
+/* ---- Agents by spec -----------------------------------------------------------------
+ * The games themselves are the arena's (arena_play); only the pairing of
+ * openings and seats is done here: in each pair, spec_a plays South once
+ * and North once. */
 
 int anchor_match(const game *g, const char *spec_a, const char *spec_b, const match_params *p,
                  match_result *out, char *err, size_t errlen) {
@@ -202,32 +188,24 @@ int anchor_match(const game *g, const char *spec_a, const char *spec_b, const ma
   agent *a = agent_create(g, spec_a, p->seed, err, errlen);
   agent *b = a ? agent_create(g, spec_b, p->seed + 1, err, errlen) : NULL;
   game_hist *h = malloc(sizeof *h);
+  arena_game *rec = malloc(sizeof *rec);
   int rc = -1;
-  if (!a || !b || !h) {
+  if (!a || !b || !h || !rec) {
     if (a && b) errf(err, errlen, "out of memory");
     goto done;
   }
-  int pairs = (p->games + 1) / 2;
-  uint8_t moves[64];
-  for (int pair = 0; pair < pairs; pair++)
-    for (int j = 0; j < 2; j++) {
-      game_pos pos;
-      int nm;
-      opening(g, p->opening_plies, p->seed, pair, &pos, h, moves, &nm);
-      int a_side = j == 0 ? pos.mover : 1 - pos.mover;
+  for (int pair = 0; pair < (p->games + 1) / 2; pair++) {
+    arena_opening op;
+    game_pos pos;
+    opening(g, p->opening_plies < ARENA_MAX_OPENING ? p->opening_plies : ARENA_MAX_OPENING,
+            p->seed, pair, &pos, h, op.moves, &op.n);
+    for (int a_south = 1; a_south >= 0; a_south--) {
       agent_reset(a);
       agent_reset(b);
-      while (pos.status == GAME_ONGOING) {
-        agent *who = pos.mover == a_side ? a : b;
-        int act = agent_choose(who, &pos, h);
-        if (act < 0) {
-          errf(err, errlen, "%s: %s", who->spec, who->err);
-          goto done;
-        }
-        game_step(g, &pos, h, act);
-      }
-      tally(out, game_outcome(&pos, a_side));
+      if (arena_play(g, a_south ? a : b, a_south ? b : a, &op, rec, err, errlen) != 0) goto done;
+      tally(out, game_outcome(&rec->final, a_south ? GAME_SOUTH : GAME_NORTH));
     }
+  }
   match_stats(out);
   out->llr = sprt_llr(out->wins, out->draws, out->losses, p->elo0, p->elo1);
   rc = 0;
@@ -235,5 +213,6 @@ done:
   agent_free(a);
   agent_free(b);
   free(h);
+  free(rec);
   return rc;
 }

@@ -51,10 +51,9 @@ int anchor_match(const game *g, const char *spec_a, const char *spec_b, const ma
                  match_result *out, char *err, size_t errlen);
 
 /* ---- Statistics ------------------------------------------------------------ */
-/* Fills score, its interval, Elo and its interval from wins/draws/losses. */
+/* Fills score, its interval, Elo and its interval from wins/draws/losses
+ * (arena_score_ci and elo_from_score of trainer/arena.h). */
 void match_stats(match_result *r);
-/* Elo difference of a score (clamped away from 0 and 1). */
-double elo_of_score(double score);
 /* Log-likelihood ratio of H1 (elo1) against H0 (elo0) from a trinomial
  * result (normal approximation of the generalised SPRT). */
 double sprt_llr(int wins, int draws, int losses, double elo0, double elo1);
