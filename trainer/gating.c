@@ -46,6 +46,7 @@ static void opening(const game *g, int plies, uint64_t seed, int pair, game_pos 
                     game_hist *h, uint8_t *moves, int *n) {
   rng_t r;
   rng_seed(&r, seed, 0x6f70656eULL + (uint64_t)pair);
+  if (plies > ARENA_MAX_OPENING) plies = ARENA_MAX_OPENING; /* moves holds that many */
   for (int attempt = 0;; attempt++) {
     game_start(g, p);
     game_hist_reset(h, p);
@@ -197,8 +198,7 @@ int anchor_match(const game *g, const char *spec_a, const char *spec_b, const ma
   for (int pair = 0; pair < (p->games + 1) / 2; pair++) {
     arena_opening op;
     game_pos pos;
-    opening(g, p->opening_plies < ARENA_MAX_OPENING ? p->opening_plies : ARENA_MAX_OPENING,
-            p->seed, pair, &pos, h, op.moves, &op.n);
+    opening(g, p->opening_plies, p->seed, pair, &pos, h, op.moves, &op.n);
     for (int a_south = 1; a_south >= 0; a_south--) {
       agent_reset(a);
       agent_reset(b);
