@@ -23,11 +23,17 @@ PKG_CFLAGS = $(shell pkg-config --cflags openblas)
 PKG_LIBS   = $(shell pkg-config --libs openblas) -lpthread -lm
 CHECK_LIBS = $(shell pkg-config --libs check)
 
-LIB_SRC  := $(wildcard base/*.c game/*.c nn/*.c trainer/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
+# The library, in dependency order (docs/ARCHITECTURE.md); the exporters are
+# a library of their own so that nothing else links protobuf-c.
+LIB_DIRS := base game nn search arena trainer protocol
+LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+EXP_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard export/*.c)) $(BUILD)/gen/onnx/onnx.pb-c.o
+CLI_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard cli/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 LIB      := $(BUILD)/libsowzero.a
+EXP_LIB  := $(BUILD)/libsowzero_export.a
 DEPS_OK  := $(BUILD)/.deps-ok
 
 .PHONY: all test asan tsan bench deps run format clean
@@ -52,14 +58,21 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/sowzero: $(BUILD)/cli/main.o $(LIB)
-	$(CC) $(LDFLAGS) $^ $(PKG_LIBS) -o $@
+$(EXP_LIB): $(EXP_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/sowzero: $(CLI_OBJ) $(EXP_LIB) $(LIB)
+	$(CC) $(LDFLAGS) $^ $(PKG_LIBS) $(ONNX_LIBS) -o $@
 
 sowzero: $(BUILD)/sowzero
 	@if [ "$(BUILD)" = build ]; then cp $< $@; fi
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 	$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(PKG_LIBS) -o $@
+
+$(BUILD)/tests/test_export: $(BUILD)/tests/test_export.o $(EXP_LIB) $(LIB)
+	$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(PKG_LIBS) $(ONNX_LIBS) -o $@
 
 # Each suite runs on its own so one failure names its module; all run even
 # when one fails, and the target fails if any did.
@@ -103,7 +116,7 @@ bench-torch:
 # depends on the package list, so a new package gets installed on old trees.
 ONNX_PROTO_ROOT ?= /usr/include
 GEN        := $(BUILD)/gen
-PKG_LIBS   += $(shell pkg-config --libs libprotobuf-c)
+ONNX_LIBS   = $(shell pkg-config --libs libprotobuf-c)
 
 $(DEPS_OK): scripts/install-deps.sh
 
@@ -113,9 +126,8 @@ $(GEN)/onnx/onnx.pb-c.c: $(DEPS_OK)
 $(GEN)/onnx/onnx.pb-c.h: $(GEN)/onnx/onnx.pb-c.c
 $(GEN)/onnx/onnx.pb-c.o: $(GEN)/onnx/onnx.pb-c.c
 	$(CC) $(CFLAGS) -I$(GEN) -c $< -o $@
-$(LIB): $(GEN)/onnx/onnx.pb-c.o
-$(BUILD)/nn/nn_export.o $(BUILD)/tests/test_export.o: $(GEN)/onnx/onnx.pb-c.h
-$(BUILD)/nn/nn_export.o $(BUILD)/tests/test_export.o: CFLAGS += -I$(GEN)
+$(BUILD)/export/export.o $(BUILD)/tests/test_export.o: $(GEN)/onnx/onnx.pb-c.h
+$(BUILD)/export/export.o $(BUILD)/tests/test_export.o: CFLAGS += -I$(GEN)
 
 # make test-export: exports checked in ONNX Runtime, the JSON evaluator and
 # the browser page (tests/export/run.sh). Node packages come from

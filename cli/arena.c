@@ -9,7 +9,7 @@
 #include "base/base.h"
 #include "cli/cli.h"
 #include "game/game.h"
-#include "trainer/arena.h"
+#include "arena/arena.h"
 
 static void usage(FILE *f) {
   fprintf(f,

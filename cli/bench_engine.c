@@ -20,7 +20,7 @@ static long long playouts(const game *g, game_hist *h, uint64_t seed, long games
     game_hist_reset(h, &p);
     while (p.status == GAME_ONGOING) {
       game_moves m = g->rules->legal(g, &p);
-      game_step(g, &p, h, game_nth_action(m, (int)rng_below(&r, (uint32_t)game_count(m))));
+      game_step(g, &p, h, game_random_action(&r, m));
     }
     plies += p.ply;
   }

@@ -16,8 +16,8 @@
 #include "cli/cli.h"
 #include "game/game.h"
 #include "nn/nn.h"
-#include "trainer/evaluator_nn.h"
-#include "trainer/mcts.h"
+#include "search/evaluator_nn.h"
+#include "search/mcts.h"
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

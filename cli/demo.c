@@ -6,7 +6,7 @@
 #include "base/ini.h"
 #include "cli/cli.h"
 #include "game/game.h"
-#include "trainer/agent.h"
+#include "search/agent.h"
 #include "trainer/config.h"
 
 int cmd_demo(int argc, char **argv) {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/protocol.h"
+#include "protocol/protocol.h"
 
 int cmd_engine(int argc, char **argv) {
   uint64_t seed = 1;

@@ -12,8 +12,8 @@
 #include "cli/cli.h"
 #include "game/game.h"
 #include "nn/nn.h"
-#include "nn/nn_export.h"
-#include "trainer/evaluator_nn.h"
+#include "export/export.h"
+#include "search/evaluator_nn.h"
 
 /* How each game's positions become features and how its actions are
  * numbered, one line each for the exported metadata (the long form is
@@ -179,9 +179,9 @@ int cmd_export(int argc, char **argv) {
     actions = act_buf;
   }
 
-  nn_export_info info = {&want, encoding, actions, "sowzero export 1"};
-  int rc = onnx ? nn_export_onnx(net, &info, out, err, sizeof err)
-                : nn_export_json(net, &info, out, err, sizeof err);
+  export_info info = {&want, encoding, actions, "sowzero export 1"};
+  int rc = onnx ? export_onnx(net, &info, out, err, sizeof err)
+                : export_json(net, &info, out, err, sizeof err);
   if (rc != 0) {
     fprintf(stderr, "sowzero export: %s\n", err);
     nn_free(net);

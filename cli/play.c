@@ -5,7 +5,7 @@
 
 #include "cli/cli.h"
 #include "game/game.h"
-#include "trainer/agent.h"
+#include "search/agent.h"
 
 static void usage(FILE *f) {
   fprintf(f,

@@ -7,7 +7,7 @@
 #include "base/base.h"
 #include "cli/cli.h"
 #include "game/game.h"
-#include "trainer/stats.h"
+#include "arena/stats.h"
 
 static void usage(FILE *f) {
   fprintf(f,

@@ -18,6 +18,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "base/base.h"
 
 /* Limits shared by every game, checked with _Static_assert where they matter. */
 #define GAME_MAX_PITS 32     /* Kujifunza 4x8 */
@@ -181,6 +184,64 @@ void game_hist_copy(game_hist *dst, const game_hist *src);
  * updates. Returns the GAME_PLAY_* flags of the move. */
 int game_step(const game *g, game_pos *p, game_hist *h, int action);
 
+/* ---- Repetition along a searched line --------------------------------------------
+ * The history of a searched line is the root's game_hist (read-only, shared
+ * by every line) followed by the hashes pushed along the line. This applies
+ * exactly game_step's rule without copying the 16 KiB root history per
+ * simulation: a capture starts the history afresh (the root part no longer
+ * counts), and a position whose hash already occurs `repetition` times ends
+ * the game by the cycle rule. Undo is restoring the three counters. */
+#define GAME_PATH_MAX (GAME_MAX_PLIES_CAP + 8)
+
+typedef struct {
+  const game_hist *root; /* history that led to the root (root hash last) */
+  int root_live;         /* 1 while no capture happened on the line */
+  int base;              /* index of the first hash after the last capture */
+  int len;               /* hashes pushed along the line */
+  uint64_t hash[GAME_PATH_MAX];
+} game_path;
+
+static inline void game_path_reset(game_path *s, const game_hist *root) {
+  s->root = root;
+  s->root_live = 1;
+  s->base = 0;
+  s->len = 0;
+}
+
+/* game_step over the path; returns game_play's flags. */
+static inline int game_path_step(const game *g, game_pos *p, game_path *s, int action) {
+  int flags = game_play(g, p, action);
+  if (flags & GAME_PLAY_CAPTURE) {
+    s->root_live = 0;
+    s->base = s->len;
+  }
+  if (p->status != GAME_ONGOING) return flags;
+  int total = s->len - s->base + (s->root_live ? s->root->len : 0);
+  if (g->repetition > 0) {
+    int c = s->root_live ? game_hist_count(s->root, p->hash) : 0;
+    for (int i = s->base; i < s->len; i++) c += s->hash[i] == p->hash;
+    if (c >= g->repetition) {
+      g->rules->end_cycle(g, p);
+      return flags;
+    }
+  }
+  if (total >= GAME_HIST_CAP || s->len >= GAME_PATH_MAX) {
+    g->rules->end_cycle(g, p); /* as game_step does when its history is full */
+    return flags;
+  }
+  s->hash[s->len++] = p->hash;
+  return flags;
+}
+
+/* Field-by-field equality (game_pos has padding). */
+static inline int game_pos_equal(const game_pos *a, const game_pos *b) {
+  return a->hash == b->hash && memcmp(a->pits, b->pits, sizeof a->pits) == 0 &&
+         a->store[0] == b->store[0] && a->store[1] == b->store[1] && a->owner == b->owner &&
+         a->mover == b->mover && a->status == b->status && a->phase == b->phase &&
+         a->round == b->round && memcmp(a->aux, b->aux, sizeof a->aux) == 0 &&
+         a->ply == b->ply && a->nocap == b->nocap;
+}
+
 /* ---- Outcomes ------------------------------------------------------------------ */
 
 /* +1 / 0 / -1 for player `side` of a finished game. */
@@ -218,6 +279,11 @@ static inline int game_nth_action(game_moves m, int k) {
   while (k--) m &= m - 1;
   return __builtin_ctz(m);
 #endif
+}
+/* A uniformly random action of m (m != 0): the one mechanism behind random
+ * agents, playouts and openings, so that their streams agree. */
+static inline int game_random_action(rng_t *r, game_moves m) {
+  return game_nth_action(m, (int)rng_below(r, (uint32_t)game_count(m)));
 }
 
 #endif

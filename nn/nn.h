@@ -80,6 +80,8 @@ void nn_free(nn_net *n);
 /* Copies the parameters of src into dst; -1 if the configs differ. */
 int nn_copy(nn_net *dst, const nn_net *src);
 nn_config nn_config_of(const nn_net *n);
+/* "64-256x2-6": inputs-width x blocks-actions, as messages write shapes. */
+void nn_shape_string(const nn_config *c, char *buf, size_t len);
 size_t nn_param_count(const nn_net *n);
 /* The flat parameter array (nn_param_count floats), owned by the net. */
 const float *nn_params(const nn_net *n);

@@ -237,9 +237,8 @@ static int read_all(const char *path, parsed *f, char *err, size_t errlen) {
   return 0;
 }
 
-static void shape_str(char *buf, size_t len, const nn_config *c) {
-  snprintf(buf, len, "%d-%dx%d-%d", c->n_in, c->hidden, c->blocks,
-           c->n_actions);
+void nn_shape_string(const nn_config *c, char *buf, size_t len) {
+  snprintf(buf, len, "%d-%dx%d-%d", c->n_in, c->hidden, c->blocks, c->n_actions);
 }
 
 static int check_expect(const char *path, const parsed *f, const nn_expect *e,
@@ -276,8 +275,8 @@ static int check_expect(const char *path, const parsed *f, const nn_expect *e,
   }
   if (e->config && !nn_config_equal(e->config, &f->cfg)) {
     char have[64], want[64];
-    shape_str(have, sizeof have, &f->cfg);
-    shape_str(want, sizeof want, e->config);
+    nn_shape_string(&f->cfg, have, sizeof have);
+    nn_shape_string(e->config, want, sizeof want);
     errf(err, errlen,
          "%s: network shape %s but this run expects %s "
          "(inputs-width x blocks-actions)",
@@ -402,8 +401,8 @@ static int shape_matches(const char *path, const parsed *f,
                          const nn_config *c, char *err, size_t errlen) {
   if (nn_config_equal(&f->cfg, c)) return 0;
   char have[64], want[64];
-  shape_str(have, sizeof have, &f->cfg);
-  shape_str(want, sizeof want, c);
+  nn_shape_string(&f->cfg, have, sizeof have);
+  nn_shape_string(c, want, sizeof want);
   errf(err, errlen,
        "%s: network shape %s but this run expects %s "
        "(inputs-width x blocks-actions)",

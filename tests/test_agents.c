@@ -11,9 +11,9 @@
 #include "game/game.h"
 #include "nn/nn.h"
 #include "tests/testutil.h"
-#include "trainer/agent.h"
-#include "trainer/alphabeta.h"
-#include "trainer/evaluator_nn.h"
+#include "search/agent.h"
+#include "search/alphabeta.h"
+#include "search/evaluator_nn.h"
 
 static game G;
 

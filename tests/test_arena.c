@@ -10,12 +10,11 @@
 #include <unistd.h>
 
 #include "base/base.h"
-#include "cli/cli.h"
 #include "game/game.h"
 #include "tests/testutil.h"
-#include "trainer/alphabeta.h"
-#include "trainer/arena.h"
-#include "trainer/stats.h"
+#include "search/alphabeta.h"
+#include "arena/arena.h"
+#include "arena/stats.h"
 
 static game G;
 
@@ -389,9 +388,10 @@ START_TEST(arena_command_writes_files) {
   snprintf(json, sizeof json, "/tmp/sowzero-arena-%d.json", pid);
   snprintf(csv, sizeof csv, "/tmp/sowzero-arena-%d.csv", pid);
   snprintf(rec, sizeof rec, "/tmp/sowzero-arena-%d.txt", pid);
-  char *argv[] = {"--game", "oware", "random", "greedy", "--games", "4", "--threads", "2",
-                  "--quiet", "--json", json, "--csv", csv, "--records", rec};
-  ck_assert_int_eq(cmd_arena(15, argv), 0);
+  char out[8192];
+  char *argv[] = {"arena", "--game", "oware", "random", "greedy", "--games", "4", "--threads", "2",
+                  "--quiet", "--json", json, "--csv", csv, "--records", rec, NULL};
+  ck_assert_msg(test_sowzero(out, sizeof out, argv) == 0, "%s", out);
   FILE *f = fopen(json, "r");
   ck_assert_ptr_nonnull(f);
   char buf[4096];
@@ -416,10 +416,10 @@ START_TEST(arena_command_writes_files) {
   unlink(json);
   unlink(csv);
   unlink(rec);
-  char *bad[] = {"random"};
-  ck_assert_int_eq(cmd_arena(1, bad), 2);
-  char *stats_argv[] = {"--games", "20", "--json", json};
-  ck_assert_int_eq(cmd_stats(4, stats_argv), 0);
+  char *bad[] = {"arena", "random", NULL};
+  ck_assert_int_eq(test_sowzero(out, sizeof out, bad), 2);
+  char *stats_argv[] = {"stats", "--games", "20", "--json", json, NULL};
+  ck_assert_msg(test_sowzero(out, sizeof out, stats_argv) == 0, "%s", out);
   ck_assert_int_eq(access(json, R_OK), 0);
   unlink(json);
 }

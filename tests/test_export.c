@@ -15,10 +15,10 @@
 #include "base/base.h"
 #include "game/game.h"
 #include "nn/nn.h"
-#include "nn/nn_export.h"
+#include "export/export.h"
 #include "onnx/onnx.pb-c.h"
 #include "tests/testutil.h"
-#include "trainer/evaluator_nn.h"
+#include "search/evaluator_nn.h"
 
 static char dir[256];
 /* A path in the test folder; each call gets its own buffer (a test uses
@@ -128,19 +128,19 @@ static void check_node(const Onnx__GraphProto *g, size_t k, const char *op, cons
 static void onnx_roundtrip(int n_in, int hidden, int blocks, int n_actions) {
   nn_net *n = small_net(n_in, hidden, blocks, n_actions);
   nn_meta meta = test_meta(n_in, n_actions);
-  nn_export_info info = {&meta, "features line", "mover-relative: action a = a", "test 1"};
+  export_info info = {&meta, "features line", "mover-relative: action a = a", "test 1"};
   char err[512];
   const char *path = in_dir("m.onnx");
-  ck_assert_msg(nn_export_onnx(n, &info, path, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(export_onnx(n, &info, path, err, sizeof err) == 0, "%s", err);
   size_t len;
   unsigned char *bytes = read_all(path, &len);
   Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, bytes);
   ck_assert_msg(m != NULL, "protobuf-c cannot unpack the exported model");
 
-  ck_assert_int_eq(m->ir_version, NN_EXPORT_ONNX_IR);
+  ck_assert_int_eq(m->ir_version, EXPORT_ONNX_IR);
   ck_assert_int_eq(m->n_opset_import, 1);
   ck_assert_str_eq(m->opset_import[0]->domain, "");
-  ck_assert_int_eq(m->opset_import[0]->version, NN_EXPORT_ONNX_OPSET);
+  ck_assert_int_eq(m->opset_import[0]->version, EXPORT_ONNX_OPSET);
   ck_assert_str_eq(m->producer_name, "sowzero");
   ck_assert_str_eq(m->producer_version, "test 1");
 
@@ -268,10 +268,10 @@ START_TEST(json_numbers_round_trip) {
   p[1] = -3.4e38f;
   p[2] = 0.1f;
   nn_meta meta = test_meta(9, 4);
-  nn_export_info info = {&meta, "enc \"x\"", "mover-relative: action a = a\n", "test 1"};
+  export_info info = {&meta, "enc \"x\"", "mover-relative: action a = a\n", "test 1"};
   char err[512];
   const char *path = in_dir("m.json");
-  ck_assert_msg(nn_export_json(n, &info, path, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(export_json(n, &info, path, err, sizeof err) == 0, "%s", err);
   size_t len;
   char *text = (char *)read_all(path, &len);
   ck_assert_ptr_nonnull(strstr(text, "\"format\": \"sowzero-network\""));
@@ -310,18 +310,18 @@ END_TEST
 START_TEST(refusals) {
   nn_net *n = small_net(4, 3, 1, 2);
   nn_meta meta = test_meta(4, 2);
-  nn_export_info info = {&meta, "e", "a", "test"};
+  export_info info = {&meta, "e", "a", "test"};
   char err[512];
   /* A NaN anywhere: neither format can carry it. */
   float *p = nn_params_mut(n);
   const nn_tensor *d = nn_tensor_at(n, 3);
   float saved = p[d->offset + 1];
   p[d->offset + 1] = NAN;
-  ck_assert_int_eq(nn_export_onnx(n, &info, in_dir("nan.onnx"), err, sizeof err), -1);
+  ck_assert_int_eq(export_onnx(n, &info, in_dir("nan.onnx"), err, sizeof err), -1);
   ck_assert_msg(strstr(err, "nan.onnx: tensor block0.fc1.b holds a non-finite value at index 1"),
                 "%s", err);
   p[d->offset + 1] = INFINITY;
-  ck_assert_int_eq(nn_export_json(n, &info, in_dir("nan.json"), err, sizeof err), -1);
+  ck_assert_int_eq(export_json(n, &info, in_dir("nan.json"), err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, "non-finite"));
   struct stat st;
   ck_assert_int_ne(stat(in_dir("nan.onnx"), &st), 0);
@@ -329,18 +329,18 @@ START_TEST(refusals) {
   p[d->offset + 1] = saved;
   /* Metadata that does not describe this net. */
   meta.n_features = 5;
-  ck_assert_int_eq(nn_export_onnx(n, &info, in_dir("x.onnx"), err, sizeof err), -1);
+  ck_assert_int_eq(export_onnx(n, &info, in_dir("x.onnx"), err, sizeof err), -1);
   ck_assert_msg(strstr(err, "metadata says 5 features and 2 actions but the network has 4 and 2"),
                 "%s", err);
   meta.n_features = 4;
   meta.game[0] = 0;
-  ck_assert_int_eq(nn_export_json(n, &info, in_dir("x.json"), err, sizeof err), -1);
+  ck_assert_int_eq(export_json(n, &info, in_dir("x.json"), err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, "needs the game name"));
   snprintf(meta.game, sizeof meta.game, "testgame");
   /* An unwritable destination names the path. */
-  ck_assert_int_eq(nn_export_onnx(n, &info, "/nonexistent-dir/m.onnx", err, sizeof err), -1);
+  ck_assert_int_eq(export_onnx(n, &info, "/nonexistent-dir/m.onnx", err, sizeof err), -1);
   ck_assert_msg(strstr(err, "/nonexistent-dir/m.onnx") && strstr(err, "cannot create"), "%s", err);
-  ck_assert_int_eq(nn_export_json(n, &info, "/nonexistent-dir/m.json", err, sizeof err), -1);
+  ck_assert_int_eq(export_json(n, &info, "/nonexistent-dir/m.json", err, sizeof err), -1);
   ck_assert_msg(strstr(err, "/nonexistent-dir/m.json"), "%s", err);
   nn_free(n);
 }

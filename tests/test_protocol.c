@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/base.h"
-#include "cli/protocol.h"
+#include "protocol/protocol.h"
 #include "tests/testutil.h"
 
 static proto *S;

@@ -13,8 +13,8 @@
 #include "base/base.h"
 #include "game/game.h"
 #include "tests/testutil.h"
-#include "trainer/mcts.h"
-#include "trainer/mcts_internal.h"
+#include "search/mcts.h"
+#include "search/mcts_internal.h"
 
 static game G;
 
@@ -154,7 +154,7 @@ START_TEST(path_step_matches_game_step) {
   const char *settings[] = {"houses=3 seeds=2", "houses=4 seeds=2", "repetition=3 houses=3 seeds=2"};
   int games = (int)(400 * test_scale()) + 10, endings = 0;
   game_hist *h = malloc(sizeof *h), *root = malloc(sizeof *root);
-  search_path *sp = malloc(sizeof *sp);
+  game_path *sp = malloc(sizeof *sp);
   for (int v = 0; v < 3; v++) {
     configure(presets[v], settings[v]);
     rng_t r;
@@ -174,15 +174,15 @@ START_TEST(path_step_matches_game_step) {
       if (p.status != GAME_ONGOING) continue;
       game_hist_copy(root, h);
       q = p;
-      search_path_reset(sp, root);
+      game_path_reset(sp, root);
       while (p.status == GAME_ONGOING) {
         game_moves m = game_legal(&G, &p);
         int k = (int)rng_below(&r, (uint32_t)game_count(m));
         while (k--) m &= m - 1;
         int a = __builtin_ctz(m);
         int f1 = game_step(&G, &p, h, a);
-        int f2 = search_path_step(&G, &q, sp, a);
-        CHECK(f1 == f2 && search_pos_equal(&p, &q), "path step differs from game_step");
+        int f2 = game_path_step(&G, &q, sp, a);
+        CHECK(f1 == f2 && game_pos_equal(&p, &q), "path step differs from game_step");
       }
       endings += p.end_reason == GAME_END_REPETITION;
     }

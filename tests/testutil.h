@@ -3,7 +3,10 @@
 #define SOWZERO_TESTUTIL_H
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* Folder of the shared rules and reference traces: $SOWZERO_SHARED, or
  * ../shared beside the repository (tests run from the repository root). */
@@ -25,6 +28,49 @@ static inline double test_scale(void) {
   do {                                     \
     if (!(cond)) ck_abort_msg(__VA_ARGS__); \
   } while (0)
+
+/* The sowzero binary the suites drive: $SOWZERO_BIN, or build/sowzero. */
+static inline const char *test_bin(void) {
+  const char *b = getenv("SOWZERO_BIN");
+  return b && *b ? b : "build/sowzero";
+}
+
+/* Runs `sowzero ARGV...` (argv NULL-terminated, no shell) and returns its
+ * exit code; stdout and stderr together go into out (cut at cap). */
+static inline int test_sowzero(char *out, size_t cap, char *const *argv) {
+  char *full[64];
+  int n = 0;
+  full[n++] = (char *)test_bin();
+  while (argv[n - 1] && n < 63) {
+    full[n] = argv[n - 1];
+    n++;
+  }
+  full[n] = NULL;
+  int fd[2];
+  ck_assert(pipe(fd) == 0);
+  pid_t pid = fork();
+  ck_assert(pid >= 0);
+  if (pid == 0) {
+    dup2(fd[1], 1);
+    dup2(fd[1], 2);
+    close(fd[0]);
+    close(fd[1]);
+    execv(full[0], full);
+    _exit(127);
+  }
+  close(fd[1]);
+  size_t len = 0;
+  ssize_t r;
+  char sink[4096];
+  while ((r = read(fd[0], len + 1 < cap ? out + len : sink,
+                   len + 1 < cap ? cap - 1 - len : sizeof sink)) > 0)
+    if (len + 1 < cap) len += (size_t)r;
+  out[len] = 0;
+  close(fd[0]);
+  int status;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 #define TEST_MAIN(suite_fn)                                   \
   int main(void) {                                            \

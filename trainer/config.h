@@ -14,7 +14,7 @@
 
 #include "base/ini.h"
 #include "game/game.h"
-#include "trainer/mcts.h"
+#include "search/mcts.h"
 
 /* Configures g from the [game] section: `name` (a game or preset, default
  * oware) and every other key as a rule option. Errors name file, line and

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "base/base.h"
-#include "trainer/agent.h"
-#include "trainer/arena.h"
-#include "trainer/evaluator_nn.h"
+#include "search/agent.h"
+#include "arena/arena.h"
+#include "search/evaluator_nn.h"
 
 /* ---- Statistics ---------------------------------------------------------------- */
 
@@ -52,8 +52,7 @@ static void opening(const game *g, int plies, uint64_t seed, int pair, game_pos 
     game_hist_reset(h, p);
     *n = 0;
     for (int k = 0; k < plies && p->status == GAME_ONGOING; k++) {
-      game_moves m = game_legal(g, p);
-      int a = game_nth_action(m, (int)rng_below(&r, (uint32_t)game_count(m)));
+      int a = game_random_action(&r, game_legal(g, p));
       game_step(g, p, h, a);
       moves[(*n)++] = (uint8_t)a;
     }

@@ -17,7 +17,7 @@
 
 #include "game/game.h"
 #include "nn/nn.h"
-#include "trainer/mcts.h"
+#include "search/mcts.h"
 
 
 typedef struct {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/base.h"
-#include "trainer/evaluator_nn.h"
+#include "search/evaluator_nn.h"
 
 /* ---- netslot ------------------------------------------------------------------- */
 

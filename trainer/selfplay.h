@@ -21,7 +21,7 @@
 
 #include "game/game.h"
 #include "nn/nn.h"
-#include "trainer/mcts.h"
+#include "search/mcts.h"
 #include "trainer/replay.h"
 
 /* ---- The best-network slot (thread-safe) ---------------------------------- */

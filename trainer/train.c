@@ -17,9 +17,9 @@
 
 #include "base/base.h"
 #include "nn/nn.h"
-#include "trainer/arena.h"
+#include "arena/arena.h"
 #include "trainer/config.h"
-#include "trainer/evaluator_nn.h"
+#include "search/evaluator_nn.h"
 #include "trainer/gating.h"
 #include "trainer/replay.h"
 #include "trainer/selfplay.h"

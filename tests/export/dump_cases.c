@@ -17,7 +17,7 @@
 #include "base/base.h"
 #include "game/game.h"
 #include "nn/nn.h"
-#include "trainer/evaluator_nn.h"
+#include "search/evaluator_nn.h"
 #include "trainer/replay.h"
 
 #define BATCH 128

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trainer/mcts_internal.h"
+#include "search/mcts_internal.h"
 
 /* Simulations a search may finish without an evaluation in one round. */
 #define FREE_SIMS_PER_ROUND 64

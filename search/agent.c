@@ -1,10 +1,10 @@
 /* The agent registry and the two simplest agents: random and greedy. */
-#include "trainer/agent.h"
+#include "search/agent.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "trainer/agents_internal.h"
+#include "search/agent_internal.h"
 
 static const agent_kind *const kinds[] = {&agent_random, &agent_greedy, &agent_alphabeta,
                                           &agent_mcts,   &agent_zero,   &agent_net};
@@ -137,16 +137,9 @@ static int no_settings(agent *a, int argc, char *const *argv, char *err, size_t 
   return 0;
 }
 
-/* Uniform among the legal actions. */
-int agent_pick_uniform(rng_t *r, game_moves m) {
-  int k = (int)rng_below(r, (uint32_t)game_count(m));
-  while (k--) m &= m - 1;
-  return __builtin_ctz(m);
-}
-
 static int random_choose(agent *a, const game_pos *p, const game_hist *h) {
   (void)h;
-  return agent_pick_uniform(&a->rng, game_legal(&a->g, p));
+  return game_random_action(&a->rng, game_legal(&a->g, p));
 }
 
 const agent_kind agent_random = {"random", "random", no_settings, random_choose, NULL, NULL, NULL};
@@ -171,7 +164,7 @@ static int greedy_choose(agent *a, const game_pos *p, const game_hist *h) {
     }
     if (score == best_score) best |= 1u << act;
   }
-  return agent_pick_uniform(&a->rng, best);
+  return game_random_action(&a->rng, best);
 }
 
 const agent_kind agent_greedy = {"greedy", "greedy", no_settings, greedy_choose, NULL, NULL, NULL};

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trainer/agents_internal.h"
-#include "trainer/evaluator_nn.h"
+#include "search/agent_internal.h"
+#include "search/evaluator_nn.h"
 
 typedef struct {
   nn_net *net;

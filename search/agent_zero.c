@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trainer/agents_internal.h"
-#include "trainer/evaluator_nn.h"
-#include "trainer/mcts.h"
+#include "search/agent_internal.h"
+#include "search/evaluator_nn.h"
+#include "search/mcts.h"
 
 typedef struct {
   nn_net *net;

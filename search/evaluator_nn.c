@@ -1,5 +1,5 @@
 /* The network evaluator: game_encode into a batch buffer, one nn_forward. */
-#include "trainer/evaluator_nn.h"
+#include "search/evaluator_nn.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 
 #include "game/game.h"
 #include "nn/nn.h"
-#include "trainer/mcts.h"
+#include "search/mcts.h"
 
 /* The metadata a weight file for g must carry (game name, rule options
  * string, encoding version, feature and action counts). */

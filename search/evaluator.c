@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trainer/mcts.h"
+#include "search/mcts.h"
 
 static void uniform_policy(const game *g, const game_pos *p, float *policy) {
   game_moves legal = game_legal(g, p);
@@ -51,15 +51,12 @@ void mcts_rollout_free(mcts_rollout *r) { free(r); }
 
 void mcts_rollout_reseed(mcts_rollout *r, uint64_t seed) { rng_seed(&r->rng, seed, 0x726f6c6c); }
 
-/* One uniformly random playout to the end; the outcome for `side`. The k-th
- * set bit of the legal mask is found by clearing the lowest k bits. */
+/* One uniformly random playout to the end; the outcome for `side`. */
 static int playout(const game *g, game_pos p, int side, rng_t *rng) {
   while (p.status == GAME_ONGOING) {
     game_moves m = game_legal(g, &p);
     if (!m) break; /* the rules end such positions; defensive */
-    uint32_t k = rng_below(rng, (uint32_t)game_count(m));
-    while (k--) m &= m - 1;
-    game_play(g, &p, __builtin_ctz(m));
+    game_play(g, &p, game_random_action(rng, m));
   }
   return p.status == GAME_ONGOING ? 0 : game_outcome(&p, side);
 }

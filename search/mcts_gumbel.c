@@ -16,7 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "trainer/mcts_internal.h"
+#include "search/mcts_internal.h"
 
 /* Completed Q at node x, rescaled to [0, 1] and mapped through sigma:
  * visited (or proven) children keep their mean value for x's mover; the

@@ -1,6 +1,6 @@
 /* Matches between agents: opening book, threaded play with paired colours,
  * score intervals, Elo fits and game records. */
-#include "trainer/arena.h"
+#include "arena/arena.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "base/base.h"
-#include "trainer/alphabeta.h"
-#include "trainer/mcts_internal.h"
+#include "search/alphabeta.h"
 
 arena_params arena_defaults(void) {
   arena_params p;
@@ -57,15 +56,12 @@ int arena_make_book(const game *g, int k, int plies, int depth, int margin, uint
     game_start(g, &p);
     game_hist_reset(h, &p);
     for (int i = 0; i < o.n && p.status == GAME_ONGOING; i++) {
-      game_moves m = game_legal(g, &p);
-      uint32_t j = rng_below(&r, (uint32_t)game_count(m));
-      while (j--) m &= m - 1;
-      o.moves[i] = (uint8_t)__builtin_ctz(m);
+      o.moves[i] = (uint8_t)game_random_action(&r, game_legal(g, &p));
       game_step(g, &p, h, o.moves[i]);
     }
     if (p.status != GAME_ONGOING) continue;
     int dup = 0;
-    for (int i = 0; i < found && !dup; i++) dup = search_pos_equal(&seen[i], &p);
+    for (int i = 0; i < found && !dup; i++) dup = game_pos_equal(&seen[i], &p);
     if (dup) continue;
     ab_result res;
     ab_clear(s);

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trainer/agents_internal.h"
-#include "trainer/mcts.h"
+#include "search/agent_internal.h"
+#include "search/mcts.h"
 
 typedef struct {
   mcts *m;

@@ -6,65 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "trainer/mcts.h"
-
-/* ---- Repetition along a search path ---------------------------------------------
- * The history of a searched line is the root's game_hist (read-only, shared
- * by every line) followed by the hashes pushed along the line. This applies
- * exactly game_step's rule without copying the 16 KiB root history per
- * simulation: a capture starts the history afresh (the root part no longer
- * counts), and a position whose hash already occurs `repetition` times ends
- * the game by the cycle rule. Undo is restoring the three counters. */
-#define SEARCH_MAX_DEPTH (GAME_MAX_PLIES_CAP + 8)
-
-typedef struct {
-  const game_hist *root; /* history that led to the root (root hash last) */
-  int root_live;         /* 1 while no capture happened on the line */
-  int base;              /* index of the first hash after the last capture */
-  int len;               /* hashes pushed along the line */
-  uint64_t hash[SEARCH_MAX_DEPTH];
-} search_path;
-
-static inline void search_path_reset(search_path *s, const game_hist *root) {
-  s->root = root;
-  s->root_live = 1;
-  s->base = 0;
-  s->len = 0;
-}
-
-/* game_step over the path; returns game_play's flags. */
-static inline int search_path_step(const game *g, game_pos *p, search_path *s, int action) {
-  int flags = game_play(g, p, action);
-  if (flags & GAME_PLAY_CAPTURE) {
-    s->root_live = 0;
-    s->base = s->len;
-  }
-  if (p->status != GAME_ONGOING) return flags;
-  int total = s->len - s->base + (s->root_live ? s->root->len : 0);
-  if (g->repetition > 0) {
-    int c = s->root_live ? game_hist_count(s->root, p->hash) : 0;
-    for (int i = s->base; i < s->len; i++) c += s->hash[i] == p->hash;
-    if (c >= g->repetition) {
-      g->rules->end_cycle(g, p);
-      return flags;
-    }
-  }
-  if (total >= GAME_HIST_CAP || s->len >= SEARCH_MAX_DEPTH) {
-    g->rules->end_cycle(g, p); /* as game_step does when its history is full */
-    return flags;
-  }
-  s->hash[s->len++] = p->hash;
-  return flags;
-}
-
-/* Field-by-field equality (game_pos has padding). */
-static inline int search_pos_equal(const game_pos *a, const game_pos *b) {
-  return a->hash == b->hash && memcmp(a->pits, b->pits, sizeof a->pits) == 0 &&
-         a->store[0] == b->store[0] && a->store[1] == b->store[1] && a->owner == b->owner &&
-         a->mover == b->mover && a->status == b->status && a->phase == b->phase &&
-         a->round == b->round && memcmp(a->aux, b->aux, sizeof a->aux) == 0 &&
-         a->ply == b->ply && a->nocap == b->nocap;
-}
+#include "search/mcts.h"
 
 /* ---- The node arena ---------------------------------------------------------------
  * Nodes live in one array; the children of a node are a contiguous block
@@ -134,8 +76,8 @@ struct mcts {
   game_hist *tmp_hist, *tmp_hist2; /* scratch for mcts_set_root */
   int root_set;
   /* The simulation under way. */
-  search_path path;
-  uint32_t node_path[SEARCH_MAX_DEPTH];
+  game_path path;
+  uint32_t node_path[GAME_PATH_MAX];
   int depth;
   int pending;           /* a leaf awaits mcts_backup */
   game_pos leaf_pos;

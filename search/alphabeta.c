@@ -1,13 +1,13 @@
 /* Negamax alpha-beta with iterative deepening and a transposition table,
  * and the `alphabeta` agent kind built on it. */
-#include "trainer/alphabeta.h"
+#include "search/alphabeta.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/base.h"
-#include "trainer/agents_internal.h"
-#include "trainer/mcts_internal.h"
+#include "search/agent_internal.h"
+#include "search/mcts_internal.h"
 
 enum { TT_EXACT = 1, TT_LOWER = 2, TT_UPPER = 3 };
 
@@ -25,7 +25,7 @@ struct ab_search {
   ab_params p;
   tt_entry *tt;
   size_t tt_mask;
-  search_path path;
+  game_path path;
   game_hist *own_hist; /* for ab_run without a history */
   uint64_t hsum;       /* hash of the positions since the last capture */
   uint64_t nodes;
@@ -181,7 +181,7 @@ static inline void step(ab_search *s, const game_pos *p, game_pos *q, int a, pat
   sv->len = s->path.len;
   sv->hsum = s->hsum;
   *q = *p;
-  int fl = search_path_step(&s->g, q, &s->path, a);
+  int fl = game_path_step(&s->g, q, &s->path, a);
   if (s->g.repetition > 0) {
     if (fl & GAME_PLAY_CAPTURE) s->hsum = 0;
     if (s->path.len > sv->len) s->hsum += mixh(q->hash);
@@ -274,7 +274,7 @@ int ab_run(ab_search *s, const game_pos *p, const game_hist *h, ab_result *out, 
   s->deadline = t0 + s->p.time;
   s->nodes = 0;
   s->abort = 0;
-  search_path_reset(&s->path, h);
+  game_path_reset(&s->path, h);
   uint64_t root_sum = 0;
   if (s->g.repetition > 0)
     for (int i = 0; i < h->len; i++) root_sum += mixh(h->hash[i]);

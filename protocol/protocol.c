@@ -1,5 +1,5 @@
 /* The engine protocol: parsing, the game record behind undo, responses. */
-#include "cli/protocol.h"
+#include "protocol/protocol.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 
 #include "base/base.h"
 #include "game/game.h"
-#include "trainer/agent.h"
+#include "search/agent.h"
 
 #define MAX_TOKENS (GAME_MAX_PLIES_CAP + 8) /* `moves` takes a whole game */
 #define MAX_RECORD GAME_MAX_PLIES_CAP

@@ -1,5 +1,5 @@
 /* Variant statistics: threaded self-contained games, then summaries. */
-#include "trainer/stats.h"
+#include "arena/stats.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "base/base.h"
-#include "trainer/agent.h"
-#include "trainer/arena.h"
+#include "search/agent.h"
+#include "arena/arena.h"
 
 stats_params stats_defaults(void) {
   stats_params p = {1000, 1, 1};

@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "game/game.h"
-#include "trainer/agent.h"
+#include "search/agent.h"
 
 #define ARENA_MAX_AGENTS 32
 #define ARENA_MAX_OPENING 32 /* plies */

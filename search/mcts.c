@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trainer/mcts.h"
-#include "trainer/mcts_internal.h"
+#include "search/mcts.h"
+#include "search/mcts_internal.h"
 
 /* ---- Parameters ------------------------------------------------------------------------- */
 
@@ -382,13 +382,13 @@ int mcts_set_root(mcts *m, const game_pos *p, const game_hist *h, char *err, siz
   if (m->root_set && m->p.reuse && m->used > 1) {
     mcts_node *nd = m->nodes;
     const mcts_node *root = &nd[0];
-    if (search_pos_equal(&m->root_pos, p) && reuse_ok(m, h, 0, NULL)) return 0;
+    if (game_pos_equal(&m->root_pos, p) && reuse_ok(m, h, 0, NULL)) return 0;
     for (uint32_t c = root->child; root->child && c < root->child + root->nchild; c++) {
       if (!(nd[c].flags & NODE_SEEN) || (nd[c].flags & NODE_TERMINAL)) continue;
       game_pos q = m->root_pos;
       game_play(&m->g, &q, nd[c].action);
       int path[2] = {nd[c].action, 0};
-      if (search_pos_equal(&q, p)) {
+      if (game_pos_equal(&q, p)) {
         if (!reuse_ok(m, h, 1, path)) break;
         game_hist_copy(m->root_hist, h);
         keep_subtree(m, c, root->mover, p);
@@ -399,7 +399,7 @@ int mcts_set_root(mcts *m, const game_pos *p, const game_hist *h, char *err, siz
         game_pos q2 = q;
         game_play(&m->g, &q2, nd[gc].action);
         path[1] = nd[gc].action;
-        if (search_pos_equal(&q2, p)) {
+        if (game_pos_equal(&q2, p)) {
           if (!reuse_ok(m, h, 2, path)) goto fresh;
           game_hist_copy(m->root_hist, h);
           keep_subtree(m, gc, nd[c].mover, p);
@@ -616,7 +616,7 @@ static void finish_leaf(mcts *m, const float *policy, float value) {
 int mcts_select(mcts *m, const game_pos **leaf) {
   if (!m->root_set || m->pending) return -1;
   game_pos pos = m->root_pos;
-  search_path_reset(&m->path, m->root_hist);
+  game_path_reset(&m->path, m->root_hist);
   uint32_t x = 0;
   m->depth = 0;
   m->node_path[m->depth++] = 0;
@@ -663,7 +663,7 @@ int mcts_select(mcts *m, const game_pos **leaf) {
     }
     uint32_t cx = nx->child + (uint32_t)slot;
     mcts_node *c = &m->nodes[cx];
-    search_path_step(&m->g, &pos, &m->path, c->action);
+    game_path_step(&m->g, &pos, &m->path, c->action);
     if (!(c->flags & NODE_SEEN)) {
       c->mover = pos.mover;
       c->flags |= NODE_SEEN;

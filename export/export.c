@@ -1,6 +1,6 @@
 /* Exporters: the ONNX model through protobuf-c (C structs generated at build
  * time from the onnx.proto that Debian's libonnx-dev ships), and JSON. */
-#include "nn/nn_export.h"
+#include "export/export.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -12,13 +12,9 @@
 #include "base/base.h"
 #include "onnx/onnx.pb-c.h"
 
-void nn_shape_string(const nn_config *c, char *buf, size_t len) {
-  snprintf(buf, len, "%d-%dx%d-%d", c->n_in, c->hidden, c->blocks, c->n_actions);
-}
-
 /* Shared checks: complete metadata that agrees with the net, finite
  * parameters. */
-static int check_export(const nn_net *n, const nn_export_info *info, const char *path,
+static int check_export(const nn_net *n, const export_info *info, const char *path,
                         char *err, size_t errlen) {
   if (!info || !info->meta || !info->encoding || !info->actions || !info->producer) {
     errf(err, errlen, "%s: export needs the metadata, encoding, actions and producer texts",
@@ -245,7 +241,7 @@ static Onnx__StringStringEntryProto *prop(arena *a, const char *key, const char 
 }
 
 /* Builds the model in the arena; NULL if memory ran out. */
-static Onnx__ModelProto *build_model(arena *a, const nn_net *n, const nn_export_info *info) {
+static Onnx__ModelProto *build_model(arena *a, const nn_net *n, const export_info *info) {
   nn_config c = nn_config_of(n);
   const nn_meta *m = info->meta;
   const int A = c.n_actions, T = nn_tensor_count(n);
@@ -355,7 +351,7 @@ static Onnx__ModelProto *build_model(arena *a, const nn_net *n, const nn_export_
   Onnx__StringStringEntryProto **props = arena_alloc(a, MAX_PROPS * sizeof *props);
   if (!props) return NULL;
   int np = 0;
-  props[np++] = prop(a, "sowzero.format_version", astrf(a, "%d", NN_EXPORT_FORMAT_VERSION));
+  props[np++] = prop(a, "sowzero.format_version", astrf(a, "%d", EXPORT_FORMAT_VERSION));
   props[np++] = prop(a, "game", m->game);
   props[np++] = prop(a, "rules", m->rules);
   props[np++] = prop(a, "encoding_version", astrf(a, "%d", m->encoding));
@@ -382,17 +378,17 @@ static Onnx__ModelProto *build_model(arena *a, const nn_net *n, const nn_export_
   onnx__operator_set_id_proto__init(ops);
   ops->domain = astr(a, "");
   ops->has_version = 1;
-  ops->version = NN_EXPORT_ONNX_OPSET;
+  ops->version = EXPORT_ONNX_OPSET;
   opp[0] = ops;
   model->has_ir_version = 1;
-  model->ir_version = NN_EXPORT_ONNX_IR;
+  model->ir_version = EXPORT_ONNX_IR;
   model->n_opset_import = 1;
   model->opset_import = opp;
   model->producer_name = astr(a, "sowzero");
   model->producer_version = astr(a, info->producer);
   model->domain = astr(a, "");
   model->has_model_version = 1;
-  model->model_version = NN_EXPORT_FORMAT_VERSION;
+  model->model_version = EXPORT_FORMAT_VERSION;
   model->doc_string = g->doc_string;
   model->graph = g;
   model->n_metadata_props = (size_t)np;
@@ -400,7 +396,7 @@ static Onnx__ModelProto *build_model(arena *a, const nn_net *n, const nn_export_
   return a->failed ? NULL : model;
 }
 
-int nn_export_onnx(const nn_net *n, const nn_export_info *info, const char *path, char *err,
+int export_onnx(const nn_net *n, const export_info *info, const char *path, char *err,
                    size_t errlen) {
   if (check_export(n, info, path, err, errlen) != 0) return -1;
   arena a = {0};
@@ -445,7 +441,7 @@ static void json_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-int nn_export_json(const nn_net *n, const nn_export_info *info, const char *path, char *err,
+int export_json(const nn_net *n, const export_info *info, const char *path, char *err,
                    size_t errlen) {
   if (check_export(n, info, path, err, errlen) != 0) return -1;
   nn_config c = nn_config_of(n);
@@ -456,7 +452,7 @@ int nn_export_json(const nn_net *n, const nn_export_info *info, const char *path
   if (afile_open(&a, path, err, errlen) != 0) return -1;
   FILE *f = a.f;
   fprintf(f, "{\n  \"format\": \"sowzero-network\",\n  \"format_version\": %d,\n",
-          NN_EXPORT_FORMAT_VERSION);
+          EXPORT_FORMAT_VERSION);
   fprintf(f, "  \"producer\": ");
   json_string(f, info->producer);
   fprintf(f, ",\n  \"game\": ");
