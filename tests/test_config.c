@@ -1,7 +1,6 @@
-/* Training: configs and their errors, match statistics (Elo, intervals,
- * SPRT) against hand-computed values. */
+/* Configs: the shipped files, values and overrides, and errors that name
+ * the culprit. */
 #include <check.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +9,6 @@
 #include "base/base.h"
 #include "tests/testutil.h"
 #include "trainer/config.h"
-#include "trainer/gating.h"
 
 /* ---- Configs --------------------------------------------------------------------- */
 
@@ -120,55 +118,14 @@ START_TEST(bad_configs_name_the_culprit) {
 }
 END_TEST
 
-/* ---- Match statistics ---------------------------------------------------------------- */
-
-START_TEST(elo_and_intervals) {
-  match_result q = {.wins = 3, .draws = 0, .losses = 1};
-  match_stats(&q);
-  ck_assert_double_eq_tol(q.elo, 190.8485, 1e-3); /* 75% */
-  /* A sweep: Elo clamped, the interval from Wilson (the variance is 0). */
-  match_result all = {.wins = 10};
-  match_stats(&all);
-  ck_assert_double_eq_tol(all.score, 1.0, 1e-12);
-  ck_assert_double_eq_tol(all.elo, 1600.0, 1e-9);
-  ck_assert_double_eq_tol(all.score_lo, 0.722460, 1e-5);
-  ck_assert_double_eq_tol(all.score_hi, 1.0, 1e-12);
-  match_result r = {.wins = 6, .draws = 2, .losses = 2};
-  match_stats(&r);
-  ck_assert_int_eq(r.games, 10);
-  ck_assert_double_eq_tol(r.score, 0.7, 1e-12);
-  ck_assert_double_eq_tol(r.score_lo, 0.452077, 1e-5);
-  ck_assert_double_eq_tol(r.score_hi, 0.947923, 1e-5);
-  ck_assert_double_eq_tol(r.elo, 147.1911, 1e-3);
-  ck_assert_double_eq_tol(r.elo_lo, -33.4025, 1e-3);
-}
-END_TEST
-
-START_TEST(sprt) {
-  ck_assert_double_eq_tol(sprt_llr(60, 20, 20, 0, 35), 5.435955, 1e-5);
-  ck_assert_double_eq_tol(sprt_llr(0, 2, 0, 0, 35), -0.045360, 1e-5);
-  ck_assert_double_eq_tol(sprt_llr(50, 0, 50, 0, 35), -0.509035, 1e-5);
-  ck_assert_double_eq_tol(sprt_llr(20, 0, 0, 0, 35), 20.459552, 1e-5);
-  ck_assert_double_eq_tol(sprt_llr(0, 0, 0, 0, 35), 0.0, 1e-12);
-  /* Bounds for alpha = beta = 0.05: +-log(19) = 2.944. */
-  ck_assert_int_eq(sprt_verdict(2.95, 0.05, 0.05), 1);
-  ck_assert_int_eq(sprt_verdict(2.94, 0.05, 0.05), 0);
-  ck_assert_int_eq(sprt_verdict(-2.95, 0.05, 0.05), -1);
-}
-END_TEST
-
-Suite *train_suite(void) {
-  Suite *s = suite_create("train");
+Suite *config_suite(void) {
+  Suite *s = suite_create("config");
   TCase *c = tcase_create("config");
   tcase_add_test(c, the_shipped_configs_load);
   tcase_add_test(c, values_and_overrides);
   tcase_add_test(c, bad_configs_name_the_culprit);
   suite_add_tcase(s, c);
-  TCase *m = tcase_create("statistics");
-  tcase_add_test(m, elo_and_intervals);
-  tcase_add_test(m, sprt);
-  suite_add_tcase(s, m);
   return s;
 }
 
-TEST_MAIN(train_suite)
+TEST_MAIN(config_suite)

@@ -279,8 +279,8 @@ START_TEST(one_trainer_per_run) {
 }
 END_TEST
 
-Suite *train_run_suite(void) {
-  Suite *s = suite_create("train_run");
+Suite *run_suite(void) {
+  Suite *s = suite_create("run");
   TCase *t = tcase_create("runs");
   tcase_set_timeout(t, 600);
   tcase_add_test(t, tiny_run_learns);
@@ -290,4 +290,4 @@ Suite *train_run_suite(void) {
   return s;
 }
 
-TEST_MAIN(train_run_suite)
+TEST_MAIN(run_suite)
