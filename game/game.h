@@ -164,6 +164,13 @@ static inline int game_play(const game *g, game_pos *p, int action) {
 static inline void game_encode(const game *g, const game_pos *p, float *out) {
   g->rules->encode(g, p, out);
 }
+/* Who moves first (GAME_SOUTH or GAME_NORTH): the start position is the one
+ * source of truth, whatever option of the game decides it. */
+static inline int game_first_mover(const game *g) {
+  game_pos p;
+  game_start(g, &p);
+  return p.mover;
+}
 
 /* History of position hashes since the last capture, kept by the caller.
  * Large (16 KiB): make one per game record or search worker and reuse it. */

@@ -65,8 +65,9 @@ _Static_assert(2 * 8 <= 16, "Oware boards fit one 16-byte vector");
 
 #define ROW_BITS(side, h) ((((1u << (h)) - 1)) << ((side) * (h)))
 
-/* The position hash of game_internal.h, for the 16-pit board: two words
- * multiplied in parallel, then one mix. */
+/* Oware's own position hash (not game_internal.h's game_hash): only pits and
+ * mover identify an Oware position, so the two pit words are multiplied in
+ * parallel and mixed once, without the ownership and phase terms. */
 static inline uint64_t oware_hash(const game_pos *p) {
   uint64_t w0, w1;
   memcpy(&w0, p->pits, 8);
@@ -382,7 +383,8 @@ static void oware_start(const game *g, game_pos *p) {
 
 /* Features from the mover's view: for each pit, mover's row first, the
  * count scaled plus indicators of the counts captures hinge on (0, 1, 2 make
- * a pit capturable when sown into) and of a lap (12+ seeds); then both
+ * a pit capturable when sown into) and of a sowing that reaches every other
+ * pit (2 * houses - 1 seeds or more); then both
  * scores scaled by the target, and the two clocks the rules depend on. */
 static void oware_encode(const game *g, const game_pos *p, float *out) {
   int h = g->opt[OPT_HOUSES], n = 2 * h, me = p->mover;

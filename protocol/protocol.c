@@ -53,11 +53,16 @@ static int new_agent(proto *s, const char *spec, char *err, size_t errlen) {
   return 0;
 }
 
-static void reset_to(proto *s, const game_pos *p) {
+/* A new record from p; the agent is left alone (see reset_to). */
+static void set_base(proto *s, const game_pos *p) {
   s->base = *p;
   s->pos = *p;
   s->nmoves = 0;
   game_hist_reset(&s->hist, p);
+}
+
+static void reset_to(proto *s, const game_pos *p) {
+  set_base(s, p);
   if (s->agent) agent_reset(s->agent);
 }
 
@@ -164,10 +169,10 @@ static int cmd_moves(proto *s, int argc, char **argv, out_buf *o, char *err, siz
     errf(err, errlen, "out of memory");
     return -1;
   }
-  memcpy(t, s, sizeof *t);
+  memcpy(t, s, sizeof *t); /* shares s's agent: only a success may reset it */
   game_pos p;
   game_start(&t->g, &p);
-  reset_to(t, &p);
+  set_base(t, &p);
   for (int i = 0; i < argc; i++) {
     char e[200];
     if (play_text(t, argv[i], e, sizeof e) != 0) {

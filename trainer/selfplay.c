@@ -92,6 +92,7 @@ typedef struct {
 struct selfplay {
   selfplay_params p;
   game g;
+  int first_mover;  /* the first player, whose results the counters keep */
   netslot *best;
   replay *buffer;
   selfplay_counters *counters;
@@ -140,8 +141,7 @@ static void finish_game(selfplay *s, worker *w, game_slot *gs) {
   atomic_fetch_add(&c->games, 1);
   atomic_fetch_add(&c->plies, (uint64_t)end->ply);
   atomic_fetch_add(&c->samples, (uint64_t)gs->n);
-  int first = game_option_value(&s->g, "first_player");
-  int r = game_outcome(end, first < 0 ? 0 : first);
+  int r = game_outcome(end, s->first_mover);
   atomic_fetch_add(&c->wins[r > 0 ? 0 : r == 0 ? 1 : 2], 1);
   w->games_done++;
   if (s->record && s->p.record_every > 0 &&
@@ -276,6 +276,7 @@ selfplay *selfplay_start(const selfplay_params *p, int threads, netslot *best, r
   }
   s->p = *p;
   s->g = *p->g;
+  s->first_mover = game_first_mover(&s->g);
   s->best = best;
   s->buffer = buffer;
   s->counters = counters;

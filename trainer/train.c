@@ -363,8 +363,12 @@ static int setup(run *r, char *err, size_t errlen) {
     emit(r, 1, "resumed %s at iteration %u: %llu steps, %d samples in the buffer, %.1f min trained",
          r->dir, r->rc.iteration, (unsigned long long)r->rc.steps, rs.count, r->rc.elapsed / 60);
   else
-    emit(r, 1, "new run %s: %s, network %d-%dx%d-%d, %d self-play thread(s) x %d games", r->dir,
-         c->g.preset, nf, c->hidden, 2 * c->blocks, na, c->threads, c->games_per_thread);
+  {
+    char shape[64];
+    nn_shape_string(&(nn_config){nf, c->hidden, c->blocks, na}, shape, sizeof shape);
+    emit(r, 1, "new run %s: %s, network %s, %d self-play thread(s) x %d games", r->dir,
+         c->g.preset, shape, c->threads, c->games_per_thread);
+  }
   return 0;
 }
 
