@@ -232,9 +232,9 @@ static game_moves grand_slams(const game_pos *p, game_moves legal) {
 
 static void replay_file(const char *name, int expect_games) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/reference/%s", test_shared_dir(), name);
+  snprintf(path, sizeof path, "%s/reference/%s", test_data_dir(), name);
   FILE *f = fopen(path, "r");
-  CHECK(f != NULL, "cannot open %s (set SOWZERO_SHARED)", path);
+  CHECK(f != NULL, "cannot open %s (run from the repository root)", path);
   configure_game("oware", NULL);
   static game_hist hist;
   game_pos p;
