@@ -1,4 +1,4 @@
-/* Oware engine: the reference traces, the worked examples of RULES.md 8,
+/* Oware engine: the reference traces, the worked examples of docs/games/oware.md,
  * perft goldens per grand-slam variant, and random stress. */
 #include <check.h>
 #include <stdio.h>
@@ -30,7 +30,7 @@ static void assert_board(const game_pos *p, const int s[6], const int nn[6], int
 }
 
 
-/* ---- Worked examples, RULES.md section 8 ----------------------------------- */
+/* ---- Worked examples, docs/games/oware.md ---------------------------------- */
 
 #define ROW(...) ((const int[6]){__VA_ARGS__})
 
