@@ -8,6 +8,7 @@
 #   make run        the main job on the default config
 #   make format     clang-format every source file (format-check: CI's check)
 #   make clean
+# Without make (a bare Debian): sh make.sh TARGET installs it, then runs it.
 
 BUILD   ?= build
 CC      ?= cc

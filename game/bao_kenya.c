@@ -1,4 +1,4 @@
-/* Bao for Kenyan children (RULES.md section 3): a Kalah-like game on 2 x 8
+/* Bao for Kenyan children (docs/games/bao-kenya.md): a Kalah-like game on 2 x 8
  * pits with a store beside each row that the mover sows into; extra turns,
  * captures from the opposite pit, starvation.
  *
@@ -62,7 +62,7 @@ static void finish(game_pos *p, int reason, int rows, int winner) {
   game_finish(p, reason, s0, s1, winner);
 }
 
-/* The checks after a move or a setboard: target (B2), starvation of the
+/* The checks after a move or a setboard: target (at once), starvation of the
  * side to move, the ply cap. */
 static void settle(const game *g, game_pos *p) {
   int t = g->opt[OPT_TARGET];
@@ -119,7 +119,7 @@ static int kenya_play(const game *g, game_pos *p, int action) {
     if (last < STORE0 && last / ROW == me && p->pits[last] == 1) {
       int facing = PITS - 1 - last, taken = p->pits[facing];
       if (g->opt[OPT_KALAH_CAPTURE]) {
-        if (taken) { /* the capturing seed goes too (B3: not when nothing is taken) */
+        if (taken) { /* the capturing seed goes too (as in Kalah: not when nothing is taken) */
           p->pits[last] = 0;
           taken++;
         }

@@ -1,4 +1,4 @@
-/* Bao, Kenyan with laps (RULES.md section 4): relay sowing over 2 x 8 pits,
+/* Bao, Kenyan with laps (docs/games/bao-laps.md): relay sowing over 2 x 8 pits,
  * one capture from the opposite pit when a move ends in an empty own pit.
  *
  * South owns pits 0-7, North 8-15; pit i faces pit 15-i. Stores hold
@@ -92,7 +92,7 @@ static int run_move(run *m, int truncate) { return relay_run(m, &ops, truncate);
 /* ---- Legal moves ---------------------------------------------------------------- */
 
 /* Candidates by counts (pits of 2+, or the singles when every non-empty
- * pit is a single), then endless moves removed (B4). */
+ * pit is a single), then endless moves removed (docs/games/README.md). */
 static game_moves legal_any(const game *g, const game_pos *p, int first_only) {
   int base = p->mover * ROW;
   game_moves multi = 0, single = 0, m = 0;

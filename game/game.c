@@ -13,7 +13,7 @@ static const game_rules *const registry[] = {&oware_rules, &namnam_rules, &bao_k
                                              &bao_laps_rules, &kujifunza_rules};
 #define N_RULES (int)(sizeof registry / sizeof registry[0])
 
-/* Presets: named option sets over a game (RULES.md 1.8). */
+/* Presets: named option sets over a game (docs/games/oware.md). */
 static const struct {
   const char *name, *game, *settings;
 } presets[] = {

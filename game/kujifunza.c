@@ -1,10 +1,10 @@
-/* Bao la Kujifunza (RULES.md section 5): 4 x 8 pits, each player sowing
+/* Bao la Kujifunza (docs/games/kujifunza.md): 4 x 8 pits, each player sowing
  * around his own two rows in either direction; capture moves (mtaji) whose
  * captured kete are sown again from an end of the front row, and kutakata
  * moves without captures. Kete never leave the board.
  *
  * Pit numbering: pit = 16 * side + l, where l is the owner's loop index
- * (RULES.md 5): l 0-7 his back row from his left to his right, l 8-15 his
+ * (docs/games/kujifunza.md): l 0-7 his back row from his left to his right, l 8-15 his
  * front row from his right to his left. So South's pit l is (row 0, column
  * l) for l < 8 and (row 1, column 15-l) for l >= 8; North's pit 16+l is
  * (row 3, column 7-l) for l < 8 and (row 2, column l-8) for l >= 8 (columns
@@ -151,7 +151,7 @@ static inline int move_ends(const game_pos *p, int l, int dir, int capture) {
 
 static inline int act(int l, int dir) { return l + (dir == CW ? LOOP : 0); }
 
-/* The mtaji moves (capture regime, B4: only those that end count; under
+/* The mtaji moves (capture regime; only those that end count; under
  * truncate every move ends), else the kutakata moves: pits of 2+, front pits
  * only when a front pit holds 2+ (by counts), endless ones removed. With
  * first_only, stops at the first legal move. *capture tells the regime. */

@@ -1,4 +1,4 @@
-/* Oware Nam Nam (RULES.md section 2): relay sowing on the 2 x 6 Oware board,
+/* Oware Nam Nam (docs/games/namnam.md): relay sowing on the 2 x 6 Oware board,
  * captures of four, and a game of rounds in which pits change hands.
  *
  * State beyond the board: owner (bit i: North owns pit i), store = seeds
@@ -143,7 +143,7 @@ __attribute__((always_inline)) static inline int step(run *m) {
       m->b[m->pos] = 0;
       m->captures++;
       if (m->u <= 8) {
-        /* Last eight (B1: U counted before the capture): the capturer takes
+        /* Last eight (u counted before the capture): the capturer takes
          * everything left, seeds in hand included, and the round ends. */
         m->cap[who] += m->u;
         memset(m->b, 0, sizeof m->b);
@@ -230,7 +230,7 @@ static game_moves namnam_legal(const game *g, const game_pos *p) { return legal_
 
 /* Pits each player gets for the next round from the round totals t[]: four
  * seeds a pit; a remainder of 3 earns one more; two remainders of 2 give the
- * extra pit to the larger total (RULES.md 2). */
+ * extra pit to the larger total (docs/games/namnam.md). */
 static void hollows_from_totals(const int t[2], int h[2]) {
   for (int s = 0; s < 2; s++) {
     h[s] = t[s] / 4;

@@ -1,4 +1,4 @@
-/* Oware family (RULES.md section 1): Oware/Abapa, Warri, Wari and the
+/* Oware family (docs/games/oware.md): Oware/Abapa, Warri, Wari and the
  * grand-slam variants, on a 2 x houses board without sowing into stores. */
 #include <string.h>
 
@@ -224,7 +224,7 @@ __attribute__((always_inline)) static inline game_moves legal_h(const game *g, c
   return legal_tried(g, p, h, mine, opp_empty);
 }
 
-/* ---- Endings (RULES 1.6) --------------------------------------------------------- */
+/* ---- Endings (docs/games/oware.md) ---------------------------------------------- */
 
 /* Each row's seeds to its owner (unless leftover=none). */
 __attribute__((cold)) static void finish_rows(const game *g, game_pos *p, int reason) {
@@ -259,7 +259,7 @@ static void oware_end_cycle(const game *g, game_pos *p) {
   end_by_award(g, p, GAME_END_REPETITION);
 }
 
-/* The checks at the start of a turn (RULES 1.7 step 1) and the caps; nz is
+/* The checks at the start of a turn (target, famine) and the caps; nz is
  * the non-empty pits of p. Scores change only by captures, so the target
  * needs checking only after one (check_target). */
 __attribute__((always_inline)) static inline void settle_nz(const game *g, game_pos *p,
@@ -293,7 +293,7 @@ static void settle(const game *g, game_pos *p) {
   settle_nz(g, p, nonempty_pits(p->pits), g->opt[OPT_HOUSES], 1);
 }
 
-/* The grand-slam variants that end the game (RULES 1.5). */
+/* The grand-slam variants that end the game (docs/games/oware.md). */
 __attribute__((cold)) static void end_by_grand_slam(const game *g, game_pos *p, int rule) {
   int h = g->opt[OPT_HOUSES], me = p->mover, s[2] = {p->store[0], p->store[1]};
   switch (rule) {

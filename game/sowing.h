@@ -1,7 +1,7 @@
 /* Helpers shared by the relay-sowing games (Nam Nam, Bao with laps,
  * Kujifunza): endless-move detection and small board utilities.
  *
- * RULES.md section 0: relay sowing is deterministic on a finite state, so a
+ * docs/games/README.md: relay sowing is deterministic on a finite state, so a
  * move either ends or loops for ever. The state at a relay pick-up is
  * (board, pit about to be picked up, direction); a move whose pick-up state
  * repeats is endless, and so is one that drops 100,000 seeds.
@@ -151,7 +151,7 @@ static inline int relay_run_cut(void *m, const relay_ops *ops) {
 }
 
 /* Runs the move of engine m (at the start of the move) to its end and
- * returns 0, or returns 1 if it is endless (RULES.md 0): with truncate, m is
+ * returns 0, or returns 1 if it is endless (docs/games/README.md): with truncate, m is
  * then left cut at the rule's pick-up (its seeds stay in the pit); without,
  * wherever the detection stopped. It is the hot loop of the relay games'
  * legal moves: called with their static const ops, the calls through ops

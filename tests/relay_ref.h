@@ -1,5 +1,5 @@
 /* For the reference implementations in the relay-game suites: the set of
- * every relay pick-up state seen during one move, as RULES.md section 0
+ * every relay pick-up state seen during one move, as docs/games/README.md
  * describes the endless-move rule (a table of states, not the engine's
  * cycle detection). One set per test program; not thread-safe. */
 #ifndef SOWZERO_TESTS_RELAY_REF_H

@@ -1,4 +1,4 @@
-/* Bao for Kenyan children (RULES.md section 3): the worked examples K1-K4,
+/* Bao for Kenyan children (docs/games/bao-kenya.md): the worked examples K1-K4,
  * each rule sentence and option, a second implementation of the move,
  * perft goldens and random stress. */
 #include <check.h>
@@ -13,7 +13,7 @@
 
 static void configure(const char *settings) { configure_game("bao-kenya", settings); }
 
-/* ---- Worked examples, RULES.md section 8 ----------------------------------- */
+/* ---- Worked examples, docs/games/bao-kenya.md ------------------------------ */
 
 START_TEST(k1_store_and_extra_turn) {
   configure(NULL);
@@ -147,14 +147,14 @@ START_TEST(kalah_capture_option) {
   game_pos p = pos("0  2 1 0 4 0 0 3 1  2 5 0 1 2 6 3 0  10 8");
   play_legal(&p, 0);
   expect_board(&p, "0 2 0 4 0 0 3 1  2 5 0 1 2 0 3 0  17 8");
-  /* B3: with an empty opposite pit nothing is captured and the seed stays. */
+  /* As in Kalah: with an empty opposite pit nothing is captured, the seed stays. */
   p = pos("0  1 0 0 0 0 0 0 0  5 5 5 5 5 5 0 5  6 6");
   ck_assert_int_eq(play_legal(&p, 0), 0);
   expect_board(&p, "0 1 0 0 0 0 0 0  5 5 5 5 5 5 0 5  6 6");
 }
 END_TEST
 
-/* B2: a store reaching 25 ends the game at once; each row then goes to its
+/* A store reaching 25 ends the game at once; each row then goes to its
  * owner. */
 START_TEST(target_ends_at_once) {
   configure(NULL);
@@ -214,7 +214,7 @@ START_TEST(ply_cap_and_stalemate_option) {
 END_TEST
 
 /* ---- Reference implementation ---------------------------------------------------
- * The sowing walked slot by slot as RULES.md 3 words it, on absolute slots
+ * The sowing walked slot by slot as docs/games/bao-kenya.md words it, on absolute slots
  * (16 = South's store, 17 = North's). */
 
 static int next_slot(int s, int mover, int both) {

@@ -1,4 +1,4 @@
-/* Bao, Kenyan with laps (RULES.md section 4): the worked examples L1-L3,
+/* Bao, Kenyan with laps (docs/games/bao-laps.md): the worked examples L1-L3,
  * each rule sentence and option, endless moves against a second
  * implementation, perft goldens and random stress. */
 #include <check.h>
@@ -14,7 +14,7 @@
 
 static void configure(const char *settings) { configure_game("bao-laps", settings); }
 
-/* ---- Worked examples, RULES.md section 8 ----------------------------------- */
+/* ---- Worked examples, docs/games/bao-laps.md ------------------------------- */
 
 START_TEST(l1_relays_and_capture) {
   configure(NULL);
@@ -144,7 +144,7 @@ START_TEST(stalemate_rules) {
 END_TEST
 
 /* ---- Reference implementation ---------------------------------------------------
- * RULES.md 4 and 0 word by word, with every relay pick-up state in a table. */
+ * docs/games/bao-laps.md word by word, with every relay pick-up state in a table. */
 
 typedef struct {
   int b[16], end, endless, taken;

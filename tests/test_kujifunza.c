@@ -1,8 +1,8 @@
-/* Bao la Kujifunza (RULES.md section 5): the worked examples J1-J3, each
+/* Bao la Kujifunza (docs/games/kujifunza.md): the worked examples J1-J3, each
  * rule sentence and option, a second implementation on (row, column)
  * coordinates that the engine must agree with on random games, perft
  * goldens and random stress. Grids list rows 3/2/1/0, columns 0-7 from
- * South's left, as RULES.md 8 does. */
+ * South's left, as the page's worked examples do. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,14 +58,14 @@ static int kete(const game_pos *p, int side) {
 /* Action of (row, column) of the mover, counter-clockwise or clockwise. */
 static int act(int row, int col, int cw) { return (pit_of(row, col) & 15) + (cw ? 16 : 0); }
 
-/* ---- Worked examples, RULES.md section 8 ----------------------------------- */
+/* ---- Worked examples, docs/games/kujifunza.md ------------------------------ */
 
 START_TEST(j1_capture_chain) {
   configure(NULL);
   game_pos p;
   game_start(&G, &p);
   /* 16 mtaji moves on 12 pits: counter-clockwise from l = 6..13, clockwise
-   * from l = 10..15, 0, 1 (B5). */
+   * from l = 10..15, 0, 1: a move is a pit and a direction. */
   game_moves m = game_legal(&G, &p);
   ck_assert_int_eq(game_count(m), 16);
   ck_assert_uint_eq(m, 0x3fc0u | 0xfc030000u);
@@ -152,7 +152,7 @@ START_TEST(column_rule_centre_follows_the_sowing) {
 }
 END_TEST
 
-/* B6: North's columns count from his own left (board column 7). The mirror
+/* North's columns count from his own left (board column 7). The mirror
  * of column_rule_left_columns: (2,4) counter-clockwise for North goes to
  * (2,5), (2,6); (2,6) is North's column 1, so the captured kete starts at
  * (2,7), his left end. */
@@ -251,9 +251,9 @@ START_TEST(move_names) {
 END_TEST
 
 /* ---- Reference implementation ---------------------------------------------------
- * RULES.md 5 on a 4 x 8 grid. A player's track lists his 16 pits in
+ * docs/games/kujifunza.md on a 4 x 8 grid. A player's track lists his 16 pits in
  * counter-clockwise order from his seat; columns in the column rule are
- * his own (B6). Every relay pick-up state goes in a table (RULES.md 0). */
+ * his own. Every relay pick-up state goes in a table (docs/games/README.md). */
 
 typedef struct {
   int row, col;

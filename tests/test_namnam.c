@@ -1,4 +1,4 @@
-/* Oware Nam Nam engine (RULES.md section 2): the worked examples NN1-NN4,
+/* Oware Nam Nam engine (docs/games/namnam.md): the worked examples NN1-NN4,
  * each rule sentence and option, a second implementation of the move that
  * the engine must agree with on random games, perft goldens, random stress. */
 #include <check.h>
@@ -16,7 +16,7 @@ static void configure(const char *settings) { configure_game("namnam", settings)
 
 static int north_pits(const game_pos *p) { return __builtin_popcount(p->owner & 0xfff); }
 
-/* ---- Worked examples, RULES.md section 8 ----------------------------------- */
+/* ---- Worked examples, docs/games/namnam.md --------------------------------- */
 
 START_TEST(nn1_relays_from_the_start) {
   configure(NULL);
@@ -150,7 +150,7 @@ START_TEST(relay_then_last_seed_four) {
 END_TEST
 
 /* Last eight with seeds still in hand: the owner of the four takes all that
- * is left, the hand included; U is counted before the capture (B1). */
+ * is left, the hand included; U is counted before the capture. */
 START_TEST(last_eight_mid_sowing) {
   configure("max_rounds=1");
   game_pos p = pos("0  2 3 0 0 0 0  0 0 3 0 0 0  20 20");
@@ -384,7 +384,7 @@ START_TEST(feed_option) {
 END_TEST
 
 /* ---- Reference implementation ---------------------------------------------------
- * One move by the words of RULES.md 2 and 0, with every relay pick-up state
+ * One move by the words of docs/games/namnam.md, with every relay pick-up state
  * kept in a table: the engine must give the same legal moves (endless ones
  * removed), boards and captures, and cut endless moves (truncate) at the
  * same pick-up. An endless move comes back stopped before its first

@@ -1,4 +1,4 @@
-/* Oware engine: the reference traces, the worked examples of RULES.md 8,
+/* Oware engine: the reference traces, the worked examples of docs/games/oware.md,
  * perft goldens per grand-slam variant, and random stress. */
 #include <check.h>
 #include <stdio.h>
@@ -30,7 +30,7 @@ static void assert_board(const game_pos *p, const int s[6], const int nn[6], int
 }
 
 
-/* ---- Worked examples, RULES.md section 8 ----------------------------------- */
+/* ---- Worked examples, docs/games/oware.md ---------------------------------- */
 
 #define ROW(...) ((const int[6]){__VA_ARGS__})
 
@@ -232,9 +232,9 @@ static game_moves grand_slams(const game_pos *p, game_moves legal) {
 
 static void replay_file(const char *name, int expect_games) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/reference/%s", test_shared_dir(), name);
+  snprintf(path, sizeof path, "%s/reference/%s", test_data_dir(), name);
   FILE *f = fopen(path, "r");
-  CHECK(f != NULL, "cannot open %s (set SOWZERO_SHARED)", path);
+  CHECK(f != NULL, "cannot open %s (run from the repository root)", path);
   configure_game("oware", NULL);
   static game_hist hist;
   game_pos p;

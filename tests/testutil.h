@@ -8,12 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Folder of the shared rules and reference traces: $SOWZERO_SHARED, or
- * ../shared beside the repository (tests run from the repository root). */
-static inline const char *test_shared_dir(void) {
-  const char *d = getenv("SOWZERO_SHARED");
-  return d && *d ? d : "../shared";
-}
+/* Folder of the data files the suites read (the reference traces); tests
+ * run from the repository root. */
+static inline const char *test_data_dir(void) { return "tests/data"; }
 
 /* Scales long loops down under sanitizers (SOWZERO_TEST_SCALE=0.1). */
 static inline double test_scale(void) {

@@ -1,4 +1,4 @@
-// Oware rules (RULES.md section 1) for the browser and the tests: the same
+// Oware rules (docs/games/oware.md) for the browser and the tests: the same
 // decisions as the C engine in game/oware.c, written for clarity instead of
 // speed. Grand slams capture nothing (grand_slam=no_capture, the default
 // `oware` preset); the other rule options of that preset are supported with
@@ -140,7 +140,7 @@ export function legalActions(rules, p) {
   const mine = [];
   for (let a = 0; a < h; a++) if (p.pits[me * h + a] > 0) mine.push(a);
   if (rowSum(p, 1 - me, h) > 0) return mine;
-  // The opponent's row is empty: only moves that reach it (RULES 1.4b).
+  // The opponent's row is empty: only moves that reach it (feeding).
   return mine.filter((a) => p.pits[me * h + a] > h - 1 - a);
 }
 
@@ -178,7 +178,7 @@ function endByAward(rules, p, reason) {
   }
 }
 
-// The checks after a move (RULES 1.7): target, famine, the caps.
+// The checks after a move (docs/games/oware.md): target, famine, the caps.
 function settle(rules, p) {
   const h = rules.houses;
   const me = p.mover;
@@ -232,7 +232,7 @@ export function playMove(rules, p, action) {
 export const positionKey = (p) => `${p.mover}:${p.pits.join(',')}`;
 
 // A game: position, moves played, and the history of positions since the
-// last capture for the repetition rule (RULES 1.6).
+// last capture for the repetition rule (docs/games/oware.md).
 export class OwareGame {
   constructor(rules = DEFAULT_RULES) {
     this.rules = rules;
