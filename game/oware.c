@@ -39,7 +39,7 @@ static const game_option oware_options[] = {
     {"houses", NULL, 2, 8, 6, "pits per player"},
     {"seeds", NULL, 1, 8, 4, "seeds per pit at the start"},
     {"grand_slam", gs_names, 0, 6, GS_NO_CAPTURE,
-     "a move whose capture would empty the opponent's row (RULES 1.5)"},
+     "a move whose capture would empty the opponent's row (docs/games/oware.md, Grand slams)"},
     {"target", NULL, 0, 128, 0, "score that ends the game; 0 = more than half the seeds"},
     {"repetition", NULL, 0, 10, 1,
      "the N-th repeat of a position since the last capture ends the game; 0 = off"},

@@ -2,12 +2,29 @@
 # Installs the Debian packages SowZero needs, only when something is missing.
 # Plain POSIX sh: it runs before make and a compiler exist (make.sh), on a
 # bare Debian that has only sh and apt.
-# `install-deps.sh web`: also what make test-export uses: the browser for the
-# web page's test and the ONNX checker.
+#   install-deps.sh          what building, testing and training need
+#   install-deps.sh web      also what make test-export uses: the browser for
+#                            the web page's test and the ONNX checker
+#   install-deps.sh dev      also what make format-check and make mutants use
+#   install-deps.sh --list [web|dev|all]   prints the package names only
 set -e
 PKGS="build-essential pkg-config libopenblas-dev check gnuplot-nox libonnx-dev
   protobuf-c-compiler libprotobuf-c-dev"
-[ "${1:-}" = web ] && PKGS="$PKGS chromium python3-onnx"
+WEB="chromium python3-onnx"
+DEV="clang-format python3"
+list=0
+[ "${1:-}" = --list ] && { list=1; shift; }
+case "${1:-}" in
+  "") ;;
+  web) PKGS="$PKGS $WEB" ;;
+  dev) PKGS="$PKGS $DEV" ;;
+  all) PKGS="$PKGS $WEB $DEV" ;;
+  *) echo "install-deps: unknown set '$1' (web, dev or all)" >&2; exit 2 ;;
+esac
+if [ $list = 1 ]; then
+  echo $PKGS
+  exit 0
+fi
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   echo "install-deps: no dpkg-query/apt-get, so not Debian: install the equivalents of" >&2
