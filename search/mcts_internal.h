@@ -1,4 +1,4 @@
-/* Shared by the search code of trainer/ only (mcts*.c, alphabeta.c). */
+/* Shared by the tree search files of search/ only (mcts*.c). */
 #ifndef SOWZERO_MCTS_INTERNAL_H
 #define SOWZERO_MCTS_INTERNAL_H
 
@@ -94,6 +94,9 @@ struct mcts {
   /* Counters. */
   uint64_t evals, cache_hits, arena_full;
 };
+
+/* mcts.c: drops the tree, keeping the root position (a one-node tree). */
+void mcts_clear_tree(mcts *m);
 
 /* mcts_gumbel.c */
 void mcts_gumbel_begin(mcts *m);

@@ -101,7 +101,7 @@ START_TEST(bad_configs_name_the_culprit) {
                    "capture_continue, capture_end, forbidden, no_capture, loses, end_prior_only, "
                    "stripped_loses)");
   ck_assert_int_eq(strncmp(cfg_error("[search]\nsimz = 3\n", 0, NULL),
-                           "x.ini:2: search.simz: unknown search setting 'simz'", 50), 0);
+                           "x.ini:2: search.simz: unknown setting 'simz' (known: sims, c_puct", 63), 0);
   ck_assert_str_eq(cfg_error("[replay]\nwindow = 1000\nmin_samples = 2000\n", 0, NULL),
                    "x.ini: replay.min_samples 2000 is more than replay.window 1000");
   char *bad_over[] = {"learner.lr"};
