@@ -90,41 +90,12 @@ void agent_reset(agent *a) {
   if (a->kind->reset) a->kind->reset(a);
 }
 
-int agent_split_setting(const char *kv, char *key, size_t keylen, const char **value,
-                        char *err, size_t errlen) {
-  const char *eq = strchr(kv, '=');
-  if (!eq || eq == kv || (size_t)(eq - kv) >= keylen) {
-    errf(err, errlen, "bad agent setting '%s' (expected key=value)", kv);
-    return -1;
-  }
-  memcpy(key, kv, (size_t)(eq - kv));
-  key[eq - kv] = 0;
-  *value = eq + 1;
-  return 0;
-}
-
-int agent_parse_int(const char *key, const char *value, long lo, long hi, long *out,
-                    char *err, size_t errlen) {
-  char *end;
-  long v = strtol(value, &end, 10);
-  if (*value == 0 || *end != 0 || v < lo || v > hi) {
-    errf(err, errlen, "bad value '%s' for %s (an integer %ld..%ld)", value, key, lo, hi);
-    return -1;
-  }
-  *out = v;
-  return 0;
-}
-
-int agent_parse_double(const char *key, const char *value, double lo, double hi,
-                       double *out, char *err, size_t errlen) {
-  char *end;
-  double v = strtod(value, &end);
-  if (*value == 0 || *end != 0 || !(v >= lo && v <= hi)) {
-    errf(err, errlen, "bad value '%s' for %s (a number %g..%g)", value, key, lo, hi);
-    return -1;
-  }
-  *out = v;
-  return 0;
+int agent_settings(const agent *a, kv_target *tg, int n, int argc, char *const *argv, char *err,
+                   size_t errlen) {
+  char e[512];
+  if (kv_set_list(tg, n, argc, argv, e, sizeof e) == 0) return 0;
+  errf(err, errlen, "agent %s: %s", a->kind->kind, e);
+  return -1;
 }
 
 /* ---- random ------------------------------------------------------------------ */

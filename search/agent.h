@@ -27,7 +27,8 @@ typedef struct {
 } agent_analysis;
 
 /* One kind of agent. create parses the settings (argv: "key=value" tokens)
- * and sets a->impl; an unknown key or bad value is an error naming it. */
+ * and sets a->impl; an unknown key, a key given twice or a bad value is an
+ * error naming it. */
 typedef struct {
   const char *kind;
   const char *usage; /* e.g. "alphabeta depth=N time=SECONDS" */
@@ -64,15 +65,5 @@ int agent_analyze(agent *a, const game_pos *p, const game_hist *h, agent_analysi
 void agent_reset(agent *a);
 /* The registered kinds, for help texts; NULL past the end. */
 const agent_kind *agent_kind_at(int i);
-
-/* Parses "key=value" into key and value (key truncated to keylen).
- * For agent kinds' create functions. */
-int agent_split_setting(const char *kv, char *key, size_t keylen, const char **value,
-                        char *err, size_t errlen);
-/* Parses a number with range check, naming the key on error. */
-int agent_parse_int(const char *key, const char *value, long lo, long hi, long *out,
-                    char *err, size_t errlen);
-int agent_parse_double(const char *key, const char *value, double lo, double hi,
-                       double *out, char *err, size_t errlen);
 
 #endif

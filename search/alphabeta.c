@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "base/kv.h"
 #include "search/agent_internal.h"
-#include "search/mcts_internal.h"
 
 enum { TT_EXACT = 1, TT_LOWER = 2, TT_UPPER = 3 };
 
@@ -34,44 +34,35 @@ struct ab_search {
   int half;            /* pits per row: South owns [0, half) */
 };
 
+/* Weights from arena runs at depth 4 on Oware (docs/SEARCH.md): seeds kept
+ * and pits in play each matter about a tenth of a captured seed. */
+static const kv_key ab_keys[] = {
+    KV_I("depth", ab_params, depth, 1, AB_MAX_DEPTH, "6", "deepest iteration, plies"),
+    KV_D("time", ab_params, time, 0, 1e6, "0", "seconds per search; 0: no time limit"),
+    KV_I("tt", ab_params, tt_mb, 0, 65536, "16", "transposition table, MiB (0: none)"),
+    KV_I("w_store", ab_params, w_store, -100000, 100000, "100", "weight of the store difference"),
+    KV_I("w_seeds", ab_params, w_seeds, -100000, 100000, "10",
+         "weight of the seeds on the own row minus the opponent's"),
+    KV_I("w_mobility", ab_params, w_mobility, -100000, 100000, "10",
+         "weight of the non-empty own pits minus the opponent's"),
+};
+static const kv_table ab_table = KV_TABLE(ab_keys);
+
+const kv_table *ab_params_table(void) { return &ab_table; }
+
 ab_params ab_defaults(void) {
-  /* Weights from arena runs at depth 4 on Oware (docs/SEARCH.md): seeds
-   * kept and pits in play each matter about a tenth of a captured seed. */
-  ab_params p = {6, 0.0, 16, 100, 10, 10};
+  ab_params p;
+  memset(&p, 0, sizeof p);
+  kv_defaults(&ab_table, &p, NULL, 0); /* the table's defaults parse (tests) */
   return p;
 }
 
 int ab_params_set(ab_params *p, const char *key, const char *value, char *err, size_t errlen) {
-  long v;
-  double d;
-  if (!strcmp(key, "depth")) {
-    if (agent_parse_int(key, value, 1, AB_MAX_DEPTH, &v, err, errlen)) return -1;
-    p->depth = (int)v;
-  } else if (!strcmp(key, "time")) {
-    if (agent_parse_double(key, value, 0, 1e6, &d, err, errlen)) return -1;
-    p->time = d;
-  } else if (!strcmp(key, "tt")) {
-    if (agent_parse_int(key, value, 0, 65536, &v, err, errlen)) return -1;
-    p->tt_mb = (int)v;
-  } else if (!strcmp(key, "w_store") || !strcmp(key, "w_seeds") || !strcmp(key, "w_mobility")) {
-    if (agent_parse_int(key, value, -100000, 100000, &v, err, errlen)) return -1;
-    int *f = !strcmp(key, "w_store") ? &p->w_store : !strcmp(key, "w_seeds") ? &p->w_seeds
-                                                                            : &p->w_mobility;
-    *f = (int)v;
-  } else {
-    errf(err, errlen, "unknown alphabeta setting '%s' (known: depth time tt w_store w_seeds "
-         "w_mobility)", key);
-    return -1;
-  }
-  return 0;
+  return kv_set(&ab_table, p, key, value, err, errlen);
 }
 
 ab_search *ab_create(const game *g, const ab_params *p, char *err, size_t errlen) {
-  if (p->depth < 1 || p->depth > AB_MAX_DEPTH || p->time < 0 || p->tt_mb < 0) {
-    errf(err, errlen, "bad alphabeta parameters (depth 1..%d, time >= 0, tt >= 0)",
-         AB_MAX_DEPTH);
-    return NULL;
-  }
+  if (kv_check(&ab_table, p, err, errlen) != 0) return NULL;
   ab_search *s = calloc(1, sizeof *s);
   if (!s) {
     errf(err, errlen, "out of memory");
@@ -329,17 +320,10 @@ int ab_run(ab_search *s, const game_pos *p, const game_hist *h, ab_result *out, 
 
 static int ab_agent_create(agent *a, int argc, char *const *argv, char *err, size_t errlen) {
   ab_params p = ab_defaults();
-  int depth_set = 0, time_set = 0;
-  for (int i = 0; i < argc; i++) {
-    char key[32];
-    const char *value;
-    if (agent_split_setting(argv[i], key, sizeof key, &value, err, errlen)) return -1;
-    if (ab_params_set(&p, key, value, err, errlen)) return -1;
-    depth_set |= !strcmp(key, "depth");
-    time_set |= !strcmp(key, "time");
-  }
+  kv_target tg = {&ab_table, &p, 0};
+  if (agent_settings(a, &tg, 1, argc, argv, err, errlen)) return -1;
   /* A time limit alone means: as deep as the time allows. */
-  if (time_set && !depth_set) p.depth = AB_MAX_DEPTH;
+  if (kv_given(&tg, "time") && !kv_given(&tg, "depth")) p.depth = AB_MAX_DEPTH;
   ab_search *s = ab_create(&a->g, &p, err, errlen);
   if (!s) return -1;
   a->impl = s;
