@@ -51,7 +51,7 @@ agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err,
   }
   a->kind = k;
   a->g = *g;
-  rng_seed(&a->rng, seed, 0x61676e74);
+  agent_reseed(a, seed, 0x61676e74);
   snprintf(a->spec, sizeof a->spec, "%s", spec);
   if (k->create(a, argc - 1, argv + 1, err, errlen) != 0) {
     free(a);
@@ -89,6 +89,12 @@ int agent_analyze(agent *a, const game_pos *p, const game_hist *h, agent_analysi
 void agent_reset(agent *a) {
   if (a->kind->reset) a->kind->reset(a);
 }
+
+void agent_reseed(agent *a, uint64_t seed, uint64_t stream) { rng_seed(&a->rng, seed, stream); }
+
+const char *agent_spec(const agent *a) { return a->spec; }
+const char *agent_kind_name(const agent *a) { return a->kind->kind; }
+const char *agent_error(const agent *a) { return a->err; }
 
 int agent_settings(const agent *a, kv_target *tg, int n, int argc, char *const *argv, char *err,
                    size_t errlen) {

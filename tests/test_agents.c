@@ -258,7 +258,11 @@ START_TEST(bad_specs_name_the_culprit) {
   } bad[] = {{"alphabeta depth=0", "depth"},   {"alphabeta speed=3", "speed"},
              {"mcts sims=x", "sims"},          {"mcts rollouts=0", "rollouts"},
              {"mcts c_puct", "c_puct"},        {"zero sims=10", "weights"},
-             {"net weights=/nonexistent/w", "nonexistent"}, {"chess", "chess"}};
+             {"net weights=/nonexistent/w", "nonexistent"}, {"chess", "chess"},
+             {"mcts sims=5 sims=6", "'sims' given twice"},
+             {"net sample=2 weights=x", "bad value '2' for sample"},
+             {"alphabeta depth=4 time=1e999", "bad value '1e999' for time"},
+             {"random depth=2", "takes no settings"}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     err[0] = 0;
     agent *a = agent_create(&G, bad[i].spec, 1, err, sizeof err);
@@ -280,8 +284,8 @@ static game_pos play_game(agent *a, agent *b, int *plies) {
   while (p.status == GAME_ONGOING) {
     agent *x = p.mover == GAME_SOUTH ? a : b;
     int act = agent_choose(x, &p, h);
-    ck_assert_msg(act >= 0 && (game_legal(&G, &p) >> act & 1), "%s chose %d: %s", x->spec, act,
-                  x->err);
+    ck_assert_msg(act >= 0 && (game_legal(&G, &p) >> act & 1), "%s chose %d: %s",
+                  agent_spec(x), act, agent_error(x));
     game_step(&G, &p, h, act);
     ++*plies;
   }
@@ -360,6 +364,32 @@ START_TEST(agents_reproducible) {
 }
 END_TEST
 
+/* agent_reseed and agent_reset before a game: the game depends on the
+ * streams alone, not on the games the agents played before. */
+START_TEST(reseed_replays_a_game) {
+  configure("oware", NULL);
+  char err[256];
+  agent *a = agent_create(&G, "mcts sims=30 noise=1", 1, err, sizeof err);
+  agent *b = agent_create(&G, "greedy", 2, err, sizeof err);
+  ck_assert_str_eq(agent_kind_name(a), "mcts");
+  ck_assert_str_eq(agent_spec(a), "mcts sims=30 noise=1");
+  int plies[3];
+  agent_reseed(a, 7, 0);
+  agent_reseed(b, 7, 1);
+  game_pos e1 = play_game(a, b, &plies[0]);
+  game_pos other = play_game(a, b, &plies[1]); /* the streams move on */
+  ck_assert(plies[1] != plies[0] || memcmp(other.pits, e1.pits, sizeof e1.pits) != 0);
+  agent_reseed(a, 7, 0);
+  agent_reseed(b, 7, 1);
+  game_pos e2 = play_game(a, b, &plies[2]);
+  ck_assert_int_eq(plies[0], plies[2]);
+  ck_assert_mem_eq(e1.pits, e2.pits, sizeof e1.pits);
+  ck_assert_mem_eq(e1.store, e2.store, sizeof e1.store);
+  agent_free(a);
+  agent_free(b);
+}
+END_TEST
+
 /* ---- Network agents ------------------------------------------------------------------ */
 
 static void save_tiny_net(const game *g, const char *path) {
@@ -423,6 +453,7 @@ static Suite *agents_suite(void) {
   tcase_add_test(t, every_kind_plays_legal_games);
   tcase_add_test(t, mcts_agent_analysis);
   tcase_add_test(t, agents_reproducible);
+  tcase_add_test(t, reseed_replays_a_game);
   tcase_add_test(t, network_agents);
   suite_add_tcase(s, t);
   return s;
