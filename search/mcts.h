@@ -35,7 +35,9 @@
  *   policy  n x g->n_actions probabilities, 0 for illegal actions, summing
  *           to 1 over the legal ones (the search renormalises defensively)
  *   value   n values for the player to move at each position
- * and returns 0, or -1 with a message in the context's own error slot.
+ * and returns 0, or -1 when it cannot evaluate them (n above max_batch, a
+ * network made for other sizes). Evaluators keep no error text: the search
+ * reports which call failed ("the evaluator failed on a batch of 64").
  * max_batch: the largest n the evaluator accepts (0: no limit). */
 typedef struct {
   int (*evaluate)(void *ctx, const game *g, const game_pos *const *pos, int n,
