@@ -67,24 +67,26 @@ void kv_accepts(const kv_key *k, char *buf, size_t len) {
   }
 }
 
-/* Parses text into *out (as the field's type, by value); 0 or -1. */
-static int parse_value(const kv_key *k, const char *text, void *out) {
-  errno = 0;
+/* Parses text into k's field of base; the field is written only when the
+ * whole text is a valid value. 0 or -1. */
+static int set_value(const kv_key *k, void *base, const char *text) {
+  void *f = field(k, base);
   char *end;
+  errno = 0;
   switch (k->type) {
   case KV_INT: {
     if (!decimal_syntax(text, 0)) return -1;
     long long v = strtoll(text, &end, 10);
     if (errno == ERANGE || v < INT_MIN || v > INT_MAX || (double)v < k->lo || (double)v > k->hi)
       return -1;
-    *(int *)out = (int)v;
+    *(int *)f = (int)v;
     return 0;
   }
   case KV_U64: {
     if (!decimal_syntax(text, 0) || text[0] == '-') return -1;
     unsigned long long v = strtoull(text, &end, 10);
     if (errno == ERANGE) return -1;
-    *(uint64_t *)out = (uint64_t)v;
+    *(uint64_t *)f = (uint64_t)v;
     return 0;
   }
   case KV_FLOAT:
@@ -93,62 +95,36 @@ static int parse_value(const kv_key *k, const char *text, void *out) {
     double v = strtod(text, &end);
     if (!(v >= k->lo && v <= k->hi)) return -1; /* also overflow to inf */
     if (k->type == KV_FLOAT)
-      *(float *)out = (float)v;
+      *(float *)f = (float)v;
     else
-      *(double *)out = v;
+      *(double *)f = v;
     return 0;
   }
   case KV_BOOL:
     if (strcmp(text, "0") && strcmp(text, "1")) return -1;
-    *(int *)out = text[0] == '1';
+    *(int *)f = text[0] == '1';
     return 0;
   case KV_ENUM:
     for (int i = 0; k->names[i]; i++)
       if (!strcmp(text, k->names[i])) {
-        *(int *)out = i;
+        *(int *)f = i;
         return 0;
       }
     return -1;
-  case KV_STR:
-    if (strlen(text) >= k->size) return -1;
-    return 0; /* copied by the caller: the value may be long */
+  case KV_STR: {
+    size_t n = strlen(text);
+    if (n >= k->size) return -1;
+    memcpy(f, text, n + 1);
+    return 0;
+  }
   }
   return -1;
 }
 
-/* Stores a parsed value; KV_STR copies text. */
-static void store(const kv_key *k, void *base, const char *text, const void *v) {
-  void *f = field(k, base);
-  switch (k->type) {
-  case KV_INT:
-  case KV_BOOL:
-  case KV_ENUM: memcpy(f, v, sizeof(int)); break;
-  case KV_U64: memcpy(f, v, sizeof(uint64_t)); break;
-  case KV_FLOAT: memcpy(f, v, sizeof(float)); break;
-  case KV_DOUBLE: memcpy(f, v, sizeof(double)); break;
-  case KV_STR: memcpy(f, text, strlen(text) + 1); break;
-  }
-}
-
-/* Parses and stores; on error writes what k accepts into what. */
-static int set_value(const kv_key *k, void *base, const char *text, char *what, size_t len) {
-  union {
-    int i;
-    uint64_t u;
-    float f;
-    double d;
-  } v;
-  if (parse_value(k, text, &v) != 0) {
-    kv_accepts(k, what, len);
-    return -1;
-  }
-  store(k, base, text, &v);
-  return 0;
-}
-
 int kv_parse(const kv_key *k, void *base, const char *text, char *err, size_t errlen) {
+  if (set_value(k, base, text) == 0) return 0;
   char what[512];
-  if (set_value(k, base, text, what, sizeof what) == 0) return 0;
+  kv_accepts(k, what, sizeof what);
   errf(err, errlen, "bad value '%s' (%s)", text, what);
   return -1;
 }
@@ -182,9 +158,11 @@ static int unknown_key(const kv_table *const *t, int n, const char *key, size_t 
   return -1;
 }
 
+/* kv_parse with the key named. */
 static int bad_value(const kv_key *k, void *base, const char *text, char *err, size_t errlen) {
+  if (set_value(k, base, text) == 0) return 0;
   char what[512];
-  if (set_value(k, base, text, what, sizeof what) == 0) return 0;
+  kv_accepts(k, what, sizeof what);
   errf(err, errlen, "bad value '%s' for %s (%s)", text, k->name, what);
   return -1;
 }
@@ -202,52 +180,46 @@ int kv_defaults(const kv_table *t, void *base, char *err, size_t errlen) {
   return 0;
 }
 
+/* The number of names of a KV_ENUM key. */
+static int n_names(const kv_key *k) {
+  int n = 0;
+  while (k->names[n]) n++;
+  return n;
+}
+
+/* A numeric field (every type but KV_U64 and KV_STR) as a double. */
+static double number_of(const kv_key *k, const void *base) {
+  const void *f = cfield(k, base);
+  int i;
+  float x;
+  double d;
+  switch (k->type) {
+  case KV_FLOAT: memcpy(&x, f, sizeof x); return x;
+  case KV_DOUBLE: memcpy(&d, f, sizeof d); return d;
+  default: memcpy(&i, f, sizeof i); return i;
+  }
+}
+
 int kv_check(const kv_table *t, const void *base, char *err, size_t errlen) {
   for (int i = 0; i < t->n; i++) {
     const kv_key *k = &t->keys[i];
-    const void *f = cfield(k, base);
+    double v = 0, lo = k->lo, hi = k->hi;
     int ok = 1;
-    double v = 0;
-    switch (k->type) {
-    case KV_INT:
-    case KV_BOOL: {
-      int x;
-      memcpy(&x, f, sizeof x);
-      v = x;
-      ok = v >= k->lo && v <= k->hi;
-      break;
+    if (k->type == KV_STR) {
+      ok = memchr(cfield(k, base), 0, k->size) != NULL;
+    } else if (k->type != KV_U64) { /* a u64 takes every value */
+      v = number_of(k, base);
+      if (k->type == KV_ENUM) lo = 0, hi = n_names(k) - 1;
+      ok = v >= lo && v <= hi;
     }
-    case KV_ENUM: {
-      int x, count = 0;
-      memcpy(&x, f, sizeof x);
-      while (k->names[count]) count++;
-      v = x;
-      ok = x >= 0 && x < count;
-      break;
-    }
-    case KV_FLOAT: {
-      float x;
-      memcpy(&x, f, sizeof x);
-      v = x;
-      ok = v >= k->lo && v <= k->hi;
-      break;
-    }
-    case KV_DOUBLE:
-      memcpy(&v, f, sizeof v);
-      ok = v >= k->lo && v <= k->hi;
-      break;
-    case KV_U64: break;
-    case KV_STR: ok = memchr(f, 0, k->size) != NULL; break;
-    }
-    if (!ok) {
-      char what[512];
-      kv_accepts(k, what, sizeof what);
-      if (k->type == KV_STR)
-        errf(err, errlen, "%s is too long (%s)", k->name, what);
-      else
-        errf(err, errlen, "%s %g is out of range (%s)", k->name, v, what);
-      return -1;
-    }
+    if (ok) continue;
+    char what[512];
+    kv_accepts(k, what, sizeof what);
+    if (k->type == KV_STR)
+      errf(err, errlen, "%s is too long (%s)", k->name, what);
+    else
+      errf(err, errlen, "%s %g is out of range (%s)", k->name, v, what);
+    return -1;
   }
   return 0;
 }
