@@ -8,6 +8,7 @@
 #include "base/base.h"
 #include "base/kv.h"
 #include "search/agent_internal.h"
+#include "search/mcts_internal.h"
 
 enum { TT_EXACT = 1, TT_LOWER = 2, TT_UPPER = 3 };
 
@@ -187,6 +188,28 @@ static inline void unstep(ab_search *s, const path_save *sv) {
 }
 
 static int negamax(ab_search *s, const game_pos *p, int depth, int alpha, int beta, int ply,
+                   int *heur);
+
+/* The value for p's mover of playing a at p (ply plies below the root),
+ * searched depth more plies within (alpha, beta): a move that keeps the
+ * mover is not negated. *heur is set when a horizon lies below. */
+static inline int child_value(ab_search *s, const game_pos *p, int a, int depth, int alpha,
+                              int beta, int ply, int *heur) {
+  game_pos q;
+  path_save sv;
+  step(s, p, &q, a, &sv);
+  int v;
+  if (q.status != GAME_ONGOING)
+    v = terminal_score(&q, p->mover, ply + 1);
+  else if (q.mover == p->mover)
+    v = negamax(s, &q, depth, alpha, beta, ply + 1, heur);
+  else
+    v = -negamax(s, &q, depth, -beta, -alpha, ply + 1, heur);
+  unstep(s, &sv);
+  return v;
+}
+
+static int negamax(ab_search *s, const game_pos *p, int depth, int alpha, int beta, int ply,
                    int *heur) {
   s->nodes++;
   if (s->can_abort && (s->nodes & 1023) == 0 && clock_wall() > s->deadline) s->abort = 1;
@@ -214,20 +237,10 @@ static int negamax(ab_search *s, const game_pos *p, int depth, int alpha, int be
     }
   }
   int moves[GAME_MAX_ACTIONS];
-  int n = order_moves(s, p, tt_move, moves), me = p->mover;
+  int n = order_moves(s, p, tt_move, moves);
   int best = -AB_INF, best_move = moves[0], alpha0 = alpha, h_all = 0;
   for (int i = 0; i < n; i++) {
-    game_pos q;
-    path_save sv;
-    step(s, p, &q, moves[i], &sv);
-    int v, h = 0;
-    if (q.status != GAME_ONGOING)
-      v = terminal_score(&q, me, ply + 1);
-    else if (q.mover == me)
-      v = negamax(s, &q, depth - 1, alpha, beta, ply + 1, &h);
-    else
-      v = -negamax(s, &q, depth - 1, -beta, -alpha, ply + 1, &h);
-    unstep(s, &sv);
+    int h = 0, v = child_value(s, p, moves[i], depth - 1, alpha, beta, ply, &h);
     if (s->abort) return 0;
     h_all |= h;
     if (v > best) {
@@ -253,14 +266,8 @@ int ab_run(ab_search *s, const game_pos *p, const game_hist *h, ab_result *out, 
            size_t errlen) {
   memset(out, 0, sizeof *out);
   out->best = -1;
-  if (p->status != GAME_ONGOING || game_legal(&s->g, p) == 0) {
-    errf(err, errlen, "cannot search a finished game");
-    return -1;
-  }
-  if (!h) {
-    game_hist_reset(s->own_hist, p);
-    h = s->own_hist;
-  }
+  h = search_root_hist(&s->g, p, h, s->own_hist, err, errlen);
+  if (!h) return -1;
   double t0 = clock_wall();
   s->deadline = t0 + s->p.time;
   s->nodes = 0;
@@ -269,7 +276,7 @@ int ab_run(ab_search *s, const game_pos *p, const game_hist *h, ab_result *out, 
   uint64_t root_sum = 0;
   if (s->g.repetition > 0)
     for (int i = 0; i < h->len; i++) root_sum += mixh(h->hash[i]);
-  int max_depth = s->p.depth, prev_best = -1, me = p->mover;
+  int max_depth = s->p.depth, prev_best = -1;
   for (int d = 1; d <= max_depth; d++) {
     s->can_abort = s->p.time > 0 && d > 1;
     s->hsum = root_sum;
@@ -277,17 +284,7 @@ int ab_run(ab_search *s, const game_pos *p, const game_hist *h, ab_result *out, 
     int n = order_moves(s, p, prev_best, moves);
     int alpha = -AB_INF, best = -AB_INF, best_move = moves[0], heur = 0;
     for (int i = 0; i < n; i++) {
-      game_pos q;
-      path_save sv;
-      step(s, p, &q, moves[i], &sv);
-      int v, hh = 0;
-      if (q.status != GAME_ONGOING)
-        v = terminal_score(&q, me, 1);
-      else if (q.mover == me)
-        v = negamax(s, &q, d - 1, alpha, AB_INF, 1, &hh);
-      else
-        v = -negamax(s, &q, d - 1, -AB_INF, -alpha, 1, &hh);
-      unstep(s, &sv);
+      int hh = 0, v = child_value(s, p, moves[i], d - 1, alpha, AB_INF, 0, &hh);
       if (s->abort) break;
       heur |= hh;
       scores[i] = v;

@@ -69,14 +69,8 @@ static int reuse_ok(mcts *m, const game_hist *h, int n, const int *actions) {
 }
 
 int mcts_set_root(mcts *m, const game_pos *p, const game_hist *h, char *err, size_t errlen) {
-  if (p->status != GAME_ONGOING || game_legal(&m->g, p) == 0) {
-    errf(err, errlen, "cannot search a finished game");
-    return -1;
-  }
-  if (!h) {
-    game_hist_reset(m->tmp_hist2, p);
-    h = m->tmp_hist2;
-  }
+  h = search_root_hist(&m->g, p, h, m->tmp_hist2, err, errlen);
+  if (!h) return -1;
   m->pending = 0;
   if (m->root_set && m->p.reuse && m->used > 1) {
     mcts_node *nd = m->nodes;
