@@ -139,7 +139,8 @@ static void ab_vs_minimax(const char *preset, const char *settings, const char *
   }
   ck_assert_msg(done >= n / 2, "%s: only %d positions compared", preset, done);
   if (exhaustive) ck_assert_int_gt(solved_wins, 0);
-  if (!strcmp(preset, "warri")) ck_assert_msg(mm_extra_turns > 0, "no extra turn below the root was compared");
+  if (!strcmp(preset, "warri"))
+    ck_assert_msg(mm_extra_turns > 0, "no extra turn below the root was compared");
   if (getenv("SOWZERO_TEST_VERBOSE"))
     fprintf(stderr, "%s %s: %d compared, %d wins, %d skipped, %ld extra turns\n", preset,
             settings ? settings : "", done, solved_wins, skipped, mm_extra_turns);

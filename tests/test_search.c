@@ -125,7 +125,8 @@ static int search_best(const game_pos *p, mcts_params prm, mcts_eval ev, int sim
 
 START_TEST(path_step_matches_game_step) {
   const char *presets[] = {"oware", "warri", "oware"};
-  const char *settings[] = {"houses=3 seeds=2", "houses=4 seeds=2", "repetition=3 houses=3 seeds=2"};
+  const char *settings[] = {"houses=3 seeds=2", "houses=4 seeds=2",
+                            "repetition=3 houses=3 seeds=2"};
   int games = (int)(400 * test_scale()) + 10, endings = 0;
   game_hist *h = malloc(sizeof *h), *root = malloc(sizeof *root);
   game_path *sp = malloc(sizeof *sp);
@@ -493,7 +494,7 @@ START_TEST(noise_and_temperature) {
 }
 END_TEST
 
-/* ---- Gumbel ------------------------------------------------------------------------------------ */
+/* ---- Gumbel ---------------------------------------------------------------------------------- */
 
 START_TEST(gumbel_halving_schedule) {
   configure_game("oware", NULL);
@@ -550,7 +551,7 @@ START_TEST(gumbel_halving_schedule) {
 }
 END_TEST
 
-/* ---- No allocation per simulation ------------------------------------------------------------- */
+/* ---- No allocation per simulation ------------------------------------------------------------ */
 
 START_TEST(no_allocation_per_simulation) {
   configure_game("oware", NULL);
