@@ -338,10 +338,10 @@ static void *match_worker(void *arg) {
     int o = m->p->openings > 0 ? (i / 2) % m->p->openings : -1;
     agent *as = ag[south], *an = ag[north];
     /* Fresh streams per game and seat: results do not depend on threads. */
-    rng_seed(&as->rng, m->p->seed, 2 * (uint64_t)k);
+    agent_reseed(as, m->p->seed, 2 * (uint64_t)k);
     agent_reset(as);
     if (an != as) {
-      rng_seed(&an->rng, m->p->seed, 2 * (uint64_t)k + 1);
+      agent_reseed(an, m->p->seed, 2 * (uint64_t)k + 1);
       agent_reset(an);
     }
     rec->number = k;

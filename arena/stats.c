@@ -66,7 +66,7 @@ static void *stats_worker(void *arg) {
     pthread_mutex_unlock(&j->lock);
     if (k < 0) break;
     for (int s = 0; s < 2; s++) {
-      rng_seed(&ag[s]->rng, j->p->seed, 2 * (uint64_t)k + (uint64_t)s);
+      agent_reseed(ag[s], j->p->seed, 2 * (uint64_t)k + (uint64_t)s);
       agent_reset(ag[s]);
     }
     agent *south = ag[j->first_side == GAME_SOUTH ? 0 : 1];

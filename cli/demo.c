@@ -55,7 +55,7 @@ int cmd_demo(int argc, char **argv) {
     fputs(board, stdout);
     int who = p.mover, act = agent_choose(a[who], &p, h);
     if (act < 0) {
-      fprintf(stderr, "sowzero demo: %s\n", a[who]->err);
+      fprintf(stderr, "sowzero demo: %s\n", agent_error(a[who]));
       rc = 1;
       break;
     }

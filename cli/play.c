@@ -73,7 +73,7 @@ int cmd_play(int argc, char **argv) {
     if (p->mover != human) {
       int act = agent_choose(a, p, h);
       if (act < 0) {
-        fprintf(stderr, "sowzero play: %s\n", a->err);
+        fprintf(stderr, "sowzero play: %s\n", agent_error(a));
         break;
       }
       printf("%s plays %d\n\n", spec, act);

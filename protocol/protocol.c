@@ -289,7 +289,7 @@ static int cmd_genmove(proto *s, int argc, char **argv, out_buf *o, char *err, s
   }
   int a = agent_choose(s->agent, &s->pos, &s->hist);
   if (a < 0) {
-    errf(err, errlen, "%s", s->agent->err);
+    errf(err, errlen, "%s", agent_error(s->agent));
     return -1;
   }
   char text[16];
@@ -307,7 +307,7 @@ static int cmd_analyze(proto *s, int argc, char **argv, out_buf *o, char *err, s
   }
   agent_analysis an;
   if (agent_analyze(s->agent, &s->pos, &s->hist, &an) != 0) {
-    errf(err, errlen, "%s", s->agent->err);
+    errf(err, errlen, "%s", agent_error(s->agent));
     return -1;
   }
   put(o, "best %d value %.4f", an.best, an.root_value);

@@ -51,7 +51,7 @@ agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err,
   }
   a->kind = k;
   a->g = *g;
-  rng_seed(&a->rng, seed, 0x61676e74);
+  agent_reseed(a, seed, 0x61676e74);
   snprintf(a->spec, sizeof a->spec, "%s", spec);
   if (k->create(a, argc - 1, argv + 1, err, errlen) != 0) {
     free(a);
@@ -90,41 +90,18 @@ void agent_reset(agent *a) {
   if (a->kind->reset) a->kind->reset(a);
 }
 
-int agent_split_setting(const char *kv, char *key, size_t keylen, const char **value,
-                        char *err, size_t errlen) {
-  const char *eq = strchr(kv, '=');
-  if (!eq || eq == kv || (size_t)(eq - kv) >= keylen) {
-    errf(err, errlen, "bad agent setting '%s' (expected key=value)", kv);
-    return -1;
-  }
-  memcpy(key, kv, (size_t)(eq - kv));
-  key[eq - kv] = 0;
-  *value = eq + 1;
-  return 0;
-}
+void agent_reseed(agent *a, uint64_t seed, uint64_t stream) { rng_seed(&a->rng, seed, stream); }
 
-int agent_parse_int(const char *key, const char *value, long lo, long hi, long *out,
-                    char *err, size_t errlen) {
-  char *end;
-  long v = strtol(value, &end, 10);
-  if (*value == 0 || *end != 0 || v < lo || v > hi) {
-    errf(err, errlen, "bad value '%s' for %s (an integer %ld..%ld)", value, key, lo, hi);
-    return -1;
-  }
-  *out = v;
-  return 0;
-}
+const char *agent_spec(const agent *a) { return a->spec; }
+const char *agent_kind_name(const agent *a) { return a->kind->kind; }
+const char *agent_error(const agent *a) { return a->err; }
 
-int agent_parse_double(const char *key, const char *value, double lo, double hi,
-                       double *out, char *err, size_t errlen) {
-  char *end;
-  double v = strtod(value, &end);
-  if (*value == 0 || *end != 0 || !(v >= lo && v <= hi)) {
-    errf(err, errlen, "bad value '%s' for %s (a number %g..%g)", value, key, lo, hi);
-    return -1;
-  }
-  *out = v;
-  return 0;
+int agent_settings(const agent *a, kv_target *tg, int n, int argc, char *const *argv, char *err,
+                   size_t errlen) {
+  char e[512];
+  if (kv_set_list(tg, n, argc, argv, e, sizeof e) == 0) return 0;
+  errf(err, errlen, "agent %s: %s", a->kind->kind, e);
+  return -1;
 }
 
 /* ---- random ------------------------------------------------------------------ */

@@ -26,8 +26,9 @@ typedef struct {
   int best;                      /* the action it would play */
 } agent_analysis;
 
-/* One kind of agent. create parses the settings (argv: "key=value" tokens)
- * and sets a->impl; an unknown key or bad value is an error naming it. */
+/* One kind of agent, implemented in search/. create parses the settings
+ * (argv: "key=value" tokens) and sets a->impl; an unknown key, a key given
+ * twice or a bad value is an error naming it. */
 typedef struct {
   const char *kind;
   const char *usage; /* e.g. "alphabeta depth=N time=SECONDS" */
@@ -42,6 +43,7 @@ typedef struct {
   void (*free_impl)(agent *a); /* frees a->impl; may be NULL */
 } agent_kind;
 
+/* The fields belong to search/: callers elsewhere use the functions below. */
 struct agent {
   const agent_kind *kind;
   game g;         /* the game it plays (a copy) */
@@ -56,23 +58,25 @@ struct agent {
 agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err,
                     size_t errlen);
 void agent_free(agent *a);
-/* Chooses an action for p; -1 on failure (message in a->err). */
+/* Chooses an action for p; -1 on failure (message: agent_error). */
 int agent_choose(agent *a, const game_pos *p, const game_hist *h);
-/* Analysis of p; -1 (message in a->err) if the kind cannot analyze. */
+/* Analysis of p; -1 (message: agent_error) if the kind cannot analyze. */
 int agent_analyze(agent *a, const game_pos *p, const game_hist *h, agent_analysis *out);
-/* Tells the agent a new game starts (drops any reused search tree). */
+/* Tells the agent a new game starts (drops any reused search tree); a
+ * searching agent draws its search's seeds from its random stream here. */
 void agent_reset(agent *a);
+/* Restarts the agent's random stream at (seed, stream). Before a game:
+ * agent_reseed, then agent_reset, so the game depends on (seed, stream)
+ * alone, not on what the agent played before (or on which thread). */
+void agent_reseed(agent *a, uint64_t seed, uint64_t stream);
+
+/* The spec the agent was made from, its kind ("mcts"), and the message of
+ * its last failed agent_choose or agent_analyze. Valid while a lives. */
+const char *agent_spec(const agent *a);
+const char *agent_kind_name(const agent *a);
+const char *agent_error(const agent *a);
+
 /* The registered kinds, for help texts; NULL past the end. */
 const agent_kind *agent_kind_at(int i);
-
-/* Parses "key=value" into key and value (key truncated to keylen).
- * For agent kinds' create functions. */
-int agent_split_setting(const char *kv, char *key, size_t keylen, const char **value,
-                        char *err, size_t errlen);
-/* Parses a number with range check, naming the key on error. */
-int agent_parse_int(const char *key, const char *value, long lo, long hi, long *out,
-                    char *err, size_t errlen);
-int agent_parse_double(const char *key, const char *value, double lo, double hi,
-                       double *out, char *err, size_t errlen);
 
 #endif

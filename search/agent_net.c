@@ -1,58 +1,68 @@
 /* The `net` agent: the network's policy without search — the most likely
- * legal action, or a sample at a temperature with sample=1. */
+ * legal action, or a sample at a temperature with sample=1 — and the
+ * network loading the network agents share. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "search/agent_internal.h"
-#include "search/evaluator_nn.h"
+
+int agent_network_open(agent_network *n, const agent *a, const char *weights, char *err,
+                       size_t errlen) {
+  if (!weights[0]) {
+    errf(err, errlen, "agent %s needs weights=FILE", a->kind->kind);
+    return -1;
+  }
+  n->net = mcts_nn_load(&a->g, weights, err, errlen);
+  if (n->net) n->ev = mcts_nn_create(&a->g, n->net, 1, err, errlen);
+  return n->ev ? 0 : -1;
+}
+
+void agent_network_close(agent_network *n) {
+  mcts_nn_free(n->ev);
+  nn_free(n->net);
+  n->ev = NULL;
+  n->net = NULL;
+}
 
 typedef struct {
-  nn_net *net;
-  mcts_nn *ev;
+  char weights[256];
+  int sample;
+  double temp;
+} net_opts;
+
+static const kv_key net_keys[] = {
+    KV_S("weights", net_opts, weights, "", "the network's weight file"),
+    KV_B("sample", net_opts, sample, "0", "1: sample a move instead of the most likely"),
+    KV_D("temp", net_opts, temp, 0.01, 100, "1", "sampling temperature"),
+};
+static const kv_table net_table = KV_TABLE(net_keys);
+
+typedef struct {
+  agent_network nw;
   int sample;
   double temp;
 } net_agent;
 
 static void net_free_parts(net_agent *n) {
-  mcts_nn_free(n->ev);
-  nn_free(n->net);
+  agent_network_close(&n->nw);
   free(n);
 }
 
 static int net_create(agent *a, int argc, char *const *argv, char *err, size_t errlen) {
-  const char *weights = NULL;
-  long sample = 0;
-  double temp = 1.0;
-  for (int i = 0; i < argc; i++) {
-    char key[32];
-    const char *value;
-    if (agent_split_setting(argv[i], key, sizeof key, &value, err, errlen)) return -1;
-    if (!strcmp(key, "weights")) {
-      weights = value;
-    } else if (!strcmp(key, "sample")) {
-      if (agent_parse_int(key, value, 0, 1, &sample, err, errlen)) return -1;
-    } else if (!strcmp(key, "temp")) {
-      if (agent_parse_double(key, value, 0.01, 100, &temp, err, errlen)) return -1;
-    } else {
-      errf(err, errlen, "unknown net setting '%s' (known: weights sample temp)", key);
-      return -1;
-    }
-  }
-  if (!weights) {
-    errf(err, errlen, "agent net needs weights=FILE");
-    return -1;
-  }
+  net_opts o;
+  memset(&o, 0, sizeof o);
+  kv_defaults(&net_table, &o, NULL, 0);
+  kv_target tg = {&net_table, &o, 0};
+  if (agent_settings(a, &tg, 1, argc, argv, err, errlen)) return -1;
   net_agent *n = calloc(1, sizeof *n);
   if (!n) {
     errf(err, errlen, "out of memory");
     return -1;
   }
-  n->sample = (int)sample;
-  n->temp = temp;
-  n->net = mcts_nn_load(&a->g, weights, err, errlen);
-  if (n->net) n->ev = mcts_nn_create(&a->g, n->net, 1, err, errlen);
-  if (!n->ev) {
+  n->sample = o.sample;
+  n->temp = o.temp;
+  if (agent_network_open(&n->nw, a, o.weights, err, errlen)) {
     net_free_parts(n);
     return -1;
   }
@@ -62,14 +72,13 @@ static int net_create(agent *a, int argc, char *const *argv, char *err, size_t e
 
 static int net_eval(agent *a, const game_pos *p, float *policy, float *value) {
   net_agent *n = a->impl;
-  mcts_eval ev = mcts_nn_eval(n->ev);
+  mcts_eval ev = mcts_nn_eval(n->nw.ev);
   if (ev.evaluate(ev.ctx, &a->g, &p, 1, policy, value)) {
     errf(a->err, sizeof a->err, "network evaluation failed");
     return -1;
   }
   return 0;
 }
-
 static int net_choose(agent *a, const game_pos *p, const game_hist *h) {
   (void)h;
   net_agent *n = a->impl;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "base/kv.h"
 #include "search/agent_internal.h"
 #include "search/mcts_internal.h"
 
@@ -34,44 +35,35 @@ struct ab_search {
   int half;            /* pits per row: South owns [0, half) */
 };
 
+/* Weights from arena runs at depth 4 on Oware (docs/SEARCH.md): seeds kept
+ * and pits in play each matter about a tenth of a captured seed. */
+static const kv_key ab_keys[] = {
+    KV_I("depth", ab_params, depth, 1, AB_MAX_DEPTH, "6", "deepest iteration, plies"),
+    KV_D("time", ab_params, time, 0, 1e6, "0", "seconds per search; 0: no time limit"),
+    KV_I("tt", ab_params, tt_mb, 0, 65536, "16", "transposition table, MiB (0: none)"),
+    KV_I("w_store", ab_params, w_store, -100000, 100000, "100", "weight of the store difference"),
+    KV_I("w_seeds", ab_params, w_seeds, -100000, 100000, "10",
+         "weight of the seeds on the own row minus the opponent's"),
+    KV_I("w_mobility", ab_params, w_mobility, -100000, 100000, "10",
+         "weight of the non-empty own pits minus the opponent's"),
+};
+static const kv_table ab_table = KV_TABLE(ab_keys);
+
+const kv_table *ab_params_table(void) { return &ab_table; }
+
 ab_params ab_defaults(void) {
-  /* Weights from arena runs at depth 4 on Oware (docs/SEARCH.md): seeds
-   * kept and pits in play each matter about a tenth of a captured seed. */
-  ab_params p = {6, 0.0, 16, 100, 10, 10};
+  ab_params p;
+  memset(&p, 0, sizeof p);
+  kv_defaults(&ab_table, &p, NULL, 0); /* the table's defaults parse (tests) */
   return p;
 }
 
 int ab_params_set(ab_params *p, const char *key, const char *value, char *err, size_t errlen) {
-  long v;
-  double d;
-  if (!strcmp(key, "depth")) {
-    if (agent_parse_int(key, value, 1, AB_MAX_DEPTH, &v, err, errlen)) return -1;
-    p->depth = (int)v;
-  } else if (!strcmp(key, "time")) {
-    if (agent_parse_double(key, value, 0, 1e6, &d, err, errlen)) return -1;
-    p->time = d;
-  } else if (!strcmp(key, "tt")) {
-    if (agent_parse_int(key, value, 0, 65536, &v, err, errlen)) return -1;
-    p->tt_mb = (int)v;
-  } else if (!strcmp(key, "w_store") || !strcmp(key, "w_seeds") || !strcmp(key, "w_mobility")) {
-    if (agent_parse_int(key, value, -100000, 100000, &v, err, errlen)) return -1;
-    int *f = !strcmp(key, "w_store") ? &p->w_store : !strcmp(key, "w_seeds") ? &p->w_seeds
-                                                                            : &p->w_mobility;
-    *f = (int)v;
-  } else {
-    errf(err, errlen, "unknown alphabeta setting '%s' (known: depth time tt w_store w_seeds "
-         "w_mobility)", key);
-    return -1;
-  }
-  return 0;
+  return kv_set(&ab_table, p, key, value, err, errlen);
 }
 
 ab_search *ab_create(const game *g, const ab_params *p, char *err, size_t errlen) {
-  if (p->depth < 1 || p->depth > AB_MAX_DEPTH || p->time < 0 || p->tt_mb < 0) {
-    errf(err, errlen, "bad alphabeta parameters (depth 1..%d, time >= 0, tt >= 0)",
-         AB_MAX_DEPTH);
-    return NULL;
-  }
+  if (kv_check(&ab_table, p, err, errlen) != 0) return NULL;
   ab_search *s = calloc(1, sizeof *s);
   if (!s) {
     errf(err, errlen, "out of memory");
@@ -196,6 +188,28 @@ static inline void unstep(ab_search *s, const path_save *sv) {
 }
 
 static int negamax(ab_search *s, const game_pos *p, int depth, int alpha, int beta, int ply,
+                   int *heur);
+
+/* The value for p's mover of playing a at p (ply plies below the root),
+ * searched depth more plies within (alpha, beta): a move that keeps the
+ * mover is not negated. *heur is set when a horizon lies below. */
+static inline int child_value(ab_search *s, const game_pos *p, int a, int depth, int alpha,
+                              int beta, int ply, int *heur) {
+  game_pos q;
+  path_save sv;
+  step(s, p, &q, a, &sv);
+  int v;
+  if (q.status != GAME_ONGOING)
+    v = terminal_score(&q, p->mover, ply + 1);
+  else if (q.mover == p->mover)
+    v = negamax(s, &q, depth, alpha, beta, ply + 1, heur);
+  else
+    v = -negamax(s, &q, depth, -beta, -alpha, ply + 1, heur);
+  unstep(s, &sv);
+  return v;
+}
+
+static int negamax(ab_search *s, const game_pos *p, int depth, int alpha, int beta, int ply,
                    int *heur) {
   s->nodes++;
   if (s->can_abort && (s->nodes & 1023) == 0 && clock_wall() > s->deadline) s->abort = 1;
@@ -223,20 +237,10 @@ static int negamax(ab_search *s, const game_pos *p, int depth, int alpha, int be
     }
   }
   int moves[GAME_MAX_ACTIONS];
-  int n = order_moves(s, p, tt_move, moves), me = p->mover;
+  int n = order_moves(s, p, tt_move, moves);
   int best = -AB_INF, best_move = moves[0], alpha0 = alpha, h_all = 0;
   for (int i = 0; i < n; i++) {
-    game_pos q;
-    path_save sv;
-    step(s, p, &q, moves[i], &sv);
-    int v, h = 0;
-    if (q.status != GAME_ONGOING)
-      v = terminal_score(&q, me, ply + 1);
-    else if (q.mover == me)
-      v = negamax(s, &q, depth - 1, alpha, beta, ply + 1, &h);
-    else
-      v = -negamax(s, &q, depth - 1, -beta, -alpha, ply + 1, &h);
-    unstep(s, &sv);
+    int h = 0, v = child_value(s, p, moves[i], depth - 1, alpha, beta, ply, &h);
     if (s->abort) return 0;
     h_all |= h;
     if (v > best) {
@@ -262,14 +266,8 @@ int ab_run(ab_search *s, const game_pos *p, const game_hist *h, ab_result *out, 
            size_t errlen) {
   memset(out, 0, sizeof *out);
   out->best = -1;
-  if (p->status != GAME_ONGOING || game_legal(&s->g, p) == 0) {
-    errf(err, errlen, "cannot search a finished game");
-    return -1;
-  }
-  if (!h) {
-    game_hist_reset(s->own_hist, p);
-    h = s->own_hist;
-  }
+  h = search_root_hist(&s->g, p, h, s->own_hist, err, errlen);
+  if (!h) return -1;
   double t0 = clock_wall();
   s->deadline = t0 + s->p.time;
   s->nodes = 0;
@@ -278,7 +276,7 @@ int ab_run(ab_search *s, const game_pos *p, const game_hist *h, ab_result *out, 
   uint64_t root_sum = 0;
   if (s->g.repetition > 0)
     for (int i = 0; i < h->len; i++) root_sum += mixh(h->hash[i]);
-  int max_depth = s->p.depth, prev_best = -1, me = p->mover;
+  int max_depth = s->p.depth, prev_best = -1;
   for (int d = 1; d <= max_depth; d++) {
     s->can_abort = s->p.time > 0 && d > 1;
     s->hsum = root_sum;
@@ -286,17 +284,7 @@ int ab_run(ab_search *s, const game_pos *p, const game_hist *h, ab_result *out, 
     int n = order_moves(s, p, prev_best, moves);
     int alpha = -AB_INF, best = -AB_INF, best_move = moves[0], heur = 0;
     for (int i = 0; i < n; i++) {
-      game_pos q;
-      path_save sv;
-      step(s, p, &q, moves[i], &sv);
-      int v, hh = 0;
-      if (q.status != GAME_ONGOING)
-        v = terminal_score(&q, me, 1);
-      else if (q.mover == me)
-        v = negamax(s, &q, d - 1, alpha, AB_INF, 1, &hh);
-      else
-        v = -negamax(s, &q, d - 1, -AB_INF, -alpha, 1, &hh);
-      unstep(s, &sv);
+      int hh = 0, v = child_value(s, p, moves[i], d - 1, alpha, AB_INF, 0, &hh);
       if (s->abort) break;
       heur |= hh;
       scores[i] = v;
@@ -329,17 +317,10 @@ int ab_run(ab_search *s, const game_pos *p, const game_hist *h, ab_result *out, 
 
 static int ab_agent_create(agent *a, int argc, char *const *argv, char *err, size_t errlen) {
   ab_params p = ab_defaults();
-  int depth_set = 0, time_set = 0;
-  for (int i = 0; i < argc; i++) {
-    char key[32];
-    const char *value;
-    if (agent_split_setting(argv[i], key, sizeof key, &value, err, errlen)) return -1;
-    if (ab_params_set(&p, key, value, err, errlen)) return -1;
-    depth_set |= !strcmp(key, "depth");
-    time_set |= !strcmp(key, "time");
-  }
+  kv_target tg = {&ab_table, &p, 0};
+  if (agent_settings(a, &tg, 1, argc, argv, err, errlen)) return -1;
   /* A time limit alone means: as deep as the time allows. */
-  if (time_set && !depth_set) p.depth = AB_MAX_DEPTH;
+  if (kv_given(&tg, "time") && !kv_given(&tg, "depth")) p.depth = AB_MAX_DEPTH;
   ab_search *s = ab_create(&a->g, &p, err, errlen);
   if (!s) return -1;
   a->impl = s;

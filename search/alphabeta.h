@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/kv.h"
 #include "game/game.h"
 
 #define AB_WIN 1000000
@@ -54,11 +55,16 @@ typedef struct {
 
 typedef struct ab_search ab_search;
 
+/* The defaults of the parameter table: depth 6, no time limit, a 16 MiB
+ * table, weights 100, 10, 10. */
 ab_params ab_defaults(void);
-/* Sets one named field ("depth", "time", "tt", "w_store", "w_seeds",
- * "w_mobility") from text. */
+/* The parameter table (base/kv.h): keys "depth", "time", "tt" (tt_mb),
+ * "w_store", "w_seeds", "w_mobility", with ranges and help. */
+const kv_table *ab_params_table(void);
+/* Sets one named field from text; -1 with a message naming the key. */
 int ab_params_set(ab_params *p, const char *key, const char *value, char *err, size_t errlen);
 
+/* -1 naming the first parameter out of the table's range. */
 ab_search *ab_create(const game *g, const ab_params *p, char *err, size_t errlen);
 void ab_free(ab_search *s);
 /* Forgets the table (a new game starts). */

@@ -27,7 +27,8 @@ typedef struct mcts_nn mcts_nn;
 mcts_nn *mcts_nn_create(const game *g, const nn_net *net, int max_batch, char *err,
                         size_t errlen);
 void mcts_nn_free(mcts_nn *e);
-/* The evaluator table (ctx = e, max_batch as made). */
+/* The evaluator table (ctx = e, max_batch as made); evaluate fails (-1)
+ * only for a batch outside 1..max_batch. */
 mcts_eval mcts_nn_eval(mcts_nn *e);
 /* Evaluates with another net of the same config (weights swapped in by a
  * trainer); -1 if the config differs. */

@@ -1,6 +1,7 @@
-/* PUCT search over an index-based node arena: selection, expansion,
- * backup with signs decided by who moves at each node, the solver, root
- * noise, re-rooting, and the results of a search. */
+/* PUCT search over an index-based node arena: the life cycle of a search,
+ * selection, expansion, backup with signs decided by who moves at each
+ * node, the solver, root noise, and the results of a search. Parameters,
+ * the position cache and root handling (reuse) have files of their own. */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -10,215 +11,9 @@
 #include "search/mcts.h"
 #include "search/mcts_internal.h"
 
-/* ---- Parameters ------------------------------------------------------------------------- */
-
-mcts_params mcts_defaults(void) {
-  mcts_params p;
-  memset(&p, 0, sizeof p);
-  p.sims = 800;
-  p.c_puct = 1.25f;
-  p.c_puct_base = 0.0f;
-  p.fpu_reduction = 0.25f;
-  p.fpu_root = -1.0f;
-  p.noise = 0;
-  p.dirichlet_alpha = 0.5f;
-  p.dirichlet_frac = 0.25f;
-  p.temperature = 1.0f;
-  p.temp_plies = 0;
-  p.temp_final = 0.0f;
-  p.node_cap = 200000;
-  p.cache_size = 0;
-  p.batch = 256;
-  p.reuse = 1;
-  p.solver = 1;
-  p.gumbel = 0;
-  p.gumbel_m = 16;
-  p.gumbel_c_visit = 50.0f;
-  p.gumbel_c_scale = 1.0f;
-  return p;
-}
-
-mcts_params mcts_rollout_defaults(void) {
-  mcts_params p = mcts_defaults();
-  /* c_puct from arena runs at 1000 simulations (docs/SEARCH.md). */
-  p.sims = 1000;
-  p.c_puct = 2.0f;
-  p.fpu_reduction = 0.0f;
-  p.node_cap = 1 << 18;
-  return p;
-}
-
-typedef struct {
-  const char *name;
-  int is_float;
-  size_t off;
-  double lo, hi;
-} param_desc;
-
-#define PI_(f, lo, hi) {#f, 0, offsetof(mcts_params, f), lo, hi}
-#define PF_(f, lo, hi) {#f, 1, offsetof(mcts_params, f), lo, hi}
-static const param_desc param_table[] = {
-    PI_(sims, 1, 100000000),
-    PF_(c_puct, 0, 100),
-    PF_(c_puct_base, 0, 1e9),
-    PF_(fpu_reduction, -2, 2),
-    PF_(fpu_root, -1, 2),
-    PI_(noise, 0, 1),
-    PF_(dirichlet_alpha, 0.001, 100),
-    PF_(dirichlet_frac, 0, 1),
-    PF_(temperature, 0, 100),
-    PI_(temp_plies, 0, GAME_MAX_PLIES_CAP),
-    PF_(temp_final, 0, 100),
-    PI_(node_cap, 64, 200000000),
-    PI_(cache_size, 0, 100000000),
-    PI_(batch, 1, 65536),
-    PI_(reuse, 0, 1),
-    PI_(solver, 0, 1),
-    PI_(gumbel, 0, 1),
-    PI_(gumbel_m, 1, GAME_MAX_ACTIONS),
-    PF_(gumbel_c_visit, 0, 1e6),
-    PF_(gumbel_c_scale, 0, 1e6),
-};
-#define N_PARAMS (int)(sizeof param_table / sizeof param_table[0])
-
-const char *mcts_params_keys(void) {
-  return "sims c_puct c_puct_base fpu_reduction fpu_root noise dirichlet_alpha "
-         "dirichlet_frac temperature temp_plies temp_final node_cap cache_size batch "
-         "reuse solver gumbel gumbel_m gumbel_c_visit gumbel_c_scale";
-}
-
-int mcts_params_set(mcts_params *p, const char *key, const char *value, char *err,
-                    size_t errlen) {
-  for (int i = 0; i < N_PARAMS; i++) {
-    const param_desc *d = &param_table[i];
-    if (strcmp(d->name, key) != 0) continue;
-    char *end;
-    double v = strtod(value, &end);
-    if (*value == 0 || *end != 0 || !(v >= d->lo && v <= d->hi) ||
-        (!d->is_float && v != (double)(long)v)) {
-      errf(err, errlen, "bad value '%s' for %s (%s %g..%g)", value, key,
-           d->is_float ? "a number" : "an integer", d->lo, d->hi);
-      return -1;
-    }
-    char *field = (char *)p + d->off;
-    if (d->is_float) {
-      float f = (float)v;
-      memcpy(field, &f, sizeof f);
-    } else {
-      int n = (int)v;
-      memcpy(field, &n, sizeof n);
-    }
-    return 0;
-  }
-  errf(err, errlen, "unknown search setting '%s' (known: %s)", key, mcts_params_keys());
-  return -1;
-}
-
-int mcts_params_format(const mcts_params *p, char *buf, size_t len) {
-  size_t n = 0;
-  if (len) buf[0] = 0;
-  for (int i = 0; i < N_PARAMS; i++) {
-    const param_desc *d = &param_table[i];
-    const char *field = (const char *)p + d->off;
-    int w;
-    if (d->is_float) {
-      float f;
-      memcpy(&f, field, sizeof f);
-      w = snprintf(buf + n, len - n, "%s = %.9g\n", d->name, (double)f);
-    } else {
-      int v;
-      memcpy(&v, field, sizeof v);
-      w = snprintf(buf + n, len - n, "%s = %d\n", d->name, v);
-    }
-    if (w < 0 || (size_t)w >= len - n) return -1;
-    n += (size_t)w;
-  }
-  return 0;
-}
-
-int mcts_params_check(const mcts_params *p, char *err, size_t errlen) {
-  if (p->sims < 1) {
-    errf(err, errlen, "sims must be at least 1");
-    return -1;
-  }
-  if (p->node_cap < 1 + GAME_MAX_ACTIONS) {
-    errf(err, errlen, "node_cap %d is too small (at least %d)", p->node_cap,
-         1 + GAME_MAX_ACTIONS);
-    return -1;
-  }
-  if (p->cache_size < 0 || p->batch < 1 || p->gumbel_m < 1 || p->c_puct < 0) {
-    errf(err, errlen, "bad search parameters (cache_size, batch, gumbel_m or c_puct)");
-    return -1;
-  }
-  return 0;
-}
-
-/* ---- Cache ------------------------------------------------------------------------------ */
-
-mcts_cache *mcts_cache_create(int entries, int n_actions, char *err, size_t errlen) {
-  if (entries < 1 || n_actions < 1 || n_actions > GAME_MAX_ACTIONS) {
-    errf(err, errlen, "bad cache size %d x %d", entries, n_actions);
-    return NULL;
-  }
-  mcts_cache *c = calloc(1, sizeof *c);
-  if (c) {
-    c->entries = entries;
-    c->n_actions = n_actions;
-    c->key = calloc((size_t)entries, sizeof *c->key);
-    c->data = malloc((size_t)entries * (size_t)(n_actions + 1) * sizeof *c->data);
-  }
-  if (!c || !c->key || !c->data) {
-    mcts_cache_free(c);
-    errf(err, errlen, "out of memory for a cache of %d entries", entries);
-    return NULL;
-  }
-  return c;
-}
-
-void mcts_cache_free(mcts_cache *c) {
-  if (!c) return;
-  free(c->key);
-  free(c->data);
-  free(c);
-}
-
-void mcts_cache_clear(mcts_cache *c) { memset(c->key, 0, (size_t)c->entries * sizeof *c->key); }
-
-static inline uint64_t mix64(uint64_t h, uint64_t w) {
-  h ^= w + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  h *= 0xbf58476d1ce4e5b9ULL;
-  return h ^ (h >> 31);
-}
-
-uint64_t mcts_cache_key(const game_pos *p) {
-  uint64_t h = mix64(p->hash, (uint64_t)p->store[0] | (uint64_t)p->store[1] << 16 |
-                                  (uint64_t)p->ply << 32 | (uint64_t)p->nocap << 48);
-  h = mix64(h, (uint64_t)p->round | (uint64_t)p->aux[0] << 8 | (uint64_t)p->aux[1] << 16 |
-                   (uint64_t)p->aux[2] << 24 | (uint64_t)p->phase << 32 |
-                   (uint64_t)p->mover << 40);
-  return h ? h : 1;
-}
-
-int mcts_cache_get(mcts_cache *c, uint64_t key, float *policy, float *value) {
-  size_t i = (size_t)(key % (uint64_t)c->entries);
-  if (c->key[i] != key) return 0;
-  const float *d = c->data + i * (size_t)(c->n_actions + 1);
-  memcpy(policy, d, (size_t)c->n_actions * sizeof *d);
-  *value = d[c->n_actions];
-  return 1;
-}
-
-void mcts_cache_put(mcts_cache *c, uint64_t key, const float *policy, float value) {
-  size_t i = (size_t)(key % (uint64_t)c->entries);
-  float *d = c->data + i * (size_t)(c->n_actions + 1);
-  memcpy(d, policy, (size_t)c->n_actions * sizeof *d);
-  d[c->n_actions] = value;
-  c->key[i] = key;
-}
-
 /* ---- Life cycle ------------------------------------------------------------------------- */
 
-static void clear_tree(mcts *m) {
+void mcts_clear_tree(mcts *m) {
   memset(&m->nodes[0], 0, sizeof m->nodes[0]);
   m->nodes[0].flags = NODE_SEEN;
   m->nodes[0].mover = m->root_pos.mover;
@@ -267,7 +62,7 @@ mcts *mcts_create(const game *g, const mcts_params *p, const mcts_eval *ev, uint
   }
   game_start(g, &m->root_pos);
   game_hist_reset(m->root_hist, &m->root_pos);
-  clear_tree(m);
+  mcts_clear_tree(m);
   return m;
 }
 
@@ -301,150 +96,8 @@ void mcts_attach_cache(mcts *m, mcts_cache *c) { m->cache = c ? c : m->own_cache
 
 void mcts_reset(mcts *m) {
   m->root_set = 0;
-  clear_tree(m);
+  mcts_clear_tree(m);
   if (m->own_cache) mcts_cache_clear(m->own_cache);
-}
-
-/* ---- Re-rooting -------------------------------------------------------------------------
- * Keeps the subtree of node r and packs it to the front of the arena. A
- * child always sits after its parent, so one forward sweep marks the
- * subtree, a second numbers it, a third moves each node down (never over a
- * node still to be moved). */
-#define REMAP_NONE UINT32_MAX
-#define REMAP_MARK (UINT32_MAX - 1)
-
-static void reroot(mcts *m, uint32_t r) {
-  mcts_node *nd = m->nodes;
-  for (int i = (int)r; i < m->used; i++) m->remap[i] = REMAP_NONE;
-  m->remap[r] = REMAP_MARK;
-  for (int i = (int)r; i < m->used; i++)
-    if (m->remap[i] == REMAP_MARK && nd[i].child)
-      for (uint32_t k = nd[i].child; k < nd[i].child + nd[i].nchild; k++) m->remap[k] = REMAP_MARK;
-  uint32_t next = 0;
-  for (int i = (int)r; i < m->used; i++)
-    if (m->remap[i] == REMAP_MARK) m->remap[i] = next++;
-  for (int i = (int)r; i < m->used; i++) {
-    if (m->remap[i] == REMAP_NONE) continue;
-    mcts_node x = nd[i];
-    if (x.child) x.child = m->remap[x.child];
-    nd[m->remap[i]] = x;
-  }
-  m->used = (int)next;
-  m->root_noised = 0;
-  memset(&m->gs, 0, sizeof m->gs);
-}
-
-/* After reroot: the root's statistics were for the old parent's mover. */
-static void root_take_perspective(mcts *m, int old_chooser) {
-  mcts_node *x = &m->nodes[0];
-  if (old_chooser != x->mover) {
-    x->w = -x->w;
-    node_set_proof(x, proof_flip(node_proof(x)));
-  }
-  x->prior = 1.0f;
-}
-
-/* Keeps the subtree of node idx (a child or grandchild of the root) as the
- * new root at position p; falls back to a fresh tree when the kept subtree
- * leaves too little room to search. */
-static void keep_subtree(mcts *m, uint32_t idx, int parent_mover, const game_pos *p) {
-  reroot(m, idx);
-  m->root_pos = *p;
-  root_take_perspective(m, parent_mover);
-  if (m->used + GAME_MAX_ACTIONS > m->cap || m->used > m->cap - m->cap / 4) clear_tree(m);
-}
-
-static int hist_equal(const game_hist *a, const game_hist *b) {
-  return a->len == b->len && memcmp(a->hash, b->hash, (size_t)a->len * sizeof a->hash[0]) == 0;
-}
-
-/* The old root's history extended by the actions to a kept node must be
- * the caller's history: terminal flags set by the repetition rule in the
- * kept subtree depend on it. */
-static int reuse_ok(mcts *m, const game_hist *h, int n, const int *actions) {
-  game_hist *t = m->tmp_hist;
-  game_pos q = m->root_pos;
-  game_hist_copy(t, m->root_hist);
-  for (int i = 0; i < n; i++) game_step(&m->g, &q, t, actions[i]);
-  return hist_equal(t, h);
-}
-
-int mcts_set_root(mcts *m, const game_pos *p, const game_hist *h, char *err, size_t errlen) {
-  if (p->status != GAME_ONGOING || game_legal(&m->g, p) == 0) {
-    errf(err, errlen, "cannot search a finished game");
-    return -1;
-  }
-  if (!h) {
-    game_hist_reset(m->tmp_hist2, p);
-    h = m->tmp_hist2;
-  }
-  m->pending = 0;
-  if (m->root_set && m->p.reuse && m->used > 1) {
-    mcts_node *nd = m->nodes;
-    const mcts_node *root = &nd[0];
-    if (game_pos_equal(&m->root_pos, p) && reuse_ok(m, h, 0, NULL)) return 0;
-    for (uint32_t c = root->child; root->child && c < root->child + root->nchild; c++) {
-      if (!(nd[c].flags & NODE_SEEN) || (nd[c].flags & NODE_TERMINAL)) continue;
-      game_pos q = m->root_pos;
-      game_play(&m->g, &q, nd[c].action);
-      int path[2] = {nd[c].action, 0};
-      if (game_pos_equal(&q, p)) {
-        if (!reuse_ok(m, h, 1, path)) break;
-        game_hist_copy(m->root_hist, h);
-        keep_subtree(m, c, root->mover, p);
-        return 0;
-      }
-      for (uint32_t gc = nd[c].child; nd[c].child && gc < nd[c].child + nd[c].nchild; gc++) {
-        if (!(nd[gc].flags & NODE_SEEN) || (nd[gc].flags & NODE_TERMINAL)) continue;
-        game_pos q2 = q;
-        game_play(&m->g, &q2, nd[gc].action);
-        path[1] = nd[gc].action;
-        if (game_pos_equal(&q2, p)) {
-          if (!reuse_ok(m, h, 2, path)) goto fresh;
-          game_hist_copy(m->root_hist, h);
-          keep_subtree(m, gc, nd[c].mover, p);
-          return 0;
-        }
-      }
-    }
-  }
-fresh:
-  game_hist_copy(m->root_hist, h);
-  m->root_pos = *p;
-  m->root_set = 1;
-  clear_tree(m);
-  return 0;
-}
-
-int mcts_advance(mcts *m, int action, char *err, size_t errlen) {
-  if (!m->root_set) {
-    errf(err, errlen, "no root position to advance from");
-    return -1;
-  }
-  if (action < 0 || action >= m->g.n_actions || !(game_legal(&m->g, &m->root_pos) >> action & 1)) {
-    errf(err, errlen, "action %d is not legal at the root", action);
-    return -1;
-  }
-  game_pos q = m->root_pos;
-  game_step(&m->g, &q, m->root_hist, action);
-  m->pending = 0;
-  if (q.status != GAME_ONGOING) {
-    m->root_pos = q;
-    m->root_set = 0;
-    clear_tree(m);
-    return 1;
-  }
-  const mcts_node *root = &m->nodes[0];
-  uint32_t found = 0;
-  for (uint32_t c = root->child; root->child && c < root->child + root->nchild; c++)
-    if (m->nodes[c].action == action) found = c;
-  if (m->p.reuse && found && (m->nodes[found].flags & NODE_SEEN)) {
-    keep_subtree(m, found, root->mover, &q);
-  } else {
-    m->root_pos = q;
-    clear_tree(m);
-  }
-  return 0;
 }
 
 /* ---- Simulation ----------------------------------------------------------------------- */
@@ -479,7 +132,7 @@ void mcts_begin(mcts *m, int sims) {
   m->done_sims = 0;
   m->pending = 0;
   m->begin_visits = (int)m->nodes[0].n;
-  if (m->used + GAME_MAX_ACTIONS > m->cap && !m->nodes[0].child) clear_tree(m);
+  if (m->used + GAME_MAX_ACTIONS > m->cap && !m->nodes[0].child) mcts_clear_tree(m);
   restore_root_priors(m);
   if (m->p.noise && !m->p.gumbel) apply_root_noise(m);
   mcts_gumbel_begin(m);

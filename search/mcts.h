@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "base/base.h"
+#include "base/kv.h"
 #include "game/game.h"
 
 /* ---- Evaluators ---------------------------------------------------------------
@@ -34,7 +35,9 @@
  *   policy  n x g->n_actions probabilities, 0 for illegal actions, summing
  *           to 1 over the legal ones (the search renormalises defensively)
  *   value   n values for the player to move at each position
- * and returns 0, or -1 with a message in the context's own error slot.
+ * and returns 0, or -1 when it cannot evaluate them (n above max_batch, a
+ * network made for other sizes). Evaluators keep no error text: the search
+ * reports which call failed ("the evaluator failed on a batch of 64").
  * max_batch: the largest n the evaluator accepts (0: no limit). */
 typedef struct {
   int (*evaluate)(void *ctx, const game *g, const game_pos *const *pos, int n,
@@ -84,22 +87,24 @@ typedef struct {
   float gumbel_c_scale;
 } mcts_params;
 
+/* Defaults of the parameter table (docs/SEARCH.md). */
 mcts_params mcts_defaults(void);
 /* Defaults for searches with uniform priors and rollouts (the `mcts`
  * agent): with priors 1/k the PUCT term is c * sqrt(N) / (k (1 + n)), so c
  * is larger than with a network; sims 1000, no first-play reduction. */
 mcts_params mcts_rollout_defaults(void);
+/* The parameter table: names, ranges, defaults and help of every field,
+ * for callers that parse settings lists or print help (base/kv.h). */
+const kv_table *mcts_params_table(void);
 /* Sets one named field from text; -1 with a message naming the key if the
  * key is unknown or the value bad. */
 int mcts_params_set(mcts_params *p, const char *key, const char *value, char *err,
                     size_t errlen);
-/* Checks ranges and combinations. */
+/* Checks every field against the table's ranges (for values set by code). */
 int mcts_params_check(const mcts_params *p, char *err, size_t errlen);
 /* Writes every field as "key = value" lines (INI), in table order; -1 if
  * len is too small. mcts_params_set reads each line's pair back. */
 int mcts_params_format(const mcts_params *p, char *buf, size_t len);
-/* Names of the settable keys, space-separated (for usage texts). */
-const char *mcts_params_keys(void);
 
 /* ---- Position cache -------------------------------------------------------------
  * A fixed-size, direct-mapped table from a position key (everything the

@@ -1,4 +1,4 @@
-/* Shared by the search code of trainer/ only (mcts*.c, alphabeta.c). */
+/* Shared by the search code of search/ only (mcts*.c, alphabeta.c). */
 #ifndef SOWZERO_MCTS_INTERNAL_H
 #define SOWZERO_MCTS_INTERNAL_H
 
@@ -7,6 +7,21 @@
 #include <string.h>
 
 #include "search/mcts.h"
+
+/* The history a search of p starts from: h, or p alone (written into
+ * scratch) when h is NULL; NULL with "cannot search a finished game" when
+ * p has no legal move. */
+static inline const game_hist *search_root_hist(const game *g, const game_pos *p,
+                                                const game_hist *h, game_hist *scratch,
+                                                char *err, size_t errlen) {
+  if (p->status != GAME_ONGOING || game_legal(g, p) == 0) {
+    errf(err, errlen, "cannot search a finished game");
+    return NULL;
+  }
+  if (h) return h;
+  game_hist_reset(scratch, p);
+  return scratch;
+}
 
 /* ---- The node arena ---------------------------------------------------------------
  * Nodes live in one array; the children of a node are a contiguous block
@@ -94,6 +109,9 @@ struct mcts {
   /* Counters. */
   uint64_t evals, cache_hits, arena_full;
 };
+
+/* mcts.c: drops the tree, keeping the root position (a one-node tree). */
+void mcts_clear_tree(mcts *m);
 
 /* mcts_gumbel.c */
 void mcts_gumbel_begin(mcts *m);

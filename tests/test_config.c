@@ -89,7 +89,7 @@ START_TEST(bad_configs_name_the_culprit) {
   ck_assert_str_eq(cfg_error("[learner]\nbatch = 2.5\n", 0, NULL),
                    "x.ini:2: learner.batch: bad value '2.5' (an integer 1..8192)");
   ck_assert_str_eq(cfg_error("\n[replay]\nwindow = 10\n", 0, NULL),
-                   "x.ini:3: replay.window: bad value '10' (an integer 256..5e+07)");
+                   "x.ini:3: replay.window: bad value '10' (an integer 256..50000000)");
   ck_assert_str_eq(cfg_error("[gating]\nmode = maybe\n", 0, NULL),
                    "x.ini:2: gating.mode: bad value 'maybe' (one of: off, threshold, sprt)");
   ck_assert_str_eq(cfg_error("[nets]\nhidden = 3\n", 0, NULL),
@@ -101,7 +101,14 @@ START_TEST(bad_configs_name_the_culprit) {
                    "capture_continue, capture_end, forbidden, no_capture, loses, end_prior_only, "
                    "stripped_loses)");
   ck_assert_int_eq(strncmp(cfg_error("[search]\nsimz = 3\n", 0, NULL),
-                           "x.ini:2: search.simz: unknown search setting 'simz'", 50), 0);
+                           "x.ini:2: search.simz: unknown key (known in [search]: sims, c_puct, ",
+                           68), 0);
+  ck_assert_str_eq(cfg_error("[search]\nsims = 1e3\n", 0, NULL),
+                   "x.ini:2: search.sims: bad value '1e3' (an integer 1..100000000)");
+  ck_assert_str_eq(cfg_error("[search]\ngumbel = 2\n", 0, NULL),
+                   "x.ini:2: search.gumbel: bad value '2' (0 or 1)");
+  ck_assert_str_eq(cfg_error("[run]\nseed = -1\n", 0, NULL),
+                   "x.ini:2: run.seed: bad value '-1' (an integer 0..18446744073709551615)");
   ck_assert_str_eq(cfg_error("[replay]\nwindow = 1000\nmin_samples = 2000\n", 0, NULL),
                    "x.ini: replay.min_samples 2000 is more than replay.window 1000");
   char *bad_over[] = {"learner.lr"};

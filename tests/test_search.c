@@ -1,22 +1,19 @@
 /* Search: repetition along paths, tactics with the uniform and rollout
  * evaluators, proven values against plain minimax (also with extra turns),
  * arena exhaustion, subtree reuse, root noise and temperature, Gumbel
- * halving, the batched driver and its cache, no allocation per simulation,
- * and several worker threads at once. */
+ * halving, no allocation per simulation, and the parameter table. The
+ * batched driver has test_mcts_batch.c. */
 #include <check.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/base.h"
 #include "game/game.h"
-#include "tests/testutil.h"
 #include "search/mcts.h"
-#include "search/mcts_internal.h"
-
-static game G;
+#include "tests/searchtest.h"
+#include "tests/testutil.h"
 
 /* ---- Allocation counter ----------------------------------------------------------
  * The test binary interposes malloc and friends to count calls (glibc's
@@ -48,29 +45,6 @@ static long n_allocs;
 __attribute__((noinline)) static long alloc_count(void) {
   __asm__ volatile("" ::: "memory");
   return n_allocs;
-}
-
-static void configure(const char *name, const char *settings) {
-  char err[256], buf[256], *argv[16];
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", settings ? settings : "");
-  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    argv[argc++] = t;
-  int rc = game_configure(&G, name, argc, argv, err, sizeof err);
-  ck_assert_msg(rc == 0, "configure %s: %s", name, err);
-}
-
-/* A position from "MOVER P0..P11 STORE0 STORE1" (default board size). */
-static game_pos board(const char *tokens) {
-  char buf[256], *argv[40], err[256];
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", tokens);
-  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    argv[argc++] = t;
-  game_pos p;
-  int rc = G.rules->setboard(&G, &p, argc, argv, err, sizeof err);
-  ck_assert_msg(rc == 0, "setboard %s: %s", tokens, err);
-  return p;
 }
 
 /* ---- Plain minimax: exact outcome for the mover, or 2 when a line is
@@ -151,12 +125,13 @@ static int search_best(const game_pos *p, mcts_params prm, mcts_eval ev, int sim
 
 START_TEST(path_step_matches_game_step) {
   const char *presets[] = {"oware", "warri", "oware"};
-  const char *settings[] = {"houses=3 seeds=2", "houses=4 seeds=2", "repetition=3 houses=3 seeds=2"};
+  const char *settings[] = {"houses=3 seeds=2", "houses=4 seeds=2",
+                            "repetition=3 houses=3 seeds=2"};
   int games = (int)(400 * test_scale()) + 10, endings = 0;
   game_hist *h = malloc(sizeof *h), *root = malloc(sizeof *root);
   game_path *sp = malloc(sizeof *sp);
   for (int v = 0; v < 3; v++) {
-    configure(presets[v], settings[v]);
+    configure_game(presets[v], settings[v]);
     rng_t r;
     rng_seed(&r, 11, (uint64_t)v);
     for (int gno = 0; gno < games; gno++) {
@@ -164,22 +139,13 @@ START_TEST(path_step_matches_game_step) {
       game_start(&G, &p);
       game_hist_reset(h, &p);
       /* A random prefix becomes the root history. */
-      int prefix = (int)rng_below(&r, 12);
-      for (int i = 0; i < prefix && p.status == GAME_ONGOING; i++) {
-        game_moves m = game_legal(&G, &p);
-        int k = (int)rng_below(&r, (uint32_t)game_count(m));
-        while (k--) m &= m - 1;
-        game_step(&G, &p, h, __builtin_ctz(m));
-      }
+      random_moves(&p, h, &r, (int)rng_below(&r, 12));
       if (p.status != GAME_ONGOING) continue;
       game_hist_copy(root, h);
       q = p;
       game_path_reset(sp, root);
       while (p.status == GAME_ONGOING) {
-        game_moves m = game_legal(&G, &p);
-        int k = (int)rng_below(&r, (uint32_t)game_count(m));
-        while (k--) m &= m - 1;
-        int a = __builtin_ctz(m);
+        int a = game_random_action(&r, game_legal(&G, &p));
         int f1 = game_step(&G, &p, h, a);
         int f2 = game_path_step(&G, &q, sp, a);
         CHECK(f1 == f2 && game_pos_equal(&p, &q), "path step differs from game_step");
@@ -226,10 +192,10 @@ static void check_ground_truth(const tactic *t, const game_pos *p) {
 }
 
 START_TEST(tactics_uniform) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   for (size_t i = 0; i < sizeof tactics / sizeof tactics[0]; i++) {
     const tactic *t = &tactics[i];
-    game_pos p = board(t->tokens);
+    game_pos p = pos(t->tokens);
     check_ground_truth(t, &p);
     mcts_params prm = mcts_defaults();
     mcts_info info;
@@ -243,10 +209,10 @@ START_TEST(tactics_uniform) {
 END_TEST
 
 START_TEST(tactics_rollouts_no_solver) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   for (size_t i = 0; i < sizeof tactics / sizeof tactics[0]; i++) {
     const tactic *t = &tactics[i];
-    game_pos p = board(t->tokens);
+    game_pos p = pos(t->tokens);
     char err[256];
     mcts_rollout *ro = mcts_rollout_create(4, 3, err, sizeof err);
     mcts_params prm = mcts_defaults();
@@ -262,10 +228,10 @@ START_TEST(tactics_rollouts_no_solver) {
 END_TEST
 
 START_TEST(tactics_gumbel) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   for (size_t i = 0; i < sizeof tactics / sizeof tactics[0]; i++) {
     const tactic *t = &tactics[i];
-    game_pos p = board(t->tokens);
+    game_pos p = pos(t->tokens);
     mcts_params prm = mcts_defaults();
     prm.gumbel = 1;
     prm.solver = 0; /* let sequential halving, not the solver, decide */
@@ -280,7 +246,7 @@ END_TEST
 /* Random small positions; the search runs until the root is proven (or a
  * large budget ends), and any proof must equal the exhaustive result. */
 static void proofs_agree(const char *preset, const char *settings, int want_extra_turns) {
-  configure(preset, settings);
+  configure_game(preset, settings);
   rng_t r;
   rng_seed(&r, 5, 0);
   int checked = 0, extra = 0, tried = 0, n = (int)(30 * test_scale()) + 6;
@@ -297,11 +263,8 @@ static void proofs_agree(const char *preset, const char *settings, int want_extr
     game_hist_reset(h, &p);
     int plies = 4 + (int)rng_below(&r, 30);
     for (int i = 0; i < plies && p.status == GAME_ONGOING; i++) {
-      game_moves mv = game_legal(&G, &p);
-      int k = (int)rng_below(&r, (uint32_t)game_count(mv));
-      while (k--) mv &= mv - 1;
       int mover = p.mover;
-      game_step(&G, &p, h, __builtin_ctz(mv));
+      game_step(&G, &p, h, game_random_action(&r, game_legal(&G, &p)));
       extra += p.status == GAME_ONGOING && p.mover == mover;
     }
     if (p.status != GAME_ONGOING) continue;
@@ -352,8 +315,8 @@ END_TEST
 
 /* A forced win several moves deep is found and reported as proven. */
 START_TEST(deep_forced_win_proven) {
-  configure("oware", NULL);
-  game_pos p = board("0 1 1 1 1 1 2 1 2 0 0 0 1 18 19");
+  configure_game("oware", NULL);
+  game_pos p = pos("0 1 1 1 1 1 2 1 2 0 0 0 1 18 19");
   ck_assert_int_eq(minimax_move(&p, 5, 5), 1);
   mcts_info info;
   int a = search_best(&p, mcts_defaults(), mcts_eval_uniform(), 100000, &info);
@@ -367,7 +330,7 @@ END_TEST
 /* ---- Arena exhaustion, reuse, noise, temperature -------------------------------------- */
 
 START_TEST(arena_full_is_graceful) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   char err[256];
   mcts_params prm = mcts_defaults();
   prm.node_cap = 64;
@@ -394,7 +357,7 @@ START_TEST(arena_full_is_graceful) {
 END_TEST
 
 START_TEST(subtree_reuse) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   char err[256];
   mcts_params prm = mcts_defaults();
   mcts_rollout *ro = mcts_rollout_create(1, 1, err, sizeof err);
@@ -459,13 +422,13 @@ END_TEST
 /* Reuse keeps search consistent: values at the re-rooted node match what
  * the old tree held for that child, seen by the right side. */
 START_TEST(reroot_perspective) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   char err[256];
   mcts_params prm = mcts_defaults();
   mcts_rollout *ro = mcts_rollout_create(1, 2, err, sizeof err);
   mcts_eval ev = mcts_rollout_eval(ro);
   mcts *m = mcts_create(&G, &prm, &ev, 1, err, sizeof err);
-  game_pos p = board("0 2 1 0 3 1 1 0 0 0 1 2 0 15 22");
+  game_pos p = pos("0 2 1 0 3 1 1 0 0 0 1 2 0 15 22");
   mcts_set_root(m, &p, NULL, err, sizeof err);
   mcts_run(m, 3000, err, sizeof err);
   int act[GAME_MAX_ACTIONS], vis[GAME_MAX_ACTIONS], proof[GAME_MAX_ACTIONS];
@@ -487,7 +450,7 @@ START_TEST(reroot_perspective) {
 END_TEST
 
 START_TEST(noise_and_temperature) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   char err[256];
   mcts_params prm = mcts_defaults();
   prm.noise = 1;
@@ -531,10 +494,10 @@ START_TEST(noise_and_temperature) {
 }
 END_TEST
 
-/* ---- Gumbel ------------------------------------------------------------------------------------ */
+/* ---- Gumbel ---------------------------------------------------------------------------------- */
 
 START_TEST(gumbel_halving_schedule) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   char err[256];
   mcts_params prm = mcts_defaults();
   prm.gumbel = 1;
@@ -588,106 +551,10 @@ START_TEST(gumbel_halving_schedule) {
 }
 END_TEST
 
-/* ---- Batched driver ---------------------------------------------------------------------------- */
-
-typedef struct {
-  int calls, max_n, total;
-} counting_ctx;
-
-static int counting_uniform(void *ctx, const game *g, const game_pos *const *pos, int n,
-                            float *policy, float *value) {
-  counting_ctx *c = ctx;
-  c->calls++;
-  c->total += n;
-  if (n > c->max_n) c->max_n = n;
-  mcts_eval u = mcts_eval_uniform();
-  return u.evaluate(NULL, g, pos, n, policy, value);
-}
-
-START_TEST(batch_matches_single_searches) {
-  configure("oware", NULL);
-  char err[256];
-  counting_ctx cc = {0, 0, 0};
-  mcts_eval ev = {counting_uniform, &cc, 0};
-  mcts_params prm = mcts_defaults();
-  prm.batch = 8;
-  int n = 6, sims = 300;
-  mcts_batch *b = mcts_batch_create(&G, &prm, &ev, n, 1, err, sizeof err);
-  ck_assert_ptr_nonnull(b);
-  game_pos pos[6];
-  rng_t r;
-  rng_seed(&r, 1, 1);
-  for (int i = 0; i < n; i++) {
-    game_start(&G, &pos[i]);
-    for (int k = 0; k < i; k++) {
-      game_moves m = game_legal(&G, &pos[i]);
-      game_play(&G, &pos[i], __builtin_ctz(m));
-    }
-    ck_assert_int_eq(mcts_set_root(mcts_batch_search(b, i), &pos[i], NULL, err, sizeof err), 0);
-  }
-  ck_assert_int_eq(mcts_batch_run(b, NULL, sims, err, sizeof err), 0);
-  ck_assert_int_le(cc.max_n, 8);
-  ck_assert_int_ge(cc.max_n, 5); /* leaves of several games in one call */
-  mcts_batch_info bi;
-  mcts_batch_get_info(b, &bi);
-  ck_assert_uint_eq(bi.evals, (uint64_t)cc.total);
-  /* With a deterministic evaluator each tree equals a lone search's. */
-  for (int i = 0; i < n; i++) {
-    mcts_eval u = mcts_eval_uniform();
-    mcts *s = mcts_create(&G, &prm, &u, 1, err, sizeof err);
-    mcts_set_root(s, &pos[i], NULL, err, sizeof err);
-    mcts_run(s, sims, err, sizeof err);
-    int v1[GAME_MAX_ACTIONS], v2[GAME_MAX_ACTIONS];
-    mcts_visits(s, v1);
-    mcts_visits(mcts_batch_search(b, i), v2);
-    ck_assert_mem_eq(v1, v2, 6 * sizeof(int));
-    mcts_free(s);
-  }
-  /* Only the active ones move. */
-  uint8_t active[6] = {1, 0, 1, 0, 0, 0};
-  mcts_info before;
-  mcts_get_info(mcts_batch_search(b, 1), &before);
-  ck_assert_int_eq(mcts_batch_run(b, active, 50, err, sizeof err), 0);
-  mcts_info after;
-  mcts_get_info(mcts_batch_search(b, 1), &after);
-  ck_assert_int_eq(after.root_visits, before.root_visits);
-  mcts_batch_free(b);
-}
-END_TEST
-
-START_TEST(cache_hits_transpositions) {
-  configure("oware", NULL);
-  char err[256];
-  counting_ctx cc = {0, 0, 0};
-  mcts_eval ev = {counting_uniform, &cc, 0};
-  mcts_params prm = mcts_defaults();
-  prm.cache_size = 1 << 14;
-  mcts_batch *b = mcts_batch_create(&G, &prm, &ev, 2, 1, err, sizeof err);
-  game_pos p;
-  game_start(&G, &p);
-  /* Two games at the same position: the second search's leaves are
-   * largely answered by the cache the first one filled. */
-  mcts_set_root(mcts_batch_search(b, 0), &p, NULL, err, sizeof err);
-  ck_assert_int_eq(mcts_batch_run(b, (const uint8_t[]){1, 0}, 500, err, sizeof err), 0);
-  int first = cc.total;
-  mcts_set_root(mcts_batch_search(b, 1), &p, NULL, err, sizeof err);
-  ck_assert_int_eq(mcts_batch_run(b, (const uint8_t[]){0, 1}, 500, err, sizeof err), 0);
-  mcts_batch_info bi;
-  mcts_batch_get_info(b, &bi);
-  ck_assert_uint_gt(bi.cache_hits, 400);
-  ck_assert_int_lt(cc.total - first, 100);
-  /* Same pits, different scores: different keys. */
-  game_pos q = p;
-  q.store[0] = 3;
-  ck_assert(mcts_cache_key(&q) != mcts_cache_key(&p));
-  mcts_batch_free(b);
-}
-END_TEST
-
-/* ---- No allocation per simulation ------------------------------------------------------------- */
+/* ---- No allocation per simulation ------------------------------------------------------------ */
 
 START_TEST(no_allocation_per_simulation) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   char err[256];
   mcts_params prm = mcts_defaults();
   prm.node_cap = 1 << 16;
@@ -727,53 +594,6 @@ START_TEST(no_allocation_per_simulation) {
 }
 END_TEST
 
-/* ---- Threads ----------------------------------------------------------------------------------- */
-
-typedef struct {
-  int id, ok;
-  int visits[GAME_MAX_ACTIONS];
-} worker_arg;
-
-static void *worker(void *arg) {
-  worker_arg *w = arg;
-  char err[256];
-  mcts_params prm = mcts_defaults();
-  prm.cache_size = 1024;
-  mcts_rollout *ro = mcts_rollout_create(1, (uint64_t)w->id, err, sizeof err);
-  mcts_eval ev = mcts_rollout_eval(ro);
-  mcts_batch *b = mcts_batch_create(&G, &prm, &ev, 3, (uint64_t)w->id, err, sizeof err);
-  game_pos p;
-  game_start(&G, &p);
-  int sims = (int)(300 * test_scale()) + 50;
-  w->ok = 1;
-  for (int move = 0; move < 6 && w->ok; move++) {
-    for (int i = 0; i < 3; i++) mcts_set_root(mcts_batch_search(b, i), &p, NULL, err, sizeof err);
-    if (mcts_batch_run(b, NULL, sims, err, sizeof err)) w->ok = 0;
-    int a = mcts_best_action(mcts_batch_search(b, 0));
-    game_play(&G, &p, a);
-    if (p.status != GAME_ONGOING) break;
-  }
-  mcts_visits(mcts_batch_search(b, 0), w->visits);
-  mcts_batch_free(b);
-  mcts_rollout_free(ro);
-  return NULL;
-}
-
-START_TEST(threads_batched_workers) {
-  configure("oware", NULL);
-  pthread_t t[3];
-  worker_arg w[3];
-  for (int i = 0; i < 3; i++) {
-    w[i].id = i + 1;
-    pthread_create(&t[i], NULL, worker, &w[i]);
-  }
-  for (int i = 0; i < 3; i++) {
-    pthread_join(t[i], NULL);
-    ck_assert(w[i].ok);
-  }
-}
-END_TEST
-
 /* ---- Parameters ------------------------------------------------------------------------------ */
 
 START_TEST(params_by_name) {
@@ -788,6 +608,41 @@ START_TEST(params_by_name) {
   ck_assert_ptr_nonnull(strstr(err, "bogus"));
   ck_assert_int_eq(mcts_params_set(&p, "gumbel", "2", err, sizeof err), -1);
   ck_assert_int_eq(mcts_params_set(&p, "dirichlet_frac", "x", err, sizeof err), -1);
+  ck_assert_str_eq(err, "bad value 'x' for dirichlet_frac (a number 0..1)");
+  ck_assert_int_eq(mcts_params_set(&p, "sims", "1e3", err, sizeof err), -1);
+  ck_assert_str_eq(err, "bad value '1e3' for sims (an integer 1..100000000)");
+  /* The defaults are the table's, and within its ranges. */
+  mcts_params d = mcts_defaults(), t;
+  memset(&t, 0, sizeof t);
+  ck_assert_int_eq(kv_defaults(mcts_params_table(), &t, err, sizeof err), 0);
+  ck_assert_mem_eq(&d, &t, sizeof d);
+  ck_assert_int_eq(mcts_params_check(&d, err, sizeof err), 0);
+  ck_assert_int_eq(d.sims, 800);
+  ck_assert_float_eq(d.c_puct, 1.25f);
+  ck_assert_int_eq(d.gumbel_m, 16);
+  mcts_params r = mcts_rollout_defaults();
+  ck_assert_int_eq(mcts_params_check(&r, err, sizeof err), 0);
+  /* Values set by code meet the same ranges. */
+  d.gumbel_m = GAME_MAX_ACTIONS + 1;
+  ck_assert_int_eq(mcts_params_check(&d, err, sizeof err), -1);
+  ck_assert_str_eq(err, "gumbel_m 33 is out of range (an integer 1..32)");
+  d = mcts_defaults();
+  d.node_cap = 10;
+  configure_game("oware", NULL);
+  mcts_eval ev = mcts_eval_uniform();
+  ck_assert_ptr_null(mcts_create(&G, &d, &ev, 1, err, sizeof err));
+  ck_assert_str_eq(err, "node_cap 10 is out of range (an integer 64..200000000)");
+  /* The INI text reads back to the same parameters. */
+  char text[2048];
+  p.gumbel_c_scale = 0.1f;
+  ck_assert_int_eq(mcts_params_format(&p, text, sizeof text), 0);
+  mcts_params q = mcts_defaults();
+  for (char *save, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    char *sep = strstr(line, " = ");
+    *sep = 0;
+    ck_assert_int_eq(mcts_params_set(&q, line, sep + 3, err, sizeof err), 0);
+  }
+  ck_assert_mem_eq(&p, &q, sizeof p);
 }
 END_TEST
 
@@ -807,10 +662,7 @@ static Suite *search_suite(void) {
   tcase_add_test(t, reroot_perspective);
   tcase_add_test(t, noise_and_temperature);
   tcase_add_test(t, gumbel_halving_schedule);
-  tcase_add_test(t, batch_matches_single_searches);
-  tcase_add_test(t, cache_hits_transpositions);
   tcase_add_test(t, no_allocation_per_simulation);
-  tcase_add_test(t, threads_batched_workers);
   tcase_add_test(t, params_by_name);
   suite_add_tcase(s, t);
   return s;

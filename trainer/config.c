@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "base/kv.h"
 
 int config_game(ini *f, game *g, char *err, size_t errlen) {
   ini_entry *name = ini_get(f, "game", "name");
@@ -31,133 +32,113 @@ int config_game(ini *f, game *g, char *err, size_t errlen) {
   return 0;
 }
 
-/* ---- The key table ------------------------------------------------------------ */
+/* ---- The key tables, one a section ---------------------------------------------- */
 
-typedef enum { T_INT, T_FLOAT, T_DOUBLE, T_U64, T_STR, T_GATE } key_type;
-
-typedef struct {
-  const char *section, *key;
-  key_type type;
-  size_t off;
-  double lo, hi;
-  const char *def; /* default, as text */
-  const char *help;
-} key_desc;
-
-#define F(field) offsetof(train_config, field)
-static const key_desc keys[] = {
-    {"network", "hidden", T_INT, F(hidden), 8, 4096, "256", "width of every hidden layer"},
-    {"network", "blocks", T_INT, F(blocks), 0, 64, "2", "residual blocks of two dense layers"},
-    {"selfplay", "threads", T_INT, F(threads), 1, 64, "1",
-     "self-play worker threads (the learner and gating run on one more)"},
-    {"selfplay", "games_per_thread", T_INT, F(games_per_thread), 1, 4096, "64",
-     "games each worker advances at once; their leaves form one network batch"},
-    {"selfplay", "cap_sims", T_INT, F(cap_sims), 0, 100000, "0",
-     "playout-cap randomisation: budget of fast moves, which are not training targets; 0 = off"},
-    {"selfplay", "full_frac", T_FLOAT, F(full_frac), 0, 1, "0.25",
-     "with cap_sims: share of moves searched with the full budget"},
-    {"selfplay", "record_every", T_INT, F(record_every), 0, 1000000, "50",
-     "keep every N-th self-play game in games/; 0 = none"},
-    {"replay", "window", T_INT, F(window), 256, 50000000, "200000", "samples the buffer holds"},
-    {"replay", "min_samples", T_INT, F(min_samples), 1, 50000000, "4096",
-     "samples before learning starts"},
-    {"learner", "batch", T_INT, F(batch), 1, 8192, "256", "mini-batch size"},
-    {"learner", "lr", T_FLOAT, F(lr), 0, 10, "0.002", "learning rate (Adam)"},
-    {"learner", "lr_final", T_FLOAT, F(lr_final), 0, 10, "0.0002",
-     "learning rate at the end of the budget (cosine schedule)"},
-    {"learner", "warmup_steps", T_INT, F(warmup_steps), 0, 10000000, "200",
-     "steps of linear learning-rate warm-up"},
-    {"learner", "weight_decay", T_FLOAT, F(weight_decay), 0, 1, "0.0001",
-     "decoupled weight decay (weights, not biases)"},
-    {"learner", "clip_norm", T_FLOAT, F(clip_norm), 0, 1e6, "5", "gradient norm clip; 0 = off"},
-    {"learner", "policy_w", T_FLOAT, F(policy_w), 0, 100, "1", "weight of the policy loss"},
-    {"learner", "value_w", T_FLOAT, F(value_w), 0, 100, "1", "weight of the value loss"},
-    {"learner", "score_w", T_FLOAT, F(score_w), 0, 100, "0.25",
-     "weight of the score-margin loss"},
-    {"learner", "score_scale", T_FLOAT, F(score_scale), 0.01, 1000, "10",
-     "score target = final seed margin / score_scale"},
-    {"learner", "train_ratio", T_FLOAT, F(train_ratio), 0.01, 1000, "4",
-     "samples trained per new self-play sample"},
-    {"learner", "steps_per_iter", T_INT, F(steps_per_iter), 1, 10000000, "200",
-     "training steps between candidates"},
-    {"gating", "mode", T_GATE, F(gating), 0, 2, "sprt",
-     "off (always the latest, AlphaZero) | threshold | sprt"},
-    {"gating", "games", T_INT, F(gate_games), 2, 100000, "100",
-     "gating games at most (pairs: each opening with both colours)"},
-    {"gating", "threshold", T_FLOAT, F(gate_threshold), 0, 1, "0.55",
-     "score of the candidate that promotes it (threshold; sprt when still undecided)"},
-    {"gating", "sims", T_INT, F(gate_sims), 1, 100000, "64", "simulations per move in gating"},
-    {"gating", "sprt_elo1", T_FLOAT, F(sprt_elo1), 1, 1000, "35",
-     "SPRT: H1 Elo (H0 is 0 Elo)"},
-    {"gating", "sprt_alpha", T_FLOAT, F(sprt_alpha), 0.001, 0.5, "0.05", "SPRT: false promotions"},
-    {"gating", "sprt_beta", T_FLOAT, F(sprt_beta), 0.001, 0.5, "0.05", "SPRT: missed promotions"},
-    {"eval", "every", T_INT, F(eval_every), 0, 100000, "2",
-     "promotions between evaluations against the anchors; 0 = off"},
-    {"eval", "anchors", T_STR, F(anchors), 0, 0, "random;greedy;alphabeta depth=4",
-     "anchor agents, ';'-separated"},
-    {"eval", "games", T_INT, F(eval_games), 2, 100000, "40", "games against each anchor"},
-    {"eval", "sims", T_INT, F(eval_sims), 1, 100000, "100",
-     "simulations per move of the best in evaluations"},
-    {"run", "seed", T_U64, F(seed), 0, 0, "1", "seed of everything random in the run"},
-    {"run", "minutes", T_DOUBLE, F(minutes), 0, 1e7, "60",
-     "training budget in wall minutes, over all resumes; 0 = no limit"},
-    {"run", "iterations", T_INT, F(iterations), 0, 100000000, "0",
-     "stop after this many iterations; 0 = no limit"},
-    {"run", "checkpoint_every", T_INT, F(checkpoint_every), 1, 1000000, "1",
-     "iterations between saves of the replay buffer"},
+#define K_(kind, name, field, ...) kind(name, train_config, field, __VA_ARGS__)
+static const kv_key network_keys[] = {
+    K_(KV_I, "hidden", hidden, 8, 4096, "256", "width of every hidden layer"),
+    K_(KV_I, "blocks", blocks, 0, 64, "2", "residual blocks of two dense layers"),
 };
-#undef F
-#define N_KEYS (int)(sizeof keys / sizeof keys[0])
+static const kv_key selfplay_keys[] = {
+    K_(KV_I, "threads", threads, 1, 64, "1",
+       "self-play worker threads (the learner and gating run on one more)"),
+    K_(KV_I, "games_per_thread", games_per_thread, 1, 4096, "64",
+       "games each worker advances at once; their leaves form one network batch"),
+    K_(KV_I, "cap_sims", cap_sims, 0, 100000, "0",
+       "playout-cap randomisation: budget of fast moves, which are not training targets; 0 = off"),
+    K_(KV_F, "full_frac", full_frac, 0, 1, "0.25",
+       "with cap_sims: share of moves searched with the full budget"),
+    K_(KV_I, "record_every", record_every, 0, 1000000, "50",
+       "keep every N-th self-play game in games/; 0 = none"),
+};
+static const kv_key replay_keys[] = {
+    K_(KV_I, "window", window, 256, 50000000, "200000", "samples the buffer holds"),
+    K_(KV_I, "min_samples", min_samples, 1, 50000000, "4096", "samples before learning starts"),
+};
+static const kv_key learner_keys[] = {
+    K_(KV_I, "batch", batch, 1, 8192, "256", "mini-batch size"),
+    K_(KV_F, "lr", lr, 0, 10, "0.002", "learning rate (Adam)"),
+    K_(KV_F, "lr_final", lr_final, 0, 10, "0.0002",
+       "learning rate at the end of the budget (cosine schedule)"),
+    K_(KV_I, "warmup_steps", warmup_steps, 0, 10000000, "200",
+       "steps of linear learning-rate warm-up"),
+    K_(KV_F, "weight_decay", weight_decay, 0, 1, "0.0001",
+       "decoupled weight decay (weights, not biases)"),
+    K_(KV_F, "clip_norm", clip_norm, 0, 1e6, "5", "gradient norm clip; 0 = off"),
+    K_(KV_F, "policy_w", policy_w, 0, 100, "1", "weight of the policy loss"),
+    K_(KV_F, "value_w", value_w, 0, 100, "1", "weight of the value loss"),
+    K_(KV_F, "score_w", score_w, 0, 100, "0.25", "weight of the score-margin loss"),
+    K_(KV_F, "score_scale", score_scale, 0.01, 1000, "10",
+       "score target = final seed margin / score_scale"),
+    K_(KV_F, "train_ratio", train_ratio, 0.01, 1000, "4",
+       "samples trained per new self-play sample"),
+    K_(KV_I, "steps_per_iter", steps_per_iter, 1, 10000000, "200",
+       "training steps between candidates"),
+};
+static const char *const gate_names[] = {"off", "threshold", "sprt", NULL};
+static const kv_key gating_keys[] = {
+    K_(KV_E, "mode", gating, gate_names, "sprt",
+       "off (always the latest, AlphaZero) | threshold | sprt"),
+    K_(KV_I, "games", gate_games, 2, 100000, "100",
+       "gating games at most (pairs: each opening with both colours)"),
+    K_(KV_F, "threshold", gate_threshold, 0, 1, "0.55",
+       "score of the candidate that promotes it (threshold; sprt when still undecided)"),
+    K_(KV_I, "sims", gate_sims, 1, 100000, "64", "simulations per move in gating"),
+    K_(KV_F, "sprt_elo1", sprt_elo1, 1, 1000, "35", "SPRT: H1 Elo (H0 is 0 Elo)"),
+    K_(KV_F, "sprt_alpha", sprt_alpha, 0.001, 0.5, "0.05", "SPRT: false promotions"),
+    K_(KV_F, "sprt_beta", sprt_beta, 0.001, 0.5, "0.05", "SPRT: missed promotions"),
+};
+static const kv_key eval_keys[] = {
+    K_(KV_I, "every", eval_every, 0, 100000, "2",
+       "promotions between evaluations against the anchors; 0 = off"),
+    K_(KV_S, "anchors", anchors, "random;greedy;alphabeta depth=4",
+       "anchor agents, ';'-separated"),
+    K_(KV_I, "games", eval_games, 2, 100000, "40", "games against each anchor"),
+    K_(KV_I, "sims", eval_sims, 1, 100000, "100",
+       "simulations per move of the best in evaluations"),
+};
+static const kv_key run_keys[] = {
+    K_(KV_U, "seed", seed, "1", "seed of everything random in the run"),
+    K_(KV_D, "minutes", minutes, 0, 1e7, "60",
+       "training budget in wall minutes, over all resumes; 0 = no limit"),
+    K_(KV_I, "iterations", iterations, 0, 100000000, "0",
+       "stop after this many iterations; 0 = no limit"),
+    K_(KV_I, "checkpoint_every", checkpoint_every, 1, 1000000, "1",
+       "iterations between saves of the replay buffer"),
+};
+#undef K_
 
-static const char *const gate_names[] = {"off", "threshold", "sprt"};
+static const kv_table network_t = KV_TABLE(network_keys), selfplay_t = KV_TABLE(selfplay_keys),
+                      replay_t = KV_TABLE(replay_keys), learner_t = KV_TABLE(learner_keys),
+                      gating_t = KV_TABLE(gating_keys), eval_t = KV_TABLE(eval_keys),
+                      run_t = KV_TABLE(run_keys);
 
-static int set_key(train_config *c, const key_desc *d, const char *value, char *err,
-                   size_t errlen) {
-  char *field = (char *)c + d->off, *end;
-  switch (d->type) {
-  case T_STR: {
-    size_t n = strlen(value);
-    if (n >= sizeof c->anchors) {
-      errf(err, errlen, "value too long (at most %zu characters)", sizeof c->anchors - 1);
-      return -1;
-    }
-    memcpy(field, value, n + 1);
-    return 0;
-  }
-  case T_GATE:
-    for (int i = 0; i < 3; i++)
-      if (!strcmp(value, gate_names[i])) {
-        *(int *)(void *)field = i;
-        return 0;
-      }
-    errf(err, errlen, "bad value '%s' (one of: off, threshold, sprt)", value);
-    return -1;
-  case T_U64: {
-    unsigned long long v = strtoull(value, &end, 10);
-    if (!*value || *end || value[0] == '-') {
-      errf(err, errlen, "bad value '%s' (a non-negative integer)", value);
-      return -1;
-    }
-    *(uint64_t *)(void *)field = v;
-    return 0;
-  }
-  default: {
-    double v = strtod(value, &end);
-    if (!*value || *end || !(v >= d->lo && v <= d->hi) ||
-        (d->type == T_INT && v != (double)(long)v)) {
-      errf(err, errlen, "bad value '%s' (%s %g..%g)", value,
-           d->type == T_INT ? "an integer" : "a number", d->lo, d->hi);
-      return -1;
-    }
-    if (d->type == T_INT)
-      *(int *)(void *)field = (int)v;
-    else if (d->type == T_FLOAT)
-      *(float *)(void *)field = (float)v;
-    else
-      *(double *)(void *)field = v;
-    return 0;
-  }
-  }
+/* The sections after [game], in file order. [search] is the search's own
+ * table over c->search; the others are tables over the config itself. */
+typedef struct {
+  const char *name;
+  const kv_table *t; /* NULL: [search] */
+} section_desc;
+
+static const section_desc sections[] = {
+    {"search", NULL},        {"network", &network_t}, {"selfplay", &selfplay_t},
+    {"replay", &replay_t},   {"learner", &learner_t}, {"gating", &gating_t},
+    {"eval", &eval_t},       {"run", &run_t},
+};
+#define N_SECTIONS (int)(sizeof sections / sizeof sections[0])
+
+static const kv_table *section_keys(const section_desc *s) {
+  return s->t ? s->t : mcts_params_table();
+}
+
+static void *section_base(const section_desc *s, train_config *c) {
+  return s->t ? (void *)c : (void *)&c->search;
+}
+
+static const section_desc *find_section(const char *name) {
+  for (int i = 0; i < N_SECTIONS; i++)
+    if (!strcmp(sections[i].name, name)) return &sections[i];
+  return NULL;
 }
 
 static mcts_params selfplay_search_defaults(void) {
@@ -180,44 +161,30 @@ void config_defaults(train_config *c) {
   memset(c, 0, sizeof *c);
   char err[256];
   game_configure(&c->g, "oware", 0, NULL, err, sizeof err);
-  for (int i = 0; i < N_KEYS; i++) set_key(c, &keys[i], keys[i].def, err, sizeof err);
+  /* The tables' defaults parse (the config tests load them). */
+  for (int i = 0; i < N_SECTIONS; i++)
+    if (sections[i].t) kv_defaults(sections[i].t, c, err, sizeof err);
   c->search = selfplay_search_defaults();
-}
-
-static const key_desc *find_key(const char *section, const char *key) {
-  for (int i = 0; i < N_KEYS; i++)
-    if (!strcmp(keys[i].section, section) && !strcmp(keys[i].key, key)) return &keys[i];
-  return NULL;
-}
-
-static int known_section(const char *s) {
-  if (!strcmp(s, "game") || !strcmp(s, "search")) return 1;
-  for (int i = 0; i < N_KEYS; i++)
-    if (!strcmp(keys[i].section, s)) return 1;
-  return 0;
 }
 
 /* Applies one entry of any section but [game]. */
 static int apply_entry(train_config *c, const char *section, const char *key, const char *value,
                        char *err, size_t errlen) {
-  if (!known_section(section)) {
+  const section_desc *s = find_section(section);
+  if (!s) {
     errf(err, errlen, "unknown section [%s] (sections: game network search selfplay replay "
                       "learner gating eval run)", section);
     return -1;
   }
-  if (!strcmp(section, "search")) return mcts_params_set(&c->search, key, value, err, errlen);
-  const key_desc *d = find_key(section, key);
-  if (!d) {
+  const kv_table *t = section_keys(s);
+  const kv_key *k = kv_find(t, key);
+  if (!k) {
     char known[512];
-    size_t n = 0;
-    known[0] = 0;
-    for (int i = 0; i < N_KEYS; i++)
-      if (!strcmp(keys[i].section, section))
-        n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", n ? ", " : "", keys[i].key);
+    kv_names(t, ", ", known, sizeof known);
     errf(err, errlen, "unknown key (known in [%s]: %s)", section, known);
     return -1;
   }
-  return set_key(c, d, value, err, errlen);
+  return kv_parse(k, section_base(s, c), value, err, errlen);
 }
 
 static int check(const train_config *c, char *err, size_t errlen) {
@@ -300,18 +267,6 @@ int config_load(train_config *c, const char *path, int n_over, char *const *over
   return 0;
 }
 
-static void write_value(const train_config *c, const key_desc *d, FILE *out) {
-  const char *field = (const char *)c + d->off;
-  switch (d->type) {
-  case T_INT: fprintf(out, "%d", *(const int *)(const void *)field); break;
-  case T_FLOAT: fprintf(out, "%.9g", *(const float *)(const void *)field); break;
-  case T_DOUBLE: fprintf(out, "%.17g", *(const double *)(const void *)field); break;
-  case T_U64: fprintf(out, "%llu", (unsigned long long)*(const uint64_t *)(const void *)field); break;
-  case T_STR: fputs(field, out); break;
-  case T_GATE: fputs(gate_names[*(const int *)(const void *)field], out); break;
-  }
-}
-
 int config_write(const train_config *c, FILE *out) {
   char opts[512];
   if (game_options_string(&c->g, opts, sizeof opts) != 0) return -1;
@@ -322,34 +277,27 @@ int config_write(const train_config *c, FILE *out) {
     *eq = 0;
     fprintf(out, "%s = %s\n", t, eq + 1);
   }
-  fprintf(out, "\n[search]\n");
-  char text[2048];
-  if (mcts_params_format(&c->search, text, sizeof text) != 0) return -1;
-  fputs(text, out);
-  const char *section = "";
-  for (int i = 0; i < N_KEYS; i++) {
-    if (strcmp(section, keys[i].section)) {
-      section = keys[i].section;
-      fprintf(out, "\n[%s]\n", section);
-    }
-    fprintf(out, "%s = ", keys[i].key);
-    write_value(c, &keys[i], out);
-    fputc('\n', out);
+  char text[4096];
+  for (int i = 0; i < N_SECTIONS; i++) {
+    const section_desc *s = &sections[i];
+    if (kv_write(section_keys(s), section_base(s, (train_config *)c), text, sizeof text) != 0)
+      return -1;
+    fprintf(out, "\n[%s]\n%s", s->name, text);
   }
   return ferror(out) ? -1 : 0;
 }
 
 void config_describe(FILE *out) {
-  char text[2048];
-  mcts_params sp = selfplay_search_defaults();
-  fprintf(out, "[search]  self-play search; noise is always on (docs/SEARCH.md). Defaults:\n");
-  if (mcts_params_format(&sp, text, sizeof text) == 0) fputs(text, out);
-  const char *section = "";
-  for (int i = 0; i < N_KEYS; i++) {
-    if (strcmp(section, keys[i].section)) {
-      section = keys[i].section;
-      fprintf(out, "\n[%s]\n", section);
-    }
-    fprintf(out, "%-18s default %-32s %s\n", keys[i].key, keys[i].def, keys[i].help);
+  char text[4096];
+  train_config d;
+  config_defaults(&d);
+  for (int i = 0; i < N_SECTIONS; i++) {
+    const section_desc *s = &sections[i];
+    if (s->t)
+      fprintf(out, "%s[%s]\n", i ? "\n" : "", s->name);
+    else
+      fprintf(out, "%s[%s]  self-play search; noise is always on (docs/SEARCH.md)\n",
+              i ? "\n" : "", s->name);
+    if (kv_describe(section_keys(s), section_base(s, &d), text, sizeof text) == 0) fputs(text, out);
   }
 }

@@ -1,0 +1,125 @@
+/* The searching agents: `mcts` (uniform priors and random rollouts at the
+ * leaves; no network) and `zero` (a network's priors and values guiding
+ * PUCT search, or Gumbel root search with gumbel=1). Both are one search
+ * that keeps its tree between moves; they differ in the evaluator and the
+ * defaults. Any search parameter can be set by name. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/agent_internal.h"
+#include "search/mcts.h"
+
+/* The settings of the kinds beside the search parameters. */
+typedef struct {
+  int rollouts;
+  char weights[256];
+} search_opts;
+
+static const kv_key mcts_keys[] = {
+    KV_I("rollouts", search_opts, rollouts, 1, 100000, "1", "random playouts per leaf"),
+};
+static const kv_key zero_keys[] = {
+    KV_S("weights", search_opts, weights, "", "the network's weight file"),
+};
+static const kv_table mcts_opts = KV_TABLE(mcts_keys), zero_opts = KV_TABLE(zero_keys);
+
+typedef struct {
+  mcts *m;
+  mcts_rollout *ro;  /* mcts: the rollout evaluator */
+  agent_network net; /* zero: the network and its evaluator */
+} search_agent;
+
+static void search_free_parts(search_agent *s) {
+  mcts_free(s->m);
+  mcts_rollout_free(s->ro);
+  agent_network_close(&s->net);
+  free(s);
+}
+
+/* p: the kind's default search parameters; own: its other settings. */
+static int search_create(agent *a, int argc, char *const *argv, mcts_params p,
+                         const kv_table *own, char *err, size_t errlen) {
+  search_opts o;
+  memset(&o, 0, sizeof o);
+  kv_defaults(own, &o, NULL, 0);
+  kv_target tg[2] = {{own, &o, 0}, {mcts_params_table(), &p, 0}};
+  if (agent_settings(a, tg, 2, argc, argv, err, errlen)) return -1;
+  search_agent *s = calloc(1, sizeof *s);
+  if (!s) {
+    errf(err, errlen, "out of memory");
+    return -1;
+  }
+  mcts_eval ev = {NULL, NULL, 0};
+  if (own == &zero_opts) {
+    if (agent_network_open(&s->net, a, o.weights, err, errlen) == 0) ev = mcts_nn_eval(s->net.ev);
+  } else {
+    s->ro = mcts_rollout_create(o.rollouts, rng_u64(&a->rng), err, errlen);
+    if (s->ro) ev = mcts_rollout_eval(s->ro);
+  }
+  if (ev.evaluate) s->m = mcts_create(&a->g, &p, &ev, rng_u64(&a->rng), err, errlen);
+  if (!s->m) {
+    search_free_parts(s);
+    return -1;
+  }
+  a->impl = s;
+  return 0;
+}
+
+static int mcts_agent_create(agent *a, int argc, char *const *argv, char *err, size_t errlen) {
+  return search_create(a, argc, argv, mcts_rollout_defaults(), &mcts_opts, err, errlen);
+}
+
+static int zero_create(agent *a, int argc, char *const *argv, char *err, size_t errlen) {
+  mcts_params p = mcts_defaults();
+  p.sims = 400;
+  p.node_cap = 1 << 18;
+  return search_create(a, argc, argv, p, &zero_opts, err, errlen);
+}
+
+/* Sets the root and runs the search's budget; errors go to a->err. */
+static mcts *search_position(agent *a, const game_pos *p, const game_hist *h) {
+  mcts *m = ((search_agent *)a->impl)->m;
+  if (mcts_set_root(m, p, h, a->err, sizeof a->err)) return NULL;
+  if (mcts_run(m, 0, a->err, sizeof a->err) < 0) return NULL;
+  return m;
+}
+
+static int search_choose(agent *a, const game_pos *p, const game_hist *h) {
+  mcts *m = search_position(a, p, h);
+  return m ? mcts_choose_action(m) : -1;
+}
+
+static int search_analyze(agent *a, const game_pos *p, const game_hist *h, agent_analysis *out) {
+  mcts *m = search_position(a, p, h);
+  if (!m) return -1;
+  memset(out, 0, sizeof *out);
+  int proof[GAME_MAX_ACTIONS];
+  out->n = mcts_root_children(m, out->action, out->visits, out->prior, out->value, proof);
+  for (int i = 0; i < out->n; i++)
+    if (isnan(out->value[i])) out->value[i] = 0.0f; /* unvisited */
+  mcts_info info;
+  mcts_get_info(m, &info);
+  out->root_value = info.root_value;
+  out->best = mcts_best_action(m);
+  return 0;
+}
+
+static void search_reset(agent *a) {
+  search_agent *s = a->impl;
+  mcts_reset(s->m);
+  mcts_reseed(s->m, rng_u64(&a->rng));
+  if (s->ro) mcts_rollout_reseed(s->ro, rng_u64(&a->rng));
+}
+
+static void search_free(agent *a) {
+  if (a->impl) search_free_parts(a->impl);
+}
+
+const agent_kind agent_mcts = {"mcts", "mcts sims=N rollouts=R [search settings, docs/SEARCH.md]",
+                               mcts_agent_create, search_choose, search_analyze, search_reset,
+                               search_free};
+
+const agent_kind agent_zero = {
+    "zero", "zero weights=FILE sims=N [gumbel=1] [search settings, docs/SEARCH.md]",
+    zero_create, search_choose, search_analyze, search_reset, search_free};
