@@ -319,7 +319,12 @@ static int ab_agent_create(agent *a, int argc, char *const *argv, char *err, siz
   ab_params p = ab_defaults();
   kv_target tg = {&ab_table, &p, 0};
   if (agent_settings(a, &tg, 1, argc, argv, err, errlen)) return -1;
-  /* A time limit alone means: as deep as the time allows. */
+  /* A time limit alone means: as deep as the time allows; so a limit of
+   * zero would mean no limit at all, and the search would never end. */
+  if (kv_given(&tg, "time") && !(p.time > 0)) {
+    errf(err, errlen, "agent alphabeta: bad value '%g' for time (seconds, more than 0)", p.time);
+    return -1;
+  }
   if (kv_given(&tg, "time") && !kv_given(&tg, "depth")) p.depth = AB_MAX_DEPTH;
   ab_search *s = ab_create(&a->g, &p, err, errlen);
   if (!s) return -1;

@@ -55,6 +55,10 @@ START_TEST(bad_specs_name_the_culprit) {
              {"mcts sims=5 sims=6", "'sims' given twice"},
              {"net sample=2 weights=x", "bad value '2' for sample"},
              {"alphabeta depth=4 time=1e999", "bad value '1e999' for time"},
+             /* A zero or negative limit would search for ever. */
+             {"alphabeta time=0", "bad value '0' for time"},
+             {"alphabeta depth=3 time=0", "bad value '0' for time"},
+             {"alphabeta time=-1", "bad value '-1' for time"},
              {"random depth=2", "takes no settings"}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     err[0] = 0;
