@@ -2,6 +2,7 @@
 #include "protocol/protocol.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,9 @@ struct proto {
   uint64_t seed;
 };
 
-/* Response builder: "=id " or "?id " then text, then the empty line. */
+/* Response builder: "=id " or "?id " then text, then the empty line. The
+ * text never takes the last two bytes, so the empty line that ends every
+ * response always fits (a long text is cut, never the framing). */
 typedef struct {
   char *buf;
   size_t len, cap;
@@ -36,12 +39,20 @@ typedef struct {
 
 static void put(out_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put(out_buf *o, const char *fmt, ...) {
-  if (o->len >= o->cap) return;
+  size_t room = o->cap > 3 ? o->cap - 3 : 0; /* "\n\n" and the NUL */
+  if (o->len >= room) return;
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+  int n = vsnprintf(o->buf + o->len, room + 1 - o->len, fmt, ap);
   va_end(ap);
-  if (n > 0) o->len += (size_t)n < o->cap - o->len ? (size_t)n : o->cap - o->len - 1;
+  if (n > 0) o->len += (size_t)n < room - o->len ? (size_t)n : room - o->len;
+  o->buf[o->len] = 0;
+}
+
+/* Ends the response with its empty line. */
+static void finish(out_buf *o) {
+  memcpy(o->buf + o->len, "\n\n", 3);
+  o->len += 2;
 }
 
 static int new_agent(proto *s, const char *spec, char *err, size_t errlen) {
@@ -129,12 +140,20 @@ static void write_state(const proto *s, out_buf *o) {
   s->g.rules->board_tokens(&s->g, &s->pos, board, sizeof board);
   legal_list(s, legal, sizeof legal, ",", "-");
   put(o, "%d %s %s ", s->pos.mover, board, legal);
-  if (s->pos.status == GAME_ONGOING)
+  if (s->pos.status == GAME_ONGOING) {
     put(o, "ongoing");
-  else if (s->pos.half)
+    return;
+  }
+  if (s->pos.half)
     put(o, "over %d.5 %d.5", s->pos.final[0], s->pos.final[1]);
   else
     put(o, "over %d %d", s->pos.final[0], s->pos.final[1]);
+  /* The winner is the rules' verdict, which the scores alone do not always
+   * give (a Kujifunza front row emptied, an Oware grand slam that loses). */
+  if (s->pos.winner == GAME_DRAW)
+    put(o, " draw");
+  else
+    put(o, " %d", s->pos.winner);
 }
 
 /* ---- Commands ---------------------------------------------------------------
@@ -207,11 +226,7 @@ static int cmd_play(proto *s, int argc, char **argv, out_buf *o, char *err, size
 }
 
 static int cmd_undo(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
-  (void)argv;
-  if (argc != 0) {
-    errf(err, errlen, "usage: undo");
-    return -1;
-  }
+  (void)argc, (void)argv, (void)err, (void)errlen;
   if (s->nmoves == 0) {
     errf(err, errlen, "nothing to undo");
     return -1;
@@ -227,21 +242,13 @@ static int cmd_undo(proto *s, int argc, char **argv, out_buf *o, char *err, size
 }
 
 static int cmd_state(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
-  (void)argv;
-  if (argc) {
-    errf(err, errlen, "usage: state");
-    return -1;
-  }
+  (void)argc, (void)argv, (void)err, (void)errlen;
   write_state(s, o);
   return 0;
 }
 
 static int cmd_legal(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
-  (void)argv;
-  if (argc) {
-    errf(err, errlen, "usage: legal");
-    return -1;
-  }
+  (void)argc, (void)argv, (void)err, (void)errlen;
   char legal[128];
   legal_list(s, legal, sizeof legal, " ", "");
   put(o, "%s", legal);
@@ -249,11 +256,7 @@ static int cmd_legal(proto *s, int argc, char **argv, out_buf *o, char *err, siz
 }
 
 static int cmd_show(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
-  (void)argv;
-  if (argc) {
-    errf(err, errlen, "usage: show");
-    return -1;
-  }
+  (void)argc, (void)argv, (void)err, (void)errlen;
   char board[2048];
   game_render(&s->g, &s->pos, board, sizeof board);
   size_t n = strlen(board);
@@ -272,17 +275,17 @@ static int cmd_agent(proto *s, int argc, char **argv, out_buf *o, char *err, siz
   spec[0] = 0;
   for (int i = 0; i < argc && k < sizeof spec; i++)
     k += (size_t)snprintf(spec + k, sizeof spec - k, "%s%s", i ? " " : "", argv[i]);
+  if (k >= sizeof spec) {
+    errf(err, errlen, "agent spec too long (at most %zu characters)", sizeof spec - 1);
+    return -1;
+  }
   if (new_agent(s, spec, err, errlen) != 0) return -1;
   put(o, "%s", s->agent_spec);
   return 0;
 }
 
 static int cmd_genmove(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
-  (void)argv;
-  if (argc) {
-    errf(err, errlen, "usage: genmove");
-    return -1;
-  }
+  (void)argc, (void)argv, (void)err, (void)errlen;
   if (s->pos.status != GAME_ONGOING) {
     errf(err, errlen, "the game is over");
     return -1;
@@ -300,11 +303,7 @@ static int cmd_genmove(proto *s, int argc, char **argv, out_buf *o, char *err, s
 }
 
 static int cmd_analyze(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
-  (void)argv;
-  if (argc) {
-    errf(err, errlen, "usage: analyze");
-    return -1;
-  }
+  (void)argc, (void)argv, (void)err, (void)errlen;
   agent_analysis an;
   if (agent_analyze(s->agent, &s->pos, &s->hist, &an) != 0) {
     errf(err, errlen, "%s", agent_error(s->agent));
@@ -318,11 +317,7 @@ static int cmd_analyze(proto *s, int argc, char **argv, out_buf *o, char *err, s
 }
 
 static int cmd_options(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
-  (void)argv;
-  if (argc) {
-    errf(err, errlen, "usage: options");
-    return -1;
-  }
+  (void)argc, (void)argv, (void)err, (void)errlen;
   char opts[512];
   game_options_string(&s->g, opts, sizeof opts);
   put(o, "%s %s", s->g.rules->name, opts);
@@ -351,24 +346,25 @@ static int cmd_quit(proto *s, int argc, char **argv, out_buf *o, char *err, size
 static const struct {
   const char *name;
   command_fn fn;
+  int takes_args; /* 0: any argument is a usage error */
   const char *usage;
 } commands[] = {
-    {"game", cmd_game, "game NAME [key=value ...]   choose a game or preset; new game"},
-    {"moves", cmd_moves, "moves A1 A2 ...             new game, then play these actions"},
-    {"setboard", cmd_setboard, "setboard MOVER BOARD...     the game's board tokens (Oware: pits, stores)"},
-    {"play", cmd_play, "play A                      play action A for the side to move"},
-    {"undo", cmd_undo, "undo                        take back the last move"},
-    {"state", cmd_state, "state                       MOVER PITS.. STORES LEGAL STATUS"},
-    {"legal", cmd_legal, "legal                       the legal actions"},
-    {"show", cmd_show, "show                        draw the board"},
-    {"agent", cmd_agent, "agent [SPEC]                set (or tell) the agent of genmove"},
-    {"genmove", cmd_genmove, "genmove                     the agent chooses and plays a move"},
-    {"analyze", cmd_analyze, "analyze                     the agent's view of each move"},
-    {"options", cmd_options, "options                     the game's rule options"},
-    {"name", cmd_name, "name"},
-    {"version", cmd_version, "version                     protocol version"},
-    {"help", cmd_help, "help                        this list"},
-    {"quit", cmd_quit, "quit"},
+    {"game", cmd_game, 1, "game NAME [key=value ...]   choose a game or preset; new game"},
+    {"moves", cmd_moves, 1, "moves A1 A2 ...             new game, then play these actions"},
+    {"setboard", cmd_setboard, 1, "setboard MOVER BOARD...     the game's board tokens (Oware: pits, stores)"},
+    {"play", cmd_play, 1, "play A                      play action A for the side to move"},
+    {"undo", cmd_undo, 0, "undo                        take back the last move"},
+    {"state", cmd_state, 0, "state                       MOVER PITS.. STORES LEGAL STATUS"},
+    {"legal", cmd_legal, 0, "legal                       the legal actions"},
+    {"show", cmd_show, 0, "show                        draw the board"},
+    {"agent", cmd_agent, 1, "agent [SPEC]                set (or tell) the agent of genmove"},
+    {"genmove", cmd_genmove, 0, "genmove                     the agent chooses and plays a move"},
+    {"analyze", cmd_analyze, 0, "analyze                     the agent's view of each move"},
+    {"options", cmd_options, 0, "options                     the game's rule options"},
+    {"name", cmd_name, 0, "name                        the engine's name"},
+    {"version", cmd_version, 0, "version                     protocol version"},
+    {"help", cmd_help, 0, "help                        this list"},
+    {"quit", cmd_quit, 0, "quit                        end the session"},
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
@@ -378,57 +374,93 @@ static int cmd_help(proto *s, int argc, char **argv, out_buf *o, char *err, size
   return 0;
 }
 
-int proto_handle(proto *s, const char *line, char *out, size_t outlen) {
-  char *buf = s->line, **argv = s->argv, *save = NULL;
-  int argc = 0;
-  out_buf o = {out, 0, outlen};
-  out[0] = 0;
-  if (strlen(line) >= PROTO_MAX_LINE) {
-    put(&o, "? command line too long (at most %d characters)\n\n", PROTO_MAX_LINE - 1);
-    return 0;
+/* Tokenises the line into s->argv; -1 with a message when it cannot be. */
+static int tokenize(proto *s, const char *line, size_t len, int *argc, char *err, size_t errlen) {
+  char *buf = s->line, *save = NULL;
+  *argc = 0;
+  if (len >= PROTO_MAX_LINE) {
+    errf(err, errlen, "command line too long (at most %d characters)", PROTO_MAX_LINE - 1);
+    return -1;
   }
-  snprintf(buf, PROTO_MAX_LINE, "%s", line);
+  memcpy(buf, line, len);
+  buf[len] = 0;
+  const char *nul = memchr(line, 0, len);
+  /* The id still comes back: the line is read up to the NUL for it. */
   char *hash = strchr(buf, '#');
   if (hash) *hash = 0;
   for (char *t = strtok_r(buf, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
-    if (argc == MAX_TOKENS) {
-      put(&o, "? too many arguments (at most %d)\n\n", MAX_TOKENS - 1);
-      return 0;
+    if (*argc == MAX_TOKENS) {
+      errf(err, errlen, "too many arguments (at most %d)", MAX_TOKENS - 1);
+      return -1;
     }
-    argv[argc++] = t;
+    s->argv[(*argc)++] = t;
   }
-  if (argc == 0) return 0;
-  /* An optional numeric id comes back with the answer. */
-  char id[24] = "";
-  int first = 0;
-  if (isdigit((unsigned char)argv[0][0])) {
-    char *end;
-    long v = strtol(argv[0], &end, 10);
-    if (*end == 0 && v >= 0) {
-      snprintf(id, sizeof id, "%ld", v);
-      first = 1;
-    }
+  if (nul) {
+    errf(err, errlen, "the line holds a NUL byte (at byte %zu)", (size_t)(nul - line) + 1);
+    return -1;
   }
-  if (first >= argc) {
-    put(&o, "?%s missing command\n\n", id);
-    return 0;
+  return 0;
+}
+
+/* A numeric id in front of the command: its text in id, and 1. */
+static int take_id(char *const *argv, int argc, char *id, size_t len) {
+  id[0] = 0;
+  if (argc < 1 || !isdigit((unsigned char)argv[0][0])) return 0;
+  char *end;
+  errno = 0;
+  long v = strtol(argv[0], &end, 10);
+  if (*end || v < 0 || errno) return 0;
+  snprintf(id, len, "%ld", v);
+  return 1;
+}
+
+int proto_handle_bytes(proto *s, const char *line, size_t len, char *out, size_t outlen) {
+  out_buf o = {out, 0, outlen};
+  out[0] = 0;
+  char err[512] = "", id[24] = "";
+  int argc = 0;
+  int bad = tokenize(s, line, len, &argc, err, sizeof err);
+  int first = take_id(s->argv, argc, id, sizeof id);
+  char **argv = s->argv + first;
+  argc -= first;
+  if (!bad && argc + first == 0) return 0; /* blank line or comment */
+  int quit = 0;
+  if (!bad && argc == 0) {
+    errf(err, sizeof err, "missing command");
+    bad = 1;
   }
-  for (int i = 0; i < N_COMMANDS; i++) {
-    if (strcmp(argv[first], commands[i].name) != 0) continue;
-    char err[512] = "";
+  int i = 0;
+  while (!bad && i < N_COMMANDS && strcmp(argv[0], commands[i].name) != 0) i++;
+  if (!bad && i == N_COMMANDS) {
+    /* Quote at most a little of what was sent: the answer stays short. */
+    errf(err, sizeof err, "unknown command '%.40s%s' (try help)", argv[0],
+         strlen(argv[0]) > 40 ? "..." : "");
+    bad = 1;
+  }
+  if (!bad && argc > 1 && !commands[i].takes_args) {
+    errf(err, sizeof err, "usage: %.*s (no arguments)", (int)strcspn(commands[i].usage, " "),
+         commands[i].usage);
+    bad = 1;
+  }
+  if (!bad) {
     put(&o, "=%s ", id);
     size_t start = o.len;
-    if (commands[i].fn(s, argc - first - 1, argv + first + 1, &o, err, sizeof err) != 0) {
-      o.len = 0;
-      out[0] = 0;
-      put(&o, "?%s %s\n\n", id, err[0] ? err : "failed");
-      return 0;
+    if (commands[i].fn(s, argc - 1, argv + 1, &o, err, sizeof err) != 0) {
+      bad = 1;
+    } else {
+      /* "= " with nothing after it loses the trailing space. */
+      if (o.len == start) o.buf[--o.len] = 0;
+      quit = commands[i].fn == cmd_quit;
     }
-    /* "= " with nothing after it loses the trailing space. */
-    if (o.len == start) o.buf[--o.len] = 0;
-    put(&o, "\n\n");
-    return commands[i].fn == cmd_quit;
   }
-  put(&o, "?%s unknown command '%s' (try help)\n\n", id, argv[first]);
-  return 0;
+  if (bad) {
+    o.len = 0;
+    put(&o, "?%s %s", id, err[0] ? err : "failed");
+  }
+  finish(&o);
+  return quit;
+}
+
+int proto_handle(proto *s, const char *line, char *out, size_t outlen) {
+  return proto_handle_bytes(s, line, strlen(line), out, outlen);
 }

@@ -24,6 +24,9 @@ void proto_free(proto *s);
  * whole response, ending in an empty line, into out. Returns 1 after
  * `quit`, else 0. Blank lines and # comments get no response (out = ""). */
 int proto_handle(proto *s, const char *line, char *out, size_t outlen);
+/* The same for a line of len bytes that may hold NUL bytes (as read from a
+ * stream): such a line is answered with an error, like any bad line. */
+int proto_handle_bytes(proto *s, const char *line, size_t len, char *out, size_t outlen);
 
 /* The longest response a command can produce (board drawings, analysis). */
 #define PROTO_MAX_RESPONSE 8192

@@ -56,7 +56,7 @@ END_TEST
 
 START_TEST(finished_games_report_final_scores) {
   ck_assert_str_eq(ask("setboard 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21"),
-                   "= 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21 - over 27 21\n\n");
+                   "= 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21 - over 27 21 0\n\n");
   ck_assert_str_eq(ask("play 0"), "? illegal move 0: the game is over\n\n");
   ck_assert_str_eq(ask("genmove"), "? the game is over\n\n");
   ck_assert_str_eq(ask("legal"), "=\n\n");
