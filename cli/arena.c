@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "base/json.h"
 #include "cli/cli.h"
 #include "game/game.h"
 #include "arena/arena.h"
@@ -58,19 +59,6 @@ static void on_game(const arena_game *rec, const arena_result *so_far, void *ud)
   }
 }
 
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20)
-      fprintf(f, "\\u%04x", *s);
-    else
-      fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 /* JSON numbers: NaN (unrated) becomes null. */
 static void json_num(FILE *f, double v) {
   if (isnan(v) || isinf(v))
@@ -103,11 +91,11 @@ static int write_json(const char *path, const game *g, const arena_params *p,
   char opts[512];
   game_options_string(g, opts, sizeof opts);
   fprintf(f, "{\n  \"game\": ");
-  json_string(f, g->rules->name);
+  json_fput_string(f, g->rules->name);
   fprintf(f, ",\n  \"preset\": ");
-  json_string(f, g->preset);
+  json_fput_string(f, g->preset);
   fprintf(f, ",\n  \"rules\": ");
-  json_string(f, opts);
+  json_fput_string(f, opts);
   fprintf(f, ",\n  \"games_per_pairing\": %d,\n  \"games\": %d,\n  \"threads\": %d,\n"
              "  \"gauntlet\": %s,\n  \"openings\": %d,\n  \"seed\": %llu,\n"
              "  \"seconds\": %.3f,\n  \"south_wins\": %d,\n  \"draws\": %d,\n"
@@ -121,7 +109,7 @@ static int write_json(const char *path, const game *g, const arena_params *p,
     agent_totals(r, i, &w, &d, &l);
     arena_score_ci(w, d, l, &s, &lo, &hi);
     fprintf(f, "    {\"spec\": ");
-    json_string(f, r->specs[i]);
+    json_fput_string(f, r->specs[i]);
     fprintf(f, ", \"games\": %d, \"wins\": %d, \"draws\": %d, \"losses\": %d, \"score\": ",
             w + d + l, w, d, l);
     json_num(f, s);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "base/json.h"
 #include "nn/nn.h"
 #include "arena/arena.h"
 #include "trainer/config.h"
@@ -214,13 +215,16 @@ static int metrics_append(run *r, unsigned keep_upto, const char *line, char *er
     return -1;
   }
   if (in) {
-    char buf[8192];
-    while (fgets(buf, sizeof buf, in)) {
-      unsigned it = 0;
-      const char *p = strstr(buf, "\"iteration\": ");
-      if (!p || sscanf(p, "\"iteration\": %u", &it) != 1 || it > keep_upto) continue;
-      fputs(buf, a.f);
+    char *buf = NULL;
+    size_t cap = 0;
+    while (getline(&buf, &cap, in) > 0) {
+      double it;
+      json_doc *d = json_parse(buf, NULL, 0);
+      int keep = d && json_get_number(d, 0, "iteration", &it) == 0 && it <= keep_upto;
+      json_free(d);
+      if (keep && fputs(buf, a.f) >= 0 && buf[strlen(buf) - 1] != '\n') fputc('\n', a.f);
     }
+    free(buf);
     fclose(in);
   }
   if (line) fprintf(a.f, "%s\n", line);
@@ -482,10 +486,13 @@ static int evaluate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
                        .alpha = 0.05, .beta = 0.05};
     match_result m;
     if (anchor_match(&c->g, me, t, &mp, &m, err, errlen) != 0) return -1;
+    char name[6 * sizeof anchors + 2]; /* every byte escaped at worst */
+    json_quote(name, sizeof name, t);
     k += (size_t)snprintf(json + k, jlen - k,
-                          "%s\"%s\": {\"score\": %.4f, \"elo\": %.1f, \"elo_lo\": %.1f, "
+                          "%s%s: {\"score\": %.4f, \"elo\": %.1f, \"elo_lo\": %.1f, "
                           "\"elo_hi\": %.1f, \"games\": %d}",
-                          first ? "" : ", ", t, m.score, m.elo, m.elo_lo, m.elo_hi, m.games);
+                          first ? "" : ", ", name, m.score, m.elo, m.elo_lo, m.elo_hi, m.games);
+    if (k >= jlen) k = jlen - 1; /* cut, never past the buffer */
     first = 0;
     emit(r, 1, "  best vs %s: %.1f%% (%+.0f Elo, %d games)", t, 100 * m.score, m.elo, m.games);
   }
