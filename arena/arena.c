@@ -1,5 +1,5 @@
 /* Matches between agents: opening book, threaded play with paired colours,
- * score intervals, Elo fits and game records. */
+ * Elo fits (ratings.c) and game records. */
 #include "arena/arena.h"
 
 #include <math.h>
@@ -135,156 +135,16 @@ done:
   return rc;
 }
 
-/* ---- Statistics --------------------------------------------------------------------------- */
-
-void arena_score_ci(int w, int d, int l, double *score, double *lo, double *hi) {
-  int n = w + d + l;
-  if (n == 0) {
-    *score = 0.5;
-    *lo = 0;
-    *hi = 1;
-    return;
-  }
-  double s = (w + 0.5 * d) / n, z = 1.96;
-  double var = (w * (1 - s) * (1 - s) + d * (0.5 - s) * (0.5 - s) + l * s * s) / n;
-  *score = s;
-  if (var > 0) {
-    double half = z * sqrt(var / n);
-    *lo = s - half < 0 ? 0 : s - half;
-    *hi = s + half > 1 ? 1 : s + half;
-    return;
-  }
-  /* Every game ended alike: the observed variance is 0 and the normal
-   * interval collapses, so take the Wilson interval of a binomial. */
-  double z2 = z * z / n, mid = (s + z2 / 2) / (1 + z2);
-  double half = z * sqrt(s * (1 - s) / n + z * z / (4.0 * n * n)) / (1 + z2);
-  *lo = mid - half < 0 ? 0 : mid - half;
-  *hi = mid + half > 1 ? 1 : mid + half;
-}
-
-double elo_from_score(double s) {
-  if (!(s > 0)) return -1600;
-  if (s >= 1) return 1600;
-  double e = -400.0 * log10(1.0 / s - 1.0);
-  return e < -1600 ? -1600 : e > 1600 ? 1600 : e;
-}
-
-/* Inverts the n x n matrix a in place (Gauss-Jordan, partial pivoting);
- * -1 if singular. */
-static int invert(double *a, int n) {
-  double inv[ARENA_MAX_AGENTS * ARENA_MAX_AGENTS];
-  for (int i = 0; i < n * n; i++) inv[i] = (i / n == i % n);
-  for (int c = 0; c < n; c++) {
-    int piv = c;
-    for (int r = c + 1; r < n; r++)
-      if (fabs(a[r * n + c]) > fabs(a[piv * n + c])) piv = r;
-    if (fabs(a[piv * n + c]) < 1e-300) return -1;
-    for (int k = 0; k < n; k++) {
-      double t = a[c * n + k];
-      a[c * n + k] = a[piv * n + k];
-      a[piv * n + k] = t;
-      t = inv[c * n + k];
-      inv[c * n + k] = inv[piv * n + k];
-      inv[piv * n + k] = t;
-    }
-    double d = a[c * n + c];
-    for (int k = 0; k < n; k++) {
-      a[c * n + k] /= d;
-      inv[c * n + k] /= d;
-    }
-    for (int r = 0; r < n; r++) {
-      if (r == c) continue;
-      double f = a[r * n + c];
-      if (f == 0) continue;
-      for (int k = 0; k < n; k++) {
-        a[r * n + k] -= f * a[c * n + k];
-        inv[r * n + k] -= f * inv[c * n + k];
-      }
-    }
-  }
-  memcpy(a, inv, (size_t)n * (size_t)n * sizeof *a);
-  return 0;
-}
-
-int elo_fit(int n_agents, const arena_pairing *pairings, int n_pairings, int anchor,
-            double prior_draws, double *elo, double *se) {
-  int n = n_agents;
-  if (n < 1 || n > ARENA_MAX_AGENTS || anchor < 0 || anchor >= n) return -1;
-  static const double ln10_400 = 400.0 / 2.302585092994046;
-  double games[ARENA_MAX_AGENTS][ARENA_MAX_AGENTS], score[ARENA_MAX_AGENTS] = {0};
-  memset(games, 0, sizeof games);
-  for (int k = 0; k < n_pairings; k++) {
-    const arena_pairing *q = &pairings[k];
-    int played = q->wins + q->draws + q->losses;
-    if (!played) continue;
-    double m = played + prior_draws;
-    games[q->a][q->b] += m;
-    games[q->b][q->a] += m;
-    score[q->a] += q->wins + 0.5 * q->draws + 0.5 * prior_draws;
-    score[q->b] += q->losses + 0.5 * q->draws + 0.5 * prior_draws;
-  }
-  /* Every agent must be linked to the anchor by played pairings. */
-  int reach[ARENA_MAX_AGENTS] = {0}, stack[ARENA_MAX_AGENTS], sp = 0;
-  reach[anchor] = 1;
-  stack[sp++] = anchor;
-  while (sp) {
-    int i = stack[--sp];
-    for (int j = 0; j < n; j++)
-      if (games[i][j] > 0 && !reach[j]) {
-        reach[j] = 1;
-        stack[sp++] = j;
-      }
-  }
-  for (int i = 0; i < n; i++)
-    if (!reach[i]) return -1;
-  /* Minorise-maximise iterations (Hunter 2004): each strength becomes its
-   * score over the expected number of games it would need. */
-  double g[ARENA_MAX_AGENTS];
-  for (int i = 0; i < n; i++) g[i] = 1.0;
-  for (int it = 0; it < 100000; it++) {
-    double change = 0;
-    for (int i = 0; i < n; i++) {
-      double den = 0;
-      for (int j = 0; j < n; j++)
-        if (j != i && games[i][j] > 0) den += games[i][j] / (g[i] + g[j]);
-      double v = den > 0 ? score[i] / den : g[i];
-      if (v < 1e-12) v = 1e-12;
-      change = fmax(change, fabs(log(v / g[i])));
-      g[i] = v;
-    }
-    double a = g[anchor];
-    for (int i = 0; i < n; i++) g[i] /= a;
-    if (change < 1e-13) break;
-  }
-  for (int i = 0; i < n; i++) elo[i] = ln10_400 * log(g[i]);
-  if (se) {
-    /* Fisher information in log-strength, anchor row and column removed. */
-    double info[ARENA_MAX_AGENTS * ARENA_MAX_AGENTS];
-    int idx[ARENA_MAX_AGENTS], m = 0;
-    for (int i = 0; i < n; i++)
-      if (i != anchor) idx[m++] = i;
-    memset(info, 0, sizeof info);
-    for (int x = 0; x < m; x++)
-      for (int j = 0; j < n; j++) {
-        int i = idx[x];
-        if (j == i || games[i][j] <= 0) continue;
-        double p = g[i] / (g[i] + g[j]), f = games[i][j] * p * (1 - p);
-        info[x * m + x] += f;
-        for (int y = 0; y < m; y++)
-          if (idx[y] == j) info[x * m + y] -= f;
-      }
-    for (int i = 0; i < n; i++) se[i] = 0;
-    if (m > 0 && invert(info, m) == 0)
-      for (int x = 0; x < m; x++) se[idx[x]] = ln10_400 * sqrt(fmax(info[x * m + x], 0));
-  }
-  return 0;
-}
+/* ---- Ratings ------------------------------------------------------------------------------ */
 
 void arena_rate(arena_result *r, double prior_draws) {
-  if (elo_fit(r->n_agents, r->pairings, r->n_pairings, r->anchor, prior_draws, r->elo,
-              r->elo_se) != 0) {
-    for (int i = 0; i < r->n_agents; i++) r->elo[i] = r->elo_se[i] = NAN;
+  rating_pairing q[ARENA_MAX_AGENTS * (ARENA_MAX_AGENTS - 1) / 2];
+  for (int k = 0; k < r->n_pairings; k++) {
+    const arena_pairing *x = &r->pairings[k];
+    q[k] = (rating_pairing){x->a, x->b, x->wins, x->draws, x->losses};
   }
+  if (rating_fit(r->n_agents, q, r->n_pairings, r->anchor, prior_draws, r->elo, r->elo_se) != 0)
+    for (int i = 0; i < r->n_agents; i++) r->elo[i] = r->elo_se[i] = NAN;
 }
 
 /* ---- The match ------------------------------------------------------------------------------ */

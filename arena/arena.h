@@ -18,10 +18,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "arena/ratings.h"
 #include "game/game.h"
 #include "search/agent.h"
 
-#define ARENA_MAX_AGENTS 32
+#define ARENA_MAX_AGENTS RATING_MAX_PLAYERS
 #define ARENA_MAX_OPENING 32 /* plies */
 
 typedef struct {
@@ -94,23 +95,9 @@ typedef void (*arena_game_fn)(const arena_game *rec, const arena_result *so_far,
 int arena_run(const game *g, int n_agents, const char *const *specs, const arena_params *p,
               arena_game_fn on_game, void *ud, arena_result *out, char *err, size_t errlen);
 
-/* ---- Statistics -------------------------------------------------------------------- */
-
-/* Score of w wins, d draws, l losses with a 95% interval: the normal
- * approximation with the observed per-game variance of the results 1, 1/2,
- * 0; when all games ended alike (variance 0), the Wilson interval. */
-void arena_score_ci(int w, int d, int l, double *score, double *lo, double *hi);
-/* Elo difference for a score in (0, 1): -400 log10(1/s - 1); clamped at
- * +-1600 for scores of 0 or 1. */
-double elo_from_score(double s);
-/* Maximum-likelihood ratings (Bradley-Terry, a draw counts half a win to
- * each side) over the pairings, `prior_draws` virtual draws added to every
- * pairing that was played; agent `anchor` is 0. se gets standard errors
- * from the inverse Fisher information. Returns 0, or -1 if the pairings do
- * not connect every agent to the anchor. */
-int elo_fit(int n_agents, const arena_pairing *pairings, int n_pairings, int anchor,
-            double prior_draws, double *elo, double *se);
-/* Recomputes out->elo and out->elo_se from its pairings. */
+/* Refits out->elo and out->elo_se from its pairings (rating_fit); NaN
+ * for everyone when the pairings do not connect every agent to the
+ * anchor. */
 void arena_rate(arena_result *r, double prior_draws);
 
 /* ---- Records (format in docs/FORMATS.md, "Game records") ------------------------- */

@@ -9,21 +9,17 @@
 #include "base/base.h"
 #include "search/agent.h"
 #include "arena/arena.h"
+#include "arena/ratings.h"
 
 stats_params stats_defaults(void) {
   stats_params p = {1000, 1, 1};
   return p;
 }
 
-stats_rate stats_wilson(int k, int n) {
-  stats_rate r = {k, 0, 0, 1};
-  if (n <= 0) return r;
-  double z = 1.96, ph = (double)k / n, z2 = z * z / n;
-  double mid = (ph + z2 / 2) / (1 + z2);
-  double half = z * sqrt(ph * (1 - ph) / n + z * z / (4.0 * n * n)) / (1 + z2);
-  r.rate = ph;
-  r.lo = fmax(0, mid - half);
-  r.hi = fmin(1, mid + half);
+/* A count of n games with its Wilson interval. */
+static stats_rate rate_of(int k, int n) {
+  stats_rate r = {k, n > 0 ? (double)k / n : 0, 0, 1};
+  rating_wilson(r.rate, n, &r.lo, &r.hi);
   return r;
 }
 
@@ -168,10 +164,10 @@ int stats_run(const game *g, const char *first, const char *second, const stats_
   qsort(len, (size_t)n, sizeof *len, cmp_int);
   out->games = n;
   out->first_side = j.first_side;
-  out->first_win = stats_wilson(w, n);
-  out->draw = stats_wilson(d, n);
-  out->first_loss = stats_wilson(l, n);
-  arena_score_ci(w, d, l, &out->first_score, &out->first_score_lo, &out->first_score_hi);
+  out->first_win = rate_of(w, n);
+  out->draw = rate_of(d, n);
+  out->first_loss = rate_of(l, n);
+  rating_score_ci(w, d, l, &out->first_score, &out->first_score_lo, &out->first_score_hi);
   out->mean_margin = margin / n;
   out->len_mean = sum / n;
   out->len_sd = n > 1 ? sqrt(fmax(0, (sum2 - sum * sum / n) / (n - 1))) : 0;

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "game/game.h"
 #include "arena/arena.h"
+#include "arena/ratings.h"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -107,7 +108,7 @@ static int write_json(const char *path, const game *g, const arena_params *p,
     int w, d, l;
     double s, lo, hi;
     agent_totals(r, i, &w, &d, &l);
-    arena_score_ci(w, d, l, &s, &lo, &hi);
+    rating_score_ci(w, d, l, &s, &lo, &hi);
     fprintf(f, "    {\"spec\": ");
     json_fput_string(f, r->specs[i]);
     fprintf(f, ", \"games\": %d, \"wins\": %d, \"draws\": %d, \"losses\": %d, \"score\": ",
@@ -122,23 +123,22 @@ static int write_json(const char *path, const game *g, const arena_params *p,
   fprintf(f, "  ],\n  \"pairings\": [\n");
   for (int k = 0; k < r->n_pairings; k++) {
     const arena_pairing *q = &r->pairings[k];
-    double s, lo, hi;
-    arena_score_ci(q->wins, q->draws, q->losses, &s, &lo, &hi);
+    rating_summary m = rating_summarize(q->wins, q->draws, q->losses);
     fprintf(f, "    {\"a\": %d, \"b\": %d, \"wins\": %d, \"draws\": %d, \"losses\": %d, "
                "\"a_south\": [%d, %d, %d], \"score\": ",
             q->a, q->b, q->wins, q->draws, q->losses, q->a_south_wins, q->a_south_draws,
             q->a_south_losses);
-    json_num(f, s);
+    json_num(f, m.score);
     fprintf(f, ", \"score_lo\": ");
-    json_num(f, lo);
+    json_num(f, m.score_lo);
     fprintf(f, ", \"score_hi\": ");
-    json_num(f, hi);
+    json_num(f, m.score_hi);
     fprintf(f, ", \"elo\": ");
-    json_num(f, elo_from_score(s));
+    json_num(f, m.elo);
     fprintf(f, ", \"elo_lo\": ");
-    json_num(f, elo_from_score(lo));
+    json_num(f, m.elo_lo);
     fprintf(f, ", \"elo_hi\": ");
-    json_num(f, elo_from_score(hi));
+    json_num(f, m.elo_hi);
     fprintf(f, "}%s\n", k + 1 < r->n_pairings ? "," : "");
   }
   fprintf(f, "  ]\n}\n");
@@ -162,15 +162,13 @@ static int write_csv(const char *path, const arena_result *r, char *err, size_t 
              "rating_a,rating_b\n");
   for (int k = 0; k < r->n_pairings; k++) {
     const arena_pairing *q = &r->pairings[k];
-    double s, lo, hi;
-    arena_score_ci(q->wins, q->draws, q->losses, &s, &lo, &hi);
+    rating_summary m = rating_summarize(q->wins, q->draws, q->losses);
     csv_field(f, r->specs[q->a]);
     fputc(',', f);
     csv_field(f, r->specs[q->b]);
-    fprintf(f, ",%d,%d,%d,%d,%.6f,%.6f,%.6f,%.1f,%.1f,%.1f,%.1f,%.1f\n",
-            q->wins + q->draws + q->losses, q->wins, q->draws, q->losses, s, lo, hi,
-            elo_from_score(s), elo_from_score(lo), elo_from_score(hi), r->elo[q->a],
-            r->elo[q->b]);
+    fprintf(f, ",%d,%d,%d,%d,%.6f,%.6f,%.6f,%.1f,%.1f,%.1f,%.1f,%.1f\n", m.games, q->wins,
+            q->draws, q->losses, m.score, m.score_lo, m.score_hi, m.elo, m.elo_lo, m.elo_hi,
+            r->elo[q->a], r->elo[q->b]);
   }
   return afile_commit(&a, err, errlen);
 }
@@ -187,12 +185,10 @@ static void print_table(const game *g, const arena_params *p, const arena_result
          "A's score [95% CI]", "Elo diff [95% CI]");
   for (int k = 0; k < r->n_pairings; k++) {
     const arena_pairing *q = &r->pairings[k];
-    double s, lo, hi;
-    arena_score_ci(q->wins, q->draws, q->losses, &s, &lo, &hi);
+    rating_summary m = rating_summarize(q->wins, q->draws, q->losses);
     printf("%-30.30s %-30.30s %5d %5d %5d  %5.1f%% [%5.1f, %5.1f]  %+5.0f [%+.0f, %+.0f]\n",
-           r->specs[q->a], r->specs[q->b], q->wins,
-           q->draws, q->losses, 100 * s, 100 * lo, 100 * hi, elo_from_score(s),
-           elo_from_score(lo), elo_from_score(hi));
+           r->specs[q->a], r->specs[q->b], q->wins, q->draws, q->losses, 100 * m.score,
+           100 * m.score_lo, 100 * m.score_hi, m.elo, m.elo_lo, m.elo_hi);
   }
   printf("\nratings (maximum likelihood, %s = 0)\n", r->specs[r->anchor]);
   printf("%-40s %6s %7s %7s %7s\n", "agent", "games", "score", "Elo", "+-95%");
@@ -200,7 +196,7 @@ static void print_table(const game *g, const arena_params *p, const arena_result
     int w, d, l;
     double s, lo, hi;
     agent_totals(r, i, &w, &d, &l);
-    arena_score_ci(w, d, l, &s, &lo, &hi);
+    rating_score_ci(w, d, l, &s, &lo, &hi);
     printf("%-40.40s %6d %6.1f%% %+7.0f %7.0f\n", r->specs[i], w + d + l, 100 * s, r->elo[i],
            1.96 * r->elo_se[i]);
   }

@@ -1,7 +1,6 @@
-/* Arena: score intervals and Elo against hand-computed cases, paired
- * colours per opening, results independent of the thread count, the
- * opening book, game records written and replayed, variant statistics and
- * the arena command. */
+/* Arena: paired colours per opening, results independent of the thread
+ * count, the opening book, game records written and replayed, variant
+ * statistics and the arena command. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,78 +26,6 @@ static void configure(const char *name, const char *settings) {
   int rc = game_configure(&G, name, argc, argv, err, sizeof err);
   ck_assert_msg(rc == 0, "configure %s: %s", name, err);
 }
-
-/* ---- Arithmetic ------------------------------------------------------------------- */
-
-START_TEST(score_intervals_by_hand) {
-  double s, lo, hi;
-  /* 6 wins, 2 draws, 2 losses: s = 0.7; per-game variance
-   * (6 * 0.09 + 2 * 0.04 + 2 * 0.49) / 10 = 0.16; half-width
-   * 1.96 * sqrt(0.016) = 0.247923. */
-  arena_score_ci(6, 2, 2, &s, &lo, &hi);
-  ck_assert_double_eq_tol(s, 0.7, 1e-12);
-  ck_assert_double_eq_tol(lo, 0.7 - 0.247923, 1e-6);
-  ck_assert_double_eq_tol(hi, 0.7 + 0.247923, 1e-6);
-  /* 10-0-10: s = 0.5, variance 0.25, half-width 1.96 * sqrt(0.25 / 20). */
-  arena_score_ci(10, 0, 10, &s, &lo, &hi);
-  ck_assert_double_eq_tol(hi - s, 1.96 * sqrt(0.0125), 1e-9);
-  /* All draws: 0.5 with the Wilson interval of 10 halves out of 20. */
-  arena_score_ci(0, 20, 0, &s, &lo, &hi);
-  ck_assert_double_eq_tol(s, 0.5, 1e-12);
-  ck_assert_double_eq_tol(hi - 0.5, 0.5 - lo, 1e-12);
-  ck_assert(hi > 0.6 && hi < 0.75);
-  /* 0-0-20: Wilson upper bound z^2/n / (1 + z^2/n) = 0.161134. */
-  arena_score_ci(0, 0, 20, &s, &lo, &hi);
-  ck_assert_double_eq_tol(s, 0, 1e-12);
-  ck_assert_double_eq_tol(lo, 0, 1e-12);
-  ck_assert_double_eq_tol(hi, 0.161134, 1e-5);
-  /* Wilson for proportions: 5 of 10 -> [0.236593, 0.763407]. */
-  stats_rate r = stats_wilson(5, 10);
-  ck_assert_double_eq_tol(r.lo, 0.236593, 1e-5);
-  ck_assert_double_eq_tol(r.hi, 0.763407, 1e-5);
-}
-END_TEST
-
-START_TEST(elo_by_hand) {
-  /* 75%: 400 log10(3) = 190.848; 90%: 400 log10(9) = 381.697. */
-  ck_assert_double_eq_tol(elo_from_score(0.75), 190.848, 1e-3);
-  ck_assert_double_eq_tol(elo_from_score(0.25), -190.848, 1e-3);
-  ck_assert_double_eq_tol(elo_from_score(0.9), 381.697, 1e-3);
-  ck_assert_double_eq_tol(elo_from_score(0.5), 0, 1e-12);
-  ck_assert_double_eq(elo_from_score(1.0), 1600);
-  ck_assert_double_eq(elo_from_score(0.0), -1600);
-  /* Two agents, a scores 75% over 40 games (draws count half). The fit
-   * gives the same difference; its standard error is
-   * (400 / ln 10) / sqrt(n p (1 - p)) = 173.718 / sqrt(7.5) = 63.432. */
-  arena_pairing two = {0, 1, 25, 10, 5, 0, 0, 0};
-  double elo[3], se[3];
-  ck_assert_int_eq(elo_fit(2, &two, 1, 0, 0.0, elo, se), 0);
-  ck_assert_double_eq_tol(elo[0], 0, 1e-9);
-  ck_assert_double_eq_tol(elo[1], -190.848, 1e-3);
-  ck_assert_double_eq_tol(se[1], 63.432, 1e-2);
-  ck_assert_double_eq_tol(se[0], 0, 1e-12);
-  /* Anchored at agent 1 instead: the same difference the other way. */
-  ck_assert_int_eq(elo_fit(2, &two, 1, 1, 0.0, elo, se), 0);
-  ck_assert_double_eq_tol(elo[0], 190.848, 1e-3);
-  /* Three agents with consistent results (A-B 3:1, B-C 3:1, A-C 9:1) fit
-   * exactly: 0, -190.8, -381.7. */
-  arena_pairing three[3] = {{0, 1, 30, 0, 10, 0, 0, 0},
-                            {1, 2, 30, 0, 10, 0, 0, 0},
-                            {0, 2, 36, 0, 4, 0, 0, 0}};
-  ck_assert_int_eq(elo_fit(3, three, 3, 0, 0.0, elo, se), 0);
-  ck_assert_double_eq_tol(elo[1], -190.848, 1e-3);
-  ck_assert_double_eq_tol(elo[2], -381.697, 1e-3);
-  ck_assert(se[2] > se[1] * 0.5 && se[1] > 0);
-  /* A prior draw pulls a 100% score to a finite rating:
-   * (20 + 0.5) / 21 -> 400 log10(41) = 645.1. */
-  arena_pairing sweep = {0, 1, 20, 0, 0, 0, 0, 0};
-  ck_assert_int_eq(elo_fit(2, &sweep, 1, 1, 1.0, elo, se), 0);
-  ck_assert_double_eq_tol(elo[0], 400 * log10(41.0), 1e-3);
-  /* Not connected to the anchor: refused. */
-  arena_pairing apart[2] = {{0, 1, 5, 0, 5, 0, 0, 0}, {2, 3, 5, 0, 5, 0, 0, 0}};
-  ck_assert_int_eq(elo_fit(4, apart, 2, 0, 1.0, elo, se), -1);
-}
-END_TEST
 
 /* ---- Colours, threads, records -------------------------------------------------------- */
 
@@ -429,8 +356,6 @@ static Suite *arena_suite(void) {
   Suite *s = suite_create("arena");
   TCase *t = tcase_create("core");
   tcase_set_timeout(t, 120);
-  tcase_add_test(t, score_intervals_by_hand);
-  tcase_add_test(t, elo_by_hand);
   tcase_add_test(t, colours_are_paired);
   tcase_add_test(t, gauntlet_pairs_first_agent_only);
   tcase_add_test(t, results_do_not_depend_on_threads);

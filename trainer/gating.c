@@ -7,36 +7,19 @@
 #include "base/base.h"
 #include "search/agent.h"
 #include "arena/arena.h"
+#include "arena/ratings.h"
 #include "search/evaluator_nn.h"
 
-/* ---- Statistics ---------------------------------------------------------------- */
-
 /* Score, interval and Elo as the arena reports them. */
-void match_stats(match_result *r) {
-  r->games = r->wins + r->draws + r->losses;
-  arena_score_ci(r->wins, r->draws, r->losses, &r->score, &r->score_lo, &r->score_hi);
-  r->elo = elo_from_score(r->score);
-  r->elo_lo = elo_from_score(r->score_lo);
-  r->elo_hi = elo_from_score(r->score_hi);
-}
-
-static double score_of_elo(double elo) { return 1.0 / (1.0 + pow(10.0, -elo / 400.0)); }
-
-double sprt_llr(int wins, int draws, int losses, double elo0, double elo1) {
-  if (wins + draws + losses == 0) return 0;
-  /* Half a win and half a loss of prior keep the variance away from 0 when
-   * the first results are all alike (two draws must not decide). */
-  double w = wins + 0.5, d = draws, l = losses + 0.5, n = w + d + l;
-  double s = (w + 0.5 * d) / n;
-  double var = (w * (1 - s) * (1 - s) + d * (0.5 - s) * (0.5 - s) + l * s * s) / n;
-  double s0 = score_of_elo(elo0), s1 = score_of_elo(elo1);
-  return n * (s1 - s0) * (2 * s - s0 - s1) / (2 * var);
-}
-
-int sprt_verdict(double llr, double alpha, double beta) {
-  if (llr >= log((1 - beta) / alpha)) return 1;
-  if (llr <= log(beta / (1 - alpha))) return -1;
-  return 0;
+static void summarize(match_result *r) {
+  rating_summary m = rating_summarize(r->wins, r->draws, r->losses);
+  r->games = m.games;
+  r->score = m.score;
+  r->score_lo = m.score_lo;
+  r->score_hi = m.score_hi;
+  r->elo = m.elo;
+  r->elo_lo = m.elo_lo;
+  r->elo_hi = m.elo_hi;
 }
 
 /* ---- Openings --------------------------------------------------------------------
@@ -155,15 +138,15 @@ int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts
         tally(out, game_outcome(&x->pos, x->cand_side));
       }
       pairs_done++;
-      out->llr = sprt_llr(out->wins, out->draws, out->losses, p->elo0, p->elo1);
-      out->sprt_verdict = sprt_verdict(out->llr, p->alpha, p->beta);
+      out->llr = rating_sprt_llr(out->wins, out->draws, out->losses, p->elo0, p->elo1);
+      out->sprt_verdict = rating_sprt_verdict(out->llr, p->alpha, p->beta);
       if (p->sprt && out->sprt_verdict != 0) break;
     }
     if (p->sprt && out->sprt_verdict != 0) break;
     for (int i = 0; i < n; i++) live |= !gg[i].done;
     if (!live) break;
   }
-  match_stats(out);
+  summarize(out);
   rc = 0;
 done:
   for (int k = 0; k < 2; k++) {
@@ -205,8 +188,8 @@ int anchor_match(const game *g, const char *spec_a, const char *spec_b, const ma
       tally(out, game_outcome(&rec->final, a_south ? GAME_SOUTH : GAME_NORTH));
     }
   }
-  match_stats(out);
-  out->llr = sprt_llr(out->wins, out->draws, out->losses, p->elo0, p->elo1);
+  summarize(out);
+  out->llr = rating_sprt_llr(out->wins, out->draws, out->losses, p->elo0, p->elo1);
   rc = 0;
 done:
   agent_free(a);
