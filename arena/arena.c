@@ -1,5 +1,5 @@
-/* Matches between agents: opening book, threaded play with paired colours,
- * Elo fits (ratings.c) and game records. */
+/* Matches between agents: threaded play with paired colours from a book of
+ * openings (openings.c), Elo fits (ratings.c) and game records. */
 #include "arena/arena.h"
 
 #include <math.h>
@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "base/base.h"
-#include "search/alphabeta.h"
 
 arena_params arena_defaults(void) {
   arena_params p;
@@ -24,67 +23,9 @@ arena_params arena_defaults(void) {
   return p;
 }
 
-/* ---- Openings -------------------------------------------------------------------------- */
-
-int arena_make_book(const game *g, int k, int plies, int depth, int margin, uint64_t seed,
-                    arena_opening *out, char *err, size_t errlen) {
-  if (k < 1 || plies < 1 || plies > ARENA_MAX_OPENING) {
-    errf(err, errlen, "bad opening book request: %d openings of up to %d plies (1..%d)", k,
-         plies, ARENA_MAX_OPENING);
-    return -1;
-  }
-  ab_params ap = ab_defaults();
-  ap.depth = depth;
-  ap.tt_mb = 4;
-  ab_search *s = ab_create(g, &ap, err, errlen);
-  game_hist *h = malloc(sizeof *h);
-  game_pos *seen = malloc((size_t)k * sizeof *seen);
-  if (!s || !h || !seen) {
-    ab_free(s);
-    free(h);
-    free(seen);
-    if (s) errf(err, errlen, "out of memory");
-    return -1;
-  }
-  rng_t r;
-  rng_seed(&r, seed, 0x626f6f6b);
-  int found = 0, tries = 0;
-  while (found < k && tries++ < 200 * k + 1000) {
-    arena_opening o;
-    o.n = 1 + (int)rng_below(&r, (uint32_t)plies);
-    game_pos p;
-    game_start(g, &p);
-    game_hist_reset(h, &p);
-    for (int i = 0; i < o.n && p.status == GAME_ONGOING; i++) {
-      o.moves[i] = (uint8_t)game_random_action(&r, game_legal(g, &p));
-      game_step(g, &p, h, o.moves[i]);
-    }
-    if (p.status != GAME_ONGOING) continue;
-    int dup = 0;
-    for (int i = 0; i < found && !dup; i++) dup = game_pos_equal(&seen[i], &p);
-    if (dup) continue;
-    ab_result res;
-    ab_clear(s);
-    if (ab_run(s, &p, h, &res, err, errlen)) break;
-    if (abs(res.score) > margin) continue;
-    seen[found] = p;
-    out[found++] = o;
-  }
-  ab_free(s);
-  free(h);
-  free(seen);
-  if (found < k) {
-    errf(err, errlen,
-         "found only %d of %d openings within %d of level (try fewer openings, more plies or a "
-         "wider margin)", found, k, margin);
-    return -1;
-  }
-  return 0;
-}
-
 /* ---- One game -------------------------------------------------------------------------- */
 
-int arena_play(const game *g, agent *south, agent *north, const arena_opening *opening,
+int arena_play(const game *g, agent *south, agent *north, const opening_line *opening,
                arena_game *rec, char *err, size_t errlen) {
   game_hist *h = malloc(sizeof *h);
   if (!h) {
@@ -154,7 +95,7 @@ typedef struct {
   const arena_params *p;
   int n_agents;
   const char *const *specs;
-  const arena_opening *book;
+  const opening_line *book;
   int total;
   arena_result *res;
   arena_game_fn on_game;
@@ -281,15 +222,15 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
       q->a = a;
       q->b = b;
     }
-  arena_opening *book = NULL;
+  opening_line *book = NULL;
   if (p->openings > 0) {
     book = malloc((size_t)p->openings * sizeof *book);
     if (!book) {
       errf(err, errlen, "out of memory");
       return -1;
     }
-    if (arena_make_book(g, p->openings, p->opening_plies, p->book_depth, p->book_margin,
-                        p->seed, book, err, errlen)) {
+    if (opening_level_book(g, p->openings, p->opening_plies, p->book_depth, p->book_margin,
+                           p->seed, book, err, errlen)) {
       free(book);
       return -1;
     }
@@ -423,7 +364,7 @@ int arena_read_record(FILE *f, arena_record *r, int *line, char *err, size_t err
     case 1: bad = snprintf(r->rules, sizeof r->rules, "%s", v) >= (int)sizeof r->rules; break;
     case 2: snprintf(r->south, sizeof r->south, "%s", v); break;
     case 3: snprintf(r->north, sizeof r->north, "%s", v); break;
-    case 4: bad = parse_moves(v, r->open.moves, ARENA_MAX_OPENING, &r->open.n); break;
+    case 4: bad = parse_moves(v, r->open.moves, OPENING_MAX_PLIES, &r->open.n); break;
     case 5: bad = parse_moves(v, r->moves, GAME_MAX_PLIES_CAP, &r->n_moves); break;
     case 6:
       bad = strcmp(v, "1-0") && strcmp(v, "0-1") && strcmp(v, "1/2-1/2");

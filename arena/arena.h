@@ -1,6 +1,6 @@
 /* arena: matches between agents — round robin or gauntlet, every opening
- * played with both colours, games in parallel threads, results with
- * confidence intervals and Elo ratings, and game records.
+ * of a level book (openings.h) played with both colours, games in parallel
+ * threads, Elo ratings (ratings.h), and game records.
  *
  * Threads: arena_run starts params.threads worker threads; each makes its
  * own instances of every agent from the specs and plays whole games. Before
@@ -18,12 +18,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "arena/openings.h"
 #include "arena/ratings.h"
 #include "game/game.h"
 #include "search/agent.h"
 
 #define ARENA_MAX_AGENTS RATING_MAX_PLAYERS
-#define ARENA_MAX_OPENING 32 /* plies */
 
 typedef struct {
   int games;          /* games per pairing; even */
@@ -39,25 +39,13 @@ typedef struct {
 
 arena_params arena_defaults(void);
 
-/* One opening: plies played from the start position. */
-typedef struct {
-  int n;
-  uint8_t moves[ARENA_MAX_OPENING];
-} arena_opening;
-
-/* K distinct openings of 1..plies random plies from the start that an
- * alphabeta search of `depth` scores within `margin` for the side to move.
- * Deterministic for a seed. -1 if too few can be found. */
-int arena_make_book(const game *g, int k, int plies, int depth, int margin, uint64_t seed,
-                    arena_opening *out, char *err, size_t errlen);
-
 /* One finished game. */
 typedef struct {
   int number;            /* game number in the match (0-based) */
   int pairing;           /* index into arena_result.pairings */
   int south, north;      /* agent indices */
   int opening;           /* book index, -1 for the start position */
-  arena_opening open;    /* the opening's plies */
+  opening_line open;     /* the opening's plies */
   int n_moves;           /* plies played by the agents */
   uint8_t moves[GAME_MAX_PLIES_CAP];
   game_pos final;        /* the finished position */
@@ -66,7 +54,7 @@ typedef struct {
 /* Plays one game: the opening plies, then the agents in turn until the game
  * ends. Fills rec (its number/pairing/opening fields are the caller's).
  * -1 with a message if an agent fails. */
-int arena_play(const game *g, agent *south, agent *north, const arena_opening *opening,
+int arena_play(const game *g, agent *south, agent *north, const opening_line *opening,
                arena_game *rec, char *err, size_t errlen);
 
 /* Results of one pairing, counted for agent a. */
@@ -110,7 +98,7 @@ typedef struct {
   int number;
   char rules[512];       /* "NAME key=value ..." */
   char south[256], north[256];
-  arena_opening open;
+  opening_line open;
   int n_moves;
   uint8_t moves[GAME_MAX_PLIES_CAP];
   char result[8];        /* "1-0", "0-1" or "1/2-1/2" */

@@ -255,7 +255,7 @@ int cmd_arena(int argc, char **argv) {
         if (parse_int(o, v, 0, 100000, &x)) return 2;
         p.openings = (int)x;
       } else if (!strcmp(o, "--opening-plies")) {
-        if (parse_int(o, v, 1, ARENA_MAX_OPENING, &x)) return 2;
+        if (parse_int(o, v, 1, OPENING_MAX_PLIES, &x)) return 2;
         p.opening_plies = (int)x;
       } else if (!strcmp(o, "--book-depth")) {
         if (parse_int(o, v, 1, 20, &x)) return 2;

@@ -1,6 +1,6 @@
 /* Arena: paired colours per opening, results independent of the thread
- * count, the opening book, game records written and replayed, variant
- * statistics and the arena command. */
+ * count, game records written and replayed, variant statistics and the
+ * arena command. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,7 +11,6 @@
 #include "base/base.h"
 #include "game/game.h"
 #include "tests/testutil.h"
-#include "search/alphabeta.h"
 #include "arena/arena.h"
 #include "arena/stats.h"
 
@@ -142,40 +141,6 @@ START_TEST(results_do_not_depend_on_threads) {
   }
   free(r1);
   free(r3);
-}
-END_TEST
-
-START_TEST(opening_book_is_level_and_distinct) {
-  configure("oware", NULL);
-  arena_opening book[12];
-  char err[256];
-  ck_assert_msg(arena_make_book(&G, 12, 4, 3, 150, 5, book, err, sizeof err) == 0, "%s", err);
-  ab_params ap = ab_defaults();
-  ap.depth = 3;
-  ab_search *s = ab_create(&G, &ap, err, sizeof err);
-  game_pos pos[12];
-  for (int i = 0; i < 12; i++) {
-    ck_assert(book[i].n >= 1 && book[i].n <= 4);
-    game_hist h;
-    game_start(&G, &pos[i]);
-    game_hist_reset(&h, &pos[i]);
-    for (int k = 0; k < book[i].n; k++) {
-      ck_assert(game_legal(&G, &pos[i]) >> book[i].moves[k] & 1);
-      game_step(&G, &pos[i], &h, book[i].moves[k]);
-    }
-    ck_assert_int_eq(pos[i].status, GAME_ONGOING);
-    ab_result r;
-    ab_clear(s);
-    ab_run(s, &pos[i], &h, &r, err, sizeof err);
-    ck_assert_int_le(abs(r.score), 150);
-    for (int j = 0; j < i; j++)
-      ck_assert(pos[i].hash != pos[j].hash || pos[i].ply != pos[j].ply ||
-                memcmp(pos[i].store, pos[j].store, sizeof pos[i].store));
-  }
-  ab_free(s);
-  /* An impossible request fails with a message. */
-  ck_assert_int_eq(arena_make_book(&G, 50, 1, 2, 0, 5, book, err, sizeof err), -1);
-  ck_assert_ptr_nonnull(strstr(err, "openings"));
 }
 END_TEST
 
@@ -359,7 +324,6 @@ static Suite *arena_suite(void) {
   tcase_add_test(t, colours_are_paired);
   tcase_add_test(t, gauntlet_pairs_first_agent_only);
   tcase_add_test(t, results_do_not_depend_on_threads);
-  tcase_add_test(t, opening_book_is_level_and_distinct);
   tcase_add_test(t, records_round_trip);
   tcase_add_test(t, bad_arena_requests);
   tcase_add_test(t, stronger_agents_score_more);

@@ -1,13 +1,13 @@
 #include "trainer/gating.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena/arena.h"
+#include "arena/openings.h"
+#include "arena/ratings.h"
 #include "base/base.h"
 #include "search/agent.h"
-#include "arena/arena.h"
-#include "arena/ratings.h"
 #include "search/evaluator_nn.h"
 
 /* Score, interval and Elo as the arena reports them. */
@@ -20,27 +20,6 @@ static void summarize(match_result *r) {
   r->elo = m.elo;
   r->elo_lo = m.elo_lo;
   r->elo_hi = m.elo_hi;
-}
-
-/* ---- Openings --------------------------------------------------------------------
- * A pair's opening: `plies` uniformly random moves from the start (redrawn
- * if the game ends inside them). */
-static void opening(const game *g, int plies, uint64_t seed, int pair, game_pos *p,
-                    game_hist *h, uint8_t *moves, int *n) {
-  rng_t r;
-  rng_seed(&r, seed, 0x6f70656eULL + (uint64_t)pair);
-  if (plies > ARENA_MAX_OPENING) plies = ARENA_MAX_OPENING; /* moves holds that many */
-  for (int attempt = 0;; attempt++) {
-    game_start(g, p);
-    game_hist_reset(h, p);
-    *n = 0;
-    for (int k = 0; k < plies && p->status == GAME_ONGOING; k++) {
-      int a = game_random_action(&r, game_legal(g, p));
-      game_step(g, p, h, a);
-      moves[(*n)++] = (uint8_t)a;
-    }
-    if (p->status == GAME_ONGOING || attempt > 100) return;
-  }
 }
 
 static void tally(match_result *r, int outcome) {
@@ -79,7 +58,7 @@ int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts
   mcts_nn *ev[2] = {NULL, NULL};
   mcts_batch *b[2] = {NULL, NULL};
   gate_game *gg = calloc((size_t)n, sizeof *gg);
-  uint8_t *active = calloc((size_t)n, 1), moves[ARENA_MAX_OPENING];
+  uint8_t *active = calloc((size_t)n, 1);
   int rc = -1;
   if (!gg || !active) {
     errf(err, errlen, "out of memory");
@@ -97,8 +76,8 @@ int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts
       errf(err, errlen, "out of memory");
       goto done;
     }
-    int nm;
-    opening(g, p->opening_plies, p->seed, i / 2, &x->pos, x->hist, moves, &nm);
+    opening_line op;
+    opening_random(g, p->opening_plies, p->seed, i / 2, &op, &x->pos, x->hist);
     /* The candidate plays the side to move after the opening in even games. */
     x->cand_side = (i % 2 == 0) ? x->pos.mover : 1 - x->pos.mover;
     x->done = x->pos.status != GAME_ONGOING;
@@ -178,9 +157,9 @@ int anchor_match(const game *g, const char *spec_a, const char *spec_b, const ma
     goto done;
   }
   for (int pair = 0; pair < (p->games + 1) / 2; pair++) {
-    arena_opening op;
+    opening_line op;
     game_pos pos;
-    opening(g, p->opening_plies, p->seed, pair, &pos, h, op.moves, &op.n);
+    opening_random(g, p->opening_plies, p->seed, pair, &op, &pos, h);
     for (int a_south = 1; a_south >= 0; a_south--) {
       agent_reset(a);
       agent_reset(b);

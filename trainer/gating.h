@@ -6,8 +6,10 @@
  * evaluation. It stops early when the SPRT decides. anchor_match plays any
  * two agent specs (the periodic evaluation against fixed anchors).
  *
- * The statistics (score, Elo, SPRT) are arena/ratings.h's. Nothing here
- * keeps state between calls; the caller's thread does all the work. */
+ * Openings are arena/openings.h's random openings (pair k uses opening k
+ * of the seed); the statistics (score, Elo, SPRT) are arena/ratings.h's.
+ * Nothing here keeps state between calls; the caller's thread does all the
+ * work. */
 #ifndef SOWZERO_GATING_H
 #define SOWZERO_GATING_H
 
