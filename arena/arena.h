@@ -1,6 +1,7 @@
 /* arena: matches between agents — round robin or gauntlet, every opening
  * of a level book (openings.h) played with both colours, games in parallel
- * threads, Elo ratings (ratings.h), and game records.
+ * threads, and Elo ratings (ratings.h). Game records of the games are
+ * record.h's.
  *
  * Threads: arena_run starts params.threads worker threads; each makes its
  * own instances of every agent from the specs and plays whole games. Before
@@ -16,7 +17,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "arena/openings.h"
 #include "arena/ratings.h"
@@ -87,32 +87,5 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
  * for everyone when the pairings do not connect every agent to the
  * anchor. */
 void arena_rate(arena_result *r, double prior_draws);
-
-/* ---- Records (format in docs/FORMATS.md, "Game records") ------------------------- */
-
-int arena_write_record(FILE *f, const game *g, const arena_game *rec, const char *south_spec,
-                       const char *north_spec);
-
-/* A record read back: the game it names and its moves. */
-typedef struct {
-  int number;
-  char rules[512];       /* "NAME key=value ..." */
-  char south[256], north[256];
-  opening_line open;
-  int n_moves;
-  uint8_t moves[GAME_MAX_PLIES_CAP];
-  char result[8];        /* "1-0", "0-1" or "1/2-1/2" */
-  char score[32];
-  char end[32];
-  int plies;
-} arena_record;
-
-/* Reads the next record; returns 1, 0 at the end of the file, -1 on a
- * malformed one (message names the line). *line counts lines read. */
-int arena_read_record(FILE *f, arena_record *r, int *line, char *err, size_t errlen);
-/* Configures g from r->rules and replays the record into *end; checks the
- * moves are legal and that result, score, end and plies agree. */
-int arena_replay_record(const arena_record *r, game *g, game_pos *end, char *err,
-                        size_t errlen);
 
 #endif

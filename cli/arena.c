@@ -12,6 +12,7 @@
 #include "game/game.h"
 #include "arena/arena.h"
 #include "arena/ratings.h"
+#include "arena/record.h"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -40,8 +41,8 @@ typedef struct {
 
 static void on_game(const arena_game *rec, const arena_result *so_far, void *ud) {
   progress *pr = ud;
-  if (pr->records && arena_write_record(pr->records, pr->g, rec, so_far->specs[rec->south],
-                                        so_far->specs[rec->north]))
+  if (pr->records && record_write(pr->records, pr->g, rec, so_far->specs[rec->south],
+                                  so_far->specs[rec->north]))
     pr->failed_write = 1;
   if (pr->quiet) return;
   int done = so_far->games;
@@ -321,7 +322,7 @@ int cmd_arena(int argc, char **argv) {
       return 1;
     }
     pr.records = rec_file.f;
-    fprintf(pr.records, "# sowzero game records, format 1 (docs/FORMATS.md)\n\n");
+    record_write_header(pr.records, NULL);
   }
   arena_result *r = malloc(sizeof *r);
   if (!r) return 1;

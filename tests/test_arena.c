@@ -1,6 +1,5 @@
 /* Arena: paired colours per opening, results independent of the thread
- * count, game records written and replayed, variant statistics and the
- * arena command. */
+ * count, variant statistics and the arena command. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include "game/game.h"
 #include "tests/testutil.h"
 #include "arena/arena.h"
+#include "arena/record.h"
 #include "arena/stats.h"
 
 static game G;
@@ -26,18 +26,16 @@ static void configure(const char *name, const char *settings) {
   ck_assert_msg(rc == 0, "configure %s: %s", name, err);
 }
 
-/* ---- Colours, threads, records -------------------------------------------------------- */
+/* ---- Colours, threads -------------------------------------------------------------- */
 
 #define MAXG 400
 typedef struct {
   int n;
   int pairing[MAXG], south[MAXG], north[MAXG], opening[MAXG], number[MAXG];
-  char *text;
-  size_t len;
-  FILE *rec;
 } seen_games;
 
 static void collect(const arena_game *rec, const arena_result *so_far, void *ud) {
+  (void)so_far;
   seen_games *s = ud;
   if (s->n < MAXG) {
     s->pairing[s->n] = rec->pairing;
@@ -47,8 +45,6 @@ static void collect(const arena_game *rec, const arena_result *so_far, void *ud)
     s->number[s->n] = rec->number;
     s->n++;
   }
-  if (s->rec)
-    arena_write_record(s->rec, &G, rec, so_far->specs[rec->south], so_far->specs[rec->north]);
 }
 
 START_TEST(colours_are_paired) {
@@ -141,60 +137,6 @@ START_TEST(results_do_not_depend_on_threads) {
   }
   free(r1);
   free(r3);
-}
-END_TEST
-
-START_TEST(records_round_trip) {
-  configure("warri", NULL); /* extra turns in the move lists */
-  const char *specs[] = {"random", "greedy"};
-  arena_params p = arena_defaults();
-  p.games = 10;
-  p.openings = 2;
-  p.book_depth = 2;
-  seen_games *s = calloc(1, sizeof *s);
-  s->rec = open_memstream(&s->text, &s->len);
-  arena_result *r = malloc(sizeof *r);
-  char err[256];
-  ck_assert_int_eq(arena_run(&G, 2, specs, &p, collect, s, r, err, sizeof err), 0);
-  fclose(s->rec);
-  FILE *f = fmemopen(s->text, s->len, "r");
-  arena_record *rec = malloc(sizeof *rec);
-  int line = 0, n = 0, rc;
-  game g2;
-  game_pos end;
-  while ((rc = arena_read_record(f, rec, &line, err, sizeof err)) == 1) {
-    ck_assert_msg(arena_replay_record(rec, &g2, &end, err, sizeof err) == 0, "%s", err);
-    ck_assert_str_eq(g2.rules->name, "oware");
-    ck_assert_int_eq(game_option_value(&g2, "grand_slam"), game_option_value(&G, "grand_slam"));
-    ck_assert_int_eq(rec->open.n > 0, 1);
-    n++;
-  }
-  ck_assert_int_eq(rc, 0);
-  ck_assert_int_eq(n, 10);
-  fclose(f);
-  /* A changed move is caught on replay (or by the result check). */
-  char *bad = strdup(s->text);
-  char *mv = strstr(bad, "\nmoves ");
-  ck_assert_ptr_nonnull(mv);
-  mv[7] = mv[7] == '0' ? '1' : '0';
-  f = fmemopen(bad, strlen(bad), "r");
-  line = 0;
-  ck_assert_int_eq(arena_read_record(f, rec, &line, err, sizeof err), 1);
-  ck_assert_int_eq(arena_replay_record(rec, &g2, &end, err, sizeof err), -1);
-  fclose(f);
-  /* A malformed record names its line. */
-  const char *broken = "game 1\nrules oware\nsouth random\nnorth random\nopening -\n"
-                       "moves x\n";
-  f = fmemopen((void *)broken, strlen(broken), "r");
-  line = 0;
-  ck_assert_int_eq(arena_read_record(f, rec, &line, err, sizeof err), -1);
-  ck_assert_ptr_nonnull(strstr(err, "line 6"));
-  fclose(f);
-  free(bad);
-  free(rec);
-  free(s->text);
-  free(s);
-  free(r);
 }
 END_TEST
 
@@ -293,13 +235,13 @@ START_TEST(arena_command_writes_files) {
   ck_assert_ptr_nonnull(strstr(buf, "\"pairings\""));
   ck_assert_ptr_nonnull(strstr(buf, "\"games\": 4"));
   f = fopen(rec, "r");
-  arena_record *r = malloc(sizeof *r);
+  record *r = malloc(sizeof *r);
   int line = 0, count = 0;
   char err[256];
   game g;
   game_pos end;
-  while (arena_read_record(f, r, &line, err, sizeof err) == 1) {
-    ck_assert_int_eq(arena_replay_record(r, &g, &end, err, sizeof err), 0);
+  while (record_read(f, r, &line, err, sizeof err) == 1) {
+    ck_assert_int_eq(record_replay(r, &g, &end, err, sizeof err), 0);
     count++;
   }
   ck_assert_int_eq(count, 4);
@@ -324,7 +266,6 @@ static Suite *arena_suite(void) {
   tcase_add_test(t, colours_are_paired);
   tcase_add_test(t, gauntlet_pairs_first_agent_only);
   tcase_add_test(t, results_do_not_depend_on_threads);
-  tcase_add_test(t, records_round_trip);
   tcase_add_test(t, bad_arena_requests);
   tcase_add_test(t, stronger_agents_score_more);
   tcase_add_test(t, variant_statistics);

@@ -15,10 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arena/arena.h"
+#include "arena/record.h"
 #include "base/base.h"
 #include "base/json.h"
 #include "nn/nn.h"
-#include "arena/arena.h"
 #include "trainer/config.h"
 #include "search/evaluator_nn.h"
 #include "trainer/gating.h"
@@ -157,7 +158,7 @@ static void record_game(void *ctx, const game *g, const uint8_t *moves, int n,
   rec->n_moves = n < GAME_MAX_PLIES_CAP ? n : GAME_MAX_PLIES_CAP;
   memcpy(rec->moves, moves, (size_t)rec->n_moves);
   rec->final = *end;
-  arena_write_record(f, g, rec, "self-play", "self-play");
+  record_write(f, g, rec, "self-play", "self-play");
   fputc('\n', f);
   fclose(f);
   free(rec);
@@ -189,7 +190,7 @@ static int flush_records(run *r, char *err, size_t errlen) {
     afile a;
     rc = afile_open(&a, path, err, errlen);
     if (rc == 0) {
-      fputs("# sowzero game records, format 1 (docs/FORMATS.md): self-play\n\n", a.f);
+      record_write_header(a.f, "self-play");
       fwrite(r->records, 1, r->rec_len, a.f);
       rc = afile_commit(&a, err, errlen);
     }
