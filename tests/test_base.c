@@ -1,12 +1,152 @@
-/* base: JSON (escaping, and the reader on valid and malformed lines). */
+/* base: the worker pool (every job once, on one thread or several, errors
+ * stop it and are reported) and JSON (escaping, and the reader on valid
+ * and malformed lines). */
 #include <check.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/base.h"
 #include "base/json.h"
+#include "base/pool.h"
 #include "tests/testutil.h"
+
+/* ---- Pool --------------------------------------------------------------------------------- */
+
+#define JOBS 2000
+#define MAX_WORKERS 16
+
+typedef struct {
+  int threads;
+  atomic_int runs[JOBS];
+  atomic_int started[MAX_WORKERS], finished[MAX_WORKERS], jobs_of[MAX_WORKERS];
+  atomic_int max_job, bad_worker, on_caller;
+  int fail_job;    /* this job fails; -1 none */
+  int fail_start;  /* this worker's start fails; -1 none */
+  pthread_t caller;
+} tally;
+
+static int t_start(void *ctx, int worker, char *err, size_t errlen) {
+  tally *t = ctx;
+  if (worker < 0 || worker >= t->threads) atomic_store(&t->bad_worker, 1);
+  atomic_fetch_add(&t->started[worker], 1);
+  if (worker == 0 && pthread_equal(pthread_self(), t->caller)) atomic_store(&t->on_caller, 1);
+  if (worker == t->fail_start) {
+    errf(err, errlen, "worker %d cannot start", worker);
+    return -1;
+  }
+  return 0;
+}
+
+static int t_run(void *ctx, int worker, int job, char *err, size_t errlen) {
+  tally *t = ctx;
+  if (worker < 0 || worker >= t->threads) atomic_store(&t->bad_worker, 1);
+  atomic_fetch_add(&t->runs[job], 1);
+  atomic_fetch_add(&t->jobs_of[worker], 1);
+  int m = atomic_load(&t->max_job);
+  while (job > m && !atomic_compare_exchange_weak(&t->max_job, &m, job)) {
+  }
+  if (job == t->fail_job) {
+    errf(err, errlen, "job %d failed", job);
+    return -1;
+  }
+  return 0;
+}
+
+static void t_finish(void *ctx, int worker) {
+  tally *t = ctx;
+  atomic_fetch_add(&t->finished[worker], 1);
+}
+
+static tally *new_tally(int threads) {
+  tally *t = calloc(1, sizeof *t);
+  t->threads = threads;
+  t->fail_job = -1;
+  t->fail_start = -1;
+  t->max_job = -1;
+  t->caller = pthread_self();
+  return t;
+}
+
+START_TEST(pool_runs_every_job_once) {
+  static const int threads[] = {1, 2, 3, 8};
+  for (int k = 0; k < 4; k++) {
+    tally *t = new_tally(threads[k]);
+    pool_work w = {t_start, t_run, t_finish, t};
+    char err[128] = "";
+    ck_assert_int_eq(pool_run(threads[k], JOBS, &w, err, sizeof err), 0);
+    int total = 0;
+    for (int j = 0; j < JOBS; j++) ck_assert_int_eq(t->runs[j], 1);
+    for (int i = 0; i < threads[k]; i++) {
+      /* Every worker starts and finishes once, whatever it ran. */
+      ck_assert_int_eq(t->started[i], 1);
+      ck_assert_int_eq(t->finished[i], 1);
+      total += t->jobs_of[i];
+    }
+    ck_assert_int_eq(total, JOBS);
+    ck_assert_int_eq(t->bad_worker, 0);
+    ck_assert_int_eq(t->on_caller, 1); /* worker 0 is the calling thread */
+    free(t);
+  }
+  /* One thread runs the jobs in order on the caller. */
+  tally *t = new_tally(1);
+  pool_work w = {t_start, t_run, t_finish, t};
+  char err[128];
+  ck_assert_int_eq(pool_run(1, 5, &w, err, sizeof err), 0);
+  ck_assert_int_eq(t->jobs_of[0], 5);
+  free(t);
+  /* No jobs: the workers still start and finish; start and finish may be
+   * left out. */
+  t = new_tally(3);
+  w = (pool_work){t_start, t_run, t_finish, t};
+  ck_assert_int_eq(pool_run(3, 0, &w, err, sizeof err), 0);
+  ck_assert_int_eq(t->started[2], 1);
+  ck_assert_int_eq(t->finished[2], 1);
+  w = (pool_work){NULL, t_run, NULL, t};
+  ck_assert_int_eq(pool_run(3, 10, &w, err, sizeof err), 0);
+  for (int j = 0; j < 10; j++) ck_assert_int_eq(t->runs[j], 1);
+  free(t);
+}
+END_TEST
+
+START_TEST(pool_stops_at_the_first_error) {
+  static const int threads[] = {1, 2, 4};
+  for (int k = 0; k < 3; k++) {
+    tally *t = new_tally(threads[k]);
+    t->fail_job = 37;
+    pool_work w = {t_start, t_run, t_finish, t};
+    char err[128] = "";
+    ck_assert_int_eq(pool_run(threads[k], JOBS, &w, err, sizeof err), -1);
+    ck_assert_str_eq(err, "job 37 failed");
+    /* Job numbers go out in order and none after the failure, so at most
+     * one job per other worker runs past it. */
+    ck_assert_int_le(t->max_job, 37 + threads[k] - 1);
+    ck_assert_int_eq(t->runs[37], 1);
+    for (int j = 0; j < JOBS; j++) ck_assert_int_le(t->runs[j], 1);
+    if (threads[k] == 1) ck_assert_int_eq(t->max_job, 37);
+    for (int i = 0; i < threads[k]; i++) ck_assert_int_eq(t->finished[i], 1);
+    free(t);
+  }
+  /* A worker that cannot start stops the pool too; every started worker
+   * is finished. */
+  tally *t = new_tally(3);
+  t->fail_start = 1;
+  pool_work w = {t_start, t_run, t_finish, t};
+  char err[128] = "";
+  ck_assert_int_eq(pool_run(3, JOBS, &w, err, sizeof err), -1);
+  ck_assert_str_eq(err, "worker 1 cannot start");
+  ck_assert_int_eq(t->jobs_of[1], 0);
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(t->finished[i], 1);
+  free(t);
+  /* Requests out of range. */
+  w.ctx = new_tally(1);
+  ck_assert_int_eq(pool_run(0, 10, &w, err, sizeof err), -1);
+  ck_assert_int_eq(pool_run(1, -1, &w, err, sizeof err), -1);
+  free(w.ctx);
+}
+END_TEST
 
 /* ---- JSON: writing ------------------------------------------------------------------------- */
 
@@ -192,6 +332,11 @@ END_TEST
 
 static Suite *base_suite(void) {
   Suite *s = suite_create("base");
+  TCase *t = tcase_create("pool");
+  tcase_set_timeout(t, 60);
+  tcase_add_test(t, pool_runs_every_job_once);
+  tcase_add_test(t, pool_stops_at_the_first_error);
+  suite_add_tcase(s, t);
   TCase *j = tcase_create("json");
   tcase_add_test(j, json_escaping);
   tcase_add_test(j, json_reads_metrics_lines);
