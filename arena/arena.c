@@ -1,5 +1,5 @@
-/* Matches between agents: threaded play with paired colours from a book of
- * openings (openings.c), then Elo fits (ratings.c). */
+/* Matches between agents: one game, and round robins or gauntlets played
+ * by a pool of workers with paired colours, then rated. */
 #include "arena/arena.h"
 
 #include <math.h>
@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena/arena_internal.h"
 #include "base/base.h"
+#include "base/pool.h"
 
 arena_params arena_defaults(void) {
   arena_params p;
@@ -76,6 +78,31 @@ done:
   return rc;
 }
 
+/* ---- A worker's agents --------------------------------------------------------------------- */
+
+int arena_seats_create(arena_seats *s, const game *g, int n, const char *const *specs,
+                       uint64_t seed, char *err, size_t errlen) {
+  memset(s, 0, sizeof *s);
+  if (!(s->rec = malloc(sizeof *s->rec))) {
+    errf(err, errlen, "out of memory");
+    return -1;
+  }
+  for (; s->n < n; s->n++)
+    if (!(s->ag[s->n] = agent_create(g, specs[s->n], seed, err, errlen))) return -1;
+  return 0;
+}
+
+void arena_seats_free(arena_seats *s) {
+  for (int i = 0; i < s->n; i++) agent_free(s->ag[i]);
+  free(s->rec);
+  memset(s, 0, sizeof *s);
+}
+
+void arena_seat_for_game(agent *a, uint64_t seed, int k, int seat) {
+  rng_seed(&a->rng, seed, 2 * (uint64_t)k + (uint64_t)seat);
+  agent_reset(a);
+}
+
 /* ---- Ratings ------------------------------------------------------------------------------ */
 
 void arena_rate(arena_result *r, double prior_draws) {
@@ -88,7 +115,10 @@ void arena_rate(arena_result *r, double prior_draws) {
     for (int i = 0; i < r->n_agents; i++) r->elo[i] = r->elo_se[i] = NAN;
 }
 
-/* ---- The match ------------------------------------------------------------------------------ */
+/* ---- The match ------------------------------------------------------------------------------
+ * Job k is game k: pairing k % n_pairings, round k / n_pairings. Each
+ * worker owns a set of agents and a game buffer; the results are the
+ * match's, under its lock. */
 
 typedef struct {
   const game *g;
@@ -96,87 +126,60 @@ typedef struct {
   int n_agents;
   const char *const *specs;
   const opening_line *book;
-  int total;
   arena_result *res;
   arena_game_fn on_game;
   void *ud;
-  pthread_mutex_t lock;
-  int next, stop;
-  char err[512];
+  arena_seats *workers;  /* one per pool worker */
+  pthread_mutex_t lock;  /* res and the on_game calls */
 } match;
 
-static void match_fail(match *m, const char *msg) {
-  pthread_mutex_lock(&m->lock);
-  if (!m->stop) snprintf(m->err, sizeof m->err, "%s", msg);
-  m->stop = 1;
-  pthread_mutex_unlock(&m->lock);
+static int match_start(void *ctx, int worker, char *err, size_t errlen) {
+  match *m = ctx;
+  return arena_seats_create(&m->workers[worker], m->g, m->n_agents, m->specs, m->p->seed, err,
+                            errlen);
 }
 
-static void *match_worker(void *arg) {
-  match *m = arg;
-  char err[512];
-  agent *ag[ARENA_MAX_AGENTS] = {0};
-  arena_game *rec = malloc(sizeof *rec);
-  if (!rec) {
-    match_fail(m, "out of memory");
-    return NULL;
+static void match_finish(void *ctx, int worker) {
+  match *m = ctx;
+  arena_seats_free(&m->workers[worker]);
+}
+
+static int match_game(void *ctx, int worker, int k, char *err, size_t errlen) {
+  match *m = ctx;
+  arena_seats *w = &m->workers[worker];
+  arena_game *rec = w->rec;
+  int np = m->res->n_pairings, pi = k % np, i = k / np;
+  const arena_pairing *q = &m->res->pairings[pi];
+  int south = i % 2 == 0 ? q->a : q->b, north = i % 2 == 0 ? q->b : q->a;
+  int o = m->p->openings > 0 ? (i / 2) % m->p->openings : -1;
+  agent *as = w->ag[south], *an = w->ag[north];
+  arena_seat_for_game(as, m->p->seed, k, 0);
+  arena_seat_for_game(an, m->p->seed, k, 1);
+  rec->number = k;
+  rec->pairing = pi;
+  rec->south = south;
+  rec->north = north;
+  rec->opening = o;
+  if (arena_play(m->g, as, an, o >= 0 ? &m->book[o] : NULL, rec, err, errlen)) return -1;
+  int so = game_outcome(&rec->final, GAME_SOUTH);
+  int sa = south == q->a ? so : -so; /* for agent a */
+  pthread_mutex_lock(&m->lock);
+  arena_pairing *x = &m->res->pairings[pi];
+  x->wins += sa > 0;
+  x->draws += sa == 0;
+  x->losses += sa < 0;
+  if (south == q->a) {
+    x->a_south_wins += sa > 0;
+    x->a_south_draws += sa == 0;
+    x->a_south_losses += sa < 0;
   }
-  for (int i = 0; i < m->n_agents; i++) {
-    ag[i] = agent_create(m->g, m->specs[i], m->p->seed, err, sizeof err);
-    if (!ag[i]) {
-      match_fail(m, err);
-      goto done;
-    }
-  }
-  for (;;) {
-    pthread_mutex_lock(&m->lock);
-    int k = m->stop || m->next >= m->total ? -1 : m->next++;
-    pthread_mutex_unlock(&m->lock);
-    if (k < 0) break;
-    int np = m->res->n_pairings, pi = k % np, i = k / np;
-    const arena_pairing *q = &m->res->pairings[pi];
-    int south = i % 2 == 0 ? q->a : q->b, north = i % 2 == 0 ? q->b : q->a;
-    int o = m->p->openings > 0 ? (i / 2) % m->p->openings : -1;
-    agent *as = ag[south], *an = ag[north];
-    /* Fresh streams per game and seat: results do not depend on threads. */
-    rng_seed(&as->rng, m->p->seed, 2 * (uint64_t)k);
-    agent_reset(as);
-    if (an != as) {
-      rng_seed(&an->rng, m->p->seed, 2 * (uint64_t)k + 1);
-      agent_reset(an);
-    }
-    rec->number = k;
-    rec->pairing = pi;
-    rec->south = south;
-    rec->north = north;
-    rec->opening = o;
-    if (arena_play(m->g, as, an, o >= 0 ? &m->book[o] : NULL, rec, err, sizeof err)) {
-      match_fail(m, err);
-      break;
-    }
-    int so = game_outcome(&rec->final, GAME_SOUTH);
-    int sa = south == q->a ? so : -so; /* for agent a */
-    pthread_mutex_lock(&m->lock);
-    arena_pairing *w = &m->res->pairings[pi];
-    w->wins += sa > 0;
-    w->draws += sa == 0;
-    w->losses += sa < 0;
-    if (south == q->a) {
-      w->a_south_wins += sa > 0;
-      w->a_south_draws += sa == 0;
-      w->a_south_losses += sa < 0;
-    }
-    m->res->games++;
-    m->res->south_wins += so > 0;
-    m->res->draws += so == 0;
-    m->res->north_wins += so < 0;
-    if (m->on_game) m->on_game(rec, m->res, m->ud);
-    pthread_mutex_unlock(&m->lock);
-  }
-done:
-  for (int i = 0; i < m->n_agents; i++) agent_free(ag[i]);
-  free(rec);
-  return NULL;
+  m->res->games++;
+  m->res->south_wins += so > 0;
+  m->res->draws += so == 0;
+  m->res->north_wins += so < 0;
+  if (m->on_game) m->on_game(rec, m->res, m->ud);
+  pthread_mutex_unlock(&m->lock);
+  return 0;
 }
 
 int arena_run(const game *g, int n_agents, const char *const *specs, const arena_params *p,
@@ -222,6 +225,8 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
       q->a = a;
       q->b = b;
     }
+  match m = {.g = g, .p = p, .n_agents = n_agents, .specs = specs, .res = out,
+             .on_game = on_game, .ud = ud};
   opening_line *book = NULL;
   if (p->openings > 0) {
     book = malloc((size_t)p->openings * sizeof *book);
@@ -235,36 +240,21 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
       return -1;
     }
   }
-  match m;
-  memset(&m, 0, sizeof m);
-  m.g = g;
-  m.p = p;
-  m.n_agents = n_agents;
-  m.specs = specs;
   m.book = book;
-  m.total = out->n_pairings * p->games;
-  m.res = out;
-  m.on_game = on_game;
-  m.ud = ud;
-  pthread_mutex_init(&m.lock, NULL);
-  double t0 = clock_wall();
-  pthread_t th[256];
-  int started = 0;
-  for (int t = 0; t < p->threads; t++) {
-    if (pthread_create(&th[t], NULL, match_worker, &m) != 0) {
-      match_fail(&m, "cannot start a thread");
-      break;
-    }
-    started++;
-  }
-  for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
-  pthread_mutex_destroy(&m.lock);
-  free(book);
-  out->seconds = clock_wall() - t0;
-  if (m.stop && m.err[0]) {
-    errf(err, errlen, "%s", m.err);
+  if (!(m.workers = calloc((size_t)p->threads, sizeof *m.workers))) {
+    free(book);
+    errf(err, errlen, "out of memory");
     return -1;
   }
+  pthread_mutex_init(&m.lock, NULL);
+  double t0 = clock_wall();
+  pool_work work = {match_start, match_game, match_finish, &m};
+  int rc = pool_run(p->threads, out->n_pairings * p->games, &work, err, errlen);
+  out->seconds = clock_wall() - t0;
+  pthread_mutex_destroy(&m.lock);
+  free(m.workers);
+  free(book);
+  if (rc) return -1;
   arena_rate(out, p->prior_draws);
   return 0;
 }

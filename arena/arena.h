@@ -1,12 +1,12 @@
-/* arena: matches between agents — round robin or gauntlet, every opening
- * of a level book (openings.h) played with both colours, games in parallel
- * threads, and Elo ratings (ratings.h). Game records of the games are
- * record.h's.
+/* arena: matches between agents — one game (arena_play), and round robins
+ * or gauntlets (arena_run) with every opening of a level book played with
+ * both colours, games in parallel threads, and Elo ratings (ratings.h).
+ * Game records of the games are record.h's.
  *
- * Threads: arena_run starts params.threads worker threads; each makes its
- * own instances of every agent from the specs and plays whole games. Before
- * each game both agents are reseeded from (seed, game number, seat) and
- * reset, so results do not depend on the number of threads or on which
+ * Threads: arena_run runs params.threads workers (base/pool.h); each makes
+ * its own instances of every agent from the specs and plays whole games.
+ * Before each game both agents are reseeded from (seed, game number, seat)
+ * and reset, so results do not depend on the number of threads or on which
  * thread played which game (time-limited agents excepted). The callbacks are
  * called with the arena's lock held, one at a time, in completion order.
  *
@@ -69,7 +69,7 @@ typedef struct {
   char specs[ARENA_MAX_AGENTS][256];
   int n_pairings;
   arena_pairing pairings[ARENA_MAX_AGENTS * (ARENA_MAX_AGENTS - 1) / 2];
-  int anchor;                      /* agent rated 0 */
+  int anchor;                      /* agent rated 0: the first random, else 0 */
   double elo[ARENA_MAX_AGENTS];    /* maximum-likelihood ratings */
   double elo_se[ARENA_MAX_AGENTS]; /* standard errors (0 for the anchor) */
   int games;                       /* games played */
@@ -79,7 +79,10 @@ typedef struct {
 
 typedef void (*arena_game_fn)(const arena_game *rec, const arena_result *so_far, void *ud);
 
-/* Plays the match. on_game (may be NULL) sees every finished game. */
+/* Plays the match. on_game (may be NULL) sees every finished game. -1
+ * with a message for a request out of range (agents, games, threads,
+ * openings), a bad spec, a book that cannot be filled, or an agent that
+ * fails. */
 int arena_run(const game *g, int n_agents, const char *const *specs, const arena_params *p,
               arena_game_fn on_game, void *ud, arena_result *out, char *err, size_t errlen);
 

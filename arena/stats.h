@@ -2,10 +2,10 @@
  * agents (random against random by default), with the first player's
  * results, game lengths and how games end.
  *
- * stats_run starts params.threads threads, each with its own agents; every
- * game reseeds both agents from (seed, game number, seat), so the numbers
- * depend on the seed only, not on the threads. The rates' intervals are
- * Wilson's (ratings.h). */
+ * stats_run runs params.threads workers (base/pool.h), each with its own
+ * agents; every game reseeds both agents from (seed, game number, seat), so
+ * the numbers depend on the seed only, not on the threads. The rates'
+ * intervals are Wilson's (ratings.h). */
 #ifndef SOWZERO_STATS_H
 #define SOWZERO_STATS_H
 

@@ -1,5 +1,5 @@
 /* Arena: paired colours per opening, results independent of the thread
- * count, variant statistics and the arena command. */
+ * count, bad requests, a strength sanity check, and the arena command. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +12,6 @@
 #include "tests/testutil.h"
 #include "arena/arena.h"
 #include "arena/record.h"
-#include "arena/stats.h"
 
 static game G;
 
@@ -177,43 +176,6 @@ START_TEST(stronger_agents_score_more) {
 }
 END_TEST
 
-/* ---- Statistics ------------------------------------------------------------------------ */
-
-START_TEST(variant_statistics) {
-  configure("oware", NULL);
-  stats_params p = stats_defaults();
-  p.games = (int)(300 * test_scale()) + 20;
-  p.threads = 2;
-  stats_result r, r1;
-  char err[256];
-  ck_assert_int_eq(stats_run(&G, "random", "random", &p, &r, err, sizeof err), 0);
-  ck_assert_int_eq(r.games, p.games);
-  ck_assert_int_eq(r.first_win.count + r.draw.count + r.first_loss.count, p.games);
-  int ends = 0;
-  for (int e = 0; e < GAME_END_COUNT; e++) ends += r.end_reason[e];
-  ck_assert_int_eq(ends, p.games);
-  ck_assert_int_eq(r.end_reason[GAME_END_NONE], 0);
-  ck_assert(r.len_min <= r.len_p10 && r.len_p10 <= r.len_p25 && r.len_p25 <= r.len_median &&
-            r.len_median <= r.len_p75 && r.len_p75 <= r.len_p90 && r.len_p90 <= r.len_max);
-  ck_assert(r.len_mean >= r.len_min && r.len_mean <= r.len_max);
-  ck_assert(r.first_win.lo <= r.first_win.rate && r.first_win.rate <= r.first_win.hi);
-  /* Threads do not change the numbers. */
-  p.threads = 1;
-  ck_assert_int_eq(stats_run(&G, "random", "random", &p, &r1, err, sizeof err), 0);
-  ck_assert_int_eq(r1.first_win.count, r.first_win.count);
-  ck_assert_int_eq(r1.len_median, r.len_median);
-  /* Greedy moving first against random wins most games. */
-  p.games = 60;
-  ck_assert_int_eq(stats_run(&G, "greedy", "random", &p, &r, err, sizeof err), 0);
-  ck_assert(r.first_win.rate > 0.7);
-  /* Warri's grand slams give extra turns and are counted. */
-  configure("warri", NULL);
-  p.games = 200;
-  ck_assert_int_eq(stats_run(&G, "random", "random", &p, &r, err, sizeof err), 0);
-  ck_assert_int_gt(r.grand_slams, 0);
-}
-END_TEST
-
 /* ---- The command --------------------------------------------------------------------------- */
 
 START_TEST(arena_command_writes_files) {
@@ -252,10 +214,6 @@ START_TEST(arena_command_writes_files) {
   unlink(rec);
   char *bad[] = {"arena", "random", NULL};
   ck_assert_int_eq(test_sowzero(out, sizeof out, bad), 2);
-  char *stats_argv[] = {"stats", "--games", "20", "--json", json, NULL};
-  ck_assert_msg(test_sowzero(out, sizeof out, stats_argv) == 0, "%s", out);
-  ck_assert_int_eq(access(json, R_OK), 0);
-  unlink(json);
 }
 END_TEST
 
@@ -268,7 +226,6 @@ static Suite *arena_suite(void) {
   tcase_add_test(t, results_do_not_depend_on_threads);
   tcase_add_test(t, bad_arena_requests);
   tcase_add_test(t, stronger_agents_score_more);
-  tcase_add_test(t, variant_statistics);
   tcase_add_test(t, arena_command_writes_files);
   suite_add_tcase(s, t);
   return s;
