@@ -22,6 +22,7 @@ arena_params arena_defaults(void) {
   p.book_margin = 150;
   p.seed = 1;
   p.prior_draws = 1.0;
+  p.anchor = 0;
   return p;
 }
 
@@ -202,13 +203,16 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
     errf(err, errlen, "openings must be 0..100000 (got %d)", p->openings);
     return -1;
   }
+  if (p->anchor < 0 || p->anchor >= n_agents) {
+    errf(err, errlen, "the anchor must be an agent: 0..%d (got %d)", n_agents - 1, p->anchor);
+    return -1;
+  }
   /* Bad specs fail here, before any thread starts. */
   out->n_agents = n_agents;
-  out->anchor = -1;
+  out->anchor = p->anchor;
   for (int i = 0; i < n_agents; i++) {
     agent *a = agent_create(g, specs[i], 1, err, errlen);
     if (!a) return -1;
-    if (out->anchor < 0 && !strcmp(a->kind->kind, "random")) out->anchor = i;
     agent_free(a);
     if (strlen(specs[i]) >= sizeof out->specs[i]) {
       errf(err, errlen, "agent spec too long: %s", specs[i]);
@@ -216,7 +220,6 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
     }
     snprintf(out->specs[i], sizeof out->specs[i], "%s", specs[i]);
   }
-  if (out->anchor < 0) out->anchor = 0;
   for (int a = 0; a < n_agents; a++)
     for (int b = a + 1; b < n_agents; b++) {
       if (p->gauntlet && a != 0) continue;

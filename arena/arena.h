@@ -35,6 +35,7 @@ typedef struct {
   int book_margin;    /* kept if |score| <= this (100 = one seed) */
   uint64_t seed;
   double prior_draws; /* virtual draws per pairing in the Elo fit */
+  int anchor;         /* index of the agent rated 0; default 0, the first */
 } arena_params;
 
 arena_params arena_defaults(void);
@@ -69,7 +70,7 @@ typedef struct {
   char specs[ARENA_MAX_AGENTS][256];
   int n_pairings;
   arena_pairing pairings[ARENA_MAX_AGENTS * (ARENA_MAX_AGENTS - 1) / 2];
-  int anchor;                      /* agent rated 0: the first random, else 0 */
+  int anchor;                      /* agent rated 0 (params.anchor) */
   double elo[ARENA_MAX_AGENTS];    /* maximum-likelihood ratings */
   double elo_se[ARENA_MAX_AGENTS]; /* standard errors (0 for the anchor) */
   int games;                       /* games played */
@@ -81,8 +82,8 @@ typedef void (*arena_game_fn)(const arena_game *rec, const arena_result *so_far,
 
 /* Plays the match. on_game (may be NULL) sees every finished game. -1
  * with a message for a request out of range (agents, games, threads,
- * openings), a bad spec, a book that cannot be filled, or an agent that
- * fails. */
+ * openings, anchor), a bad spec, a book that cannot be filled, or an agent
+ * that fails. */
 int arena_run(const game *g, int n_agents, const char *const *specs, const arena_params *p,
               arena_game_fn on_game, void *ud, arena_result *out, char *err, size_t errlen);
 

@@ -6,13 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arena/arena.h"
+#include "arena/ratings.h"
+#include "arena/record.h"
 #include "base/base.h"
 #include "base/json.h"
 #include "cli/cli.h"
 #include "game/game.h"
-#include "arena/arena.h"
-#include "arena/ratings.h"
-#include "arena/record.h"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -20,14 +20,15 @@ static void usage(FILE *f) {
           "                     [--games N] [--threads T] [--gauntlet] [--openings K]\n"
           "                     [--opening-plies P] [--book-depth D] [--book-margin M]\n"
           "                     [--seed S] [--prior-draws X] [--json FILE] [--csv FILE]\n"
-          "                     [--records FILE] [--quiet]\n"
+          "                     [--anchor N|SPEC] [--records FILE] [--quiet]\n"
           "  AGENT          an agent spec, quoted: \"alphabeta depth=6\", \"mcts sims=1000\"\n"
           "  --games N      games per pairing (even: each opening with both colours; 100)\n"
           "  --gauntlet     the first agent against each of the others only\n"
           "  --openings K   a book of K random openings kept when a depth-D alphabeta\n"
           "                 scores them within M (100 = one seed); default: start position\n"
           "  --prior-draws  virtual draws per pairing in the Elo fit (1)\n"
-          "Ratings are anchored at the first 'random' agent, else the first agent.\n");
+          "  --anchor       the agent rated 0: its place in the list (1 = the first) or\n"
+          "                 its spec; default: the first 'random' agent, else the first\n");
 }
 
 typedef struct {
@@ -215,8 +216,28 @@ static int parse_int(const char *opt, const char *v, long lo, long hi, long *out
   return 0;
 }
 
+/* The agent rated 0: `--anchor` as a place in the list (from 1) or an
+ * agent's spec; without it the first agent of kind random (a fixed
+ * yardstick whatever else plays), else the first. -1 if it names none. */
+static int find_anchor(const char *opt, int n, const char *const *specs) {
+  if (opt) {
+    char *end;
+    long x = strtol(opt, &end, 10);
+    if (*opt && !*end) return x >= 1 && x <= n ? (int)x - 1 : -1;
+    for (int i = 0; i < n; i++)
+      if (!strcmp(specs[i], opt)) return i;
+    return -1;
+  }
+  for (int i = 0; i < n; i++) {
+    const char *s = specs[i] + strspn(specs[i], " \t");
+    size_t k = strcspn(s, " \t");
+    if (k == 6 && !strncmp(s, "random", 6)) return i;
+  }
+  return 0;
+}
+
 int cmd_arena(int argc, char **argv) {
-  const char *game_name = "oware", *json = NULL, *csv = NULL, *records = NULL;
+  const char *game_name = "oware", *json = NULL, *csv = NULL, *records = NULL, *anchor = NULL;
   char *sets[64];
   const char *specs[ARENA_MAX_AGENTS];
   int nsets = 0, nspecs = 0, quiet = 0;
@@ -278,6 +299,8 @@ int cmd_arena(int argc, char **argv) {
           fprintf(stderr, "sowzero arena: bad value '%s' for --prior-draws\n", v);
           return 2;
         }
+      } else if (!strcmp(o, "--anchor")) {
+        anchor = v;
       } else if (!strcmp(o, "--json")) {
         json = v;
       } else if (!strcmp(o, "--csv")) {
@@ -300,6 +323,11 @@ int cmd_arena(int argc, char **argv) {
   if (nspecs < 2) {
     fprintf(stderr, "sowzero arena: name at least two agents\n");
     usage(stderr);
+    return 2;
+  }
+  if ((p.anchor = find_anchor(anchor, nspecs, specs)) < 0) {
+    fprintf(stderr, "sowzero arena: --anchor '%s' is neither 1..%d nor one of the agents\n",
+            anchor, nspecs);
     return 2;
   }
   char err[1024];

@@ -1,5 +1,6 @@
-/* Arena: paired colours per opening, results independent of the thread
- * count, bad requests, a strength sanity check, and the arena command. */
+/* Arena: paired colours per opening, gauntlets, the anchor of the
+ * ratings, results independent of the thread count, bad requests, a
+ * strength sanity check, and the arena command. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -7,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arena/arena.h"
+#include "arena/record.h"
 #include "base/base.h"
 #include "game/game.h"
 #include "tests/testutil.h"
-#include "arena/arena.h"
-#include "arena/record.h"
 
 static game G;
 
@@ -25,7 +26,7 @@ static void configure(const char *name, const char *settings) {
   ck_assert_msg(rc == 0, "configure %s: %s", name, err);
 }
 
-/* ---- Colours, threads -------------------------------------------------------------- */
+/* ---- Colours, anchors, threads -------------------------------------------------------- */
 
 #define MAXG 400
 typedef struct {
@@ -92,7 +93,7 @@ START_TEST(colours_are_paired) {
   north = r->north_wins;
   draws = r->draws;
   ck_assert_int_eq(south + north + draws, 36);
-  ck_assert_int_eq(r->anchor, 0); /* random */
+  ck_assert_int_eq(r->anchor, 0); /* the default: the first agent */
   free(s);
   free(r);
 }
@@ -104,13 +105,23 @@ START_TEST(gauntlet_pairs_first_agent_only) {
   arena_params p = arena_defaults();
   p.games = 4;
   p.gauntlet = 1;
+  p.anchor = 1; /* the first random agent */
   arena_result *r = malloc(sizeof *r);
   char err[256];
   ck_assert_int_eq(arena_run(&G, 4, specs, &p, NULL, NULL, r, err, sizeof err), 0);
   ck_assert_int_eq(r->n_pairings, 3);
   for (int k = 0; k < 3; k++) ck_assert_int_eq(r->pairings[k].a, 0);
-  ck_assert_int_eq(r->anchor, 1); /* the first random agent */
+  ck_assert_int_eq(r->anchor, 1);
   ck_assert_double_eq(r->elo[1], 0);
+  /* Anchored elsewhere, the same games give the same differences. */
+  arena_result *r3 = malloc(sizeof *r3);
+  p.anchor = 3;
+  ck_assert_int_eq(arena_run(&G, 4, specs, &p, NULL, NULL, r3, err, sizeof err), 0);
+  ck_assert_int_eq(r3->anchor, 3);
+  ck_assert_double_eq(r3->elo[3], 0);
+  for (int i = 0; i < 4; i++)
+    ck_assert_double_eq_tol(r3->elo[i] - r3->elo[0], r->elo[i] - r->elo[0], 1e-6);
+  free(r3);
   free(r);
 }
 END_TEST
@@ -153,6 +164,18 @@ START_TEST(bad_arena_requests) {
   ck_assert_ptr_nonnull(strstr(err, "even"));
   p.games = 4;
   ck_assert_int_eq(arena_run(&G, 1, specs, &p, NULL, NULL, r, err, sizeof err), -1);
+  /* The anchor must be one of the agents. */
+  p.anchor = 2;
+  ck_assert_int_eq(arena_run(&G, 2, specs, &p, NULL, NULL, r, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "anchor"));
+  p.anchor = -1;
+  ck_assert_int_eq(arena_run(&G, 2, specs, &p, NULL, NULL, r, err, sizeof err), -1);
+  p.anchor = 0;
+  /* A bad opening book request fails before any game. */
+  p.openings = 10;
+  p.opening_plies = 0;
+  ck_assert_int_eq(arena_run(&G, 2, specs, &p, NULL, NULL, r, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "opening"));
   free(r);
 }
 END_TEST
@@ -217,6 +240,49 @@ START_TEST(arena_command_writes_files) {
 }
 END_TEST
 
+/* The "anchor" the command's JSON reports for these arguments. */
+static int anchor_of(char **argv, const char *json) {
+  char out[8192];
+  ck_assert_msg(test_sowzero(out, sizeof out, argv) == 0, "%s", out);
+  FILE *f = fopen(json, "r");
+  ck_assert_ptr_nonnull(f);
+  char buf[4096];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  unlink(json);
+  const char *a = strstr(buf, "\"anchor\": ");
+  ck_assert_ptr_nonnull(a);
+  return atoi(a + 10);
+}
+
+START_TEST(arena_command_anchor) {
+  char json[64], out[8192];
+  snprintf(json, sizeof json, "/tmp/sowzero-anchor-%d.json", (int)getpid());
+  /* By default the first agent whose spec is random, else the first. */
+  char *dflt[] = {"arena", "greedy", " random", "random", "--games", "2", "--quiet",
+                  "--json", json, NULL};
+  ck_assert_int_eq(anchor_of(dflt, json), 1);
+  char *none[] = {"arena", "greedy", "alphabeta depth=1", "--games", "2", "--quiet",
+                  "--json", json, NULL};
+  ck_assert_int_eq(anchor_of(none, json), 0);
+  /* By place (from 1) or by spec. */
+  char *place[] = {"arena", "greedy", "random", "alphabeta depth=1", "--anchor", "3",
+                   "--games", "2", "--quiet", "--json", json, NULL};
+  ck_assert_int_eq(anchor_of(place, json), 2);
+  char *spec[] = {"arena", "random", "greedy", "--anchor", "greedy", "--games", "2", "--quiet",
+                  "--json", json, NULL};
+  ck_assert_int_eq(anchor_of(spec, json), 1);
+  /* Neither a place nor an agent: refused before playing. */
+  char *far[] = {"arena", "random", "greedy", "--anchor", "3", "--games", "2", NULL};
+  ck_assert_int_eq(test_sowzero(out, sizeof out, far), 2);
+  ck_assert_ptr_nonnull(strstr(out, "--anchor"));
+  char *stranger[] = {"arena", "random", "greedy", "--anchor", "alphabeta", "--games", "2",
+                      NULL};
+  ck_assert_int_eq(test_sowzero(out, sizeof out, stranger), 2);
+}
+END_TEST
+
 static Suite *arena_suite(void) {
   Suite *s = suite_create("arena");
   TCase *t = tcase_create("core");
@@ -227,6 +293,7 @@ static Suite *arena_suite(void) {
   tcase_add_test(t, bad_arena_requests);
   tcase_add_test(t, stronger_agents_score_more);
   tcase_add_test(t, arena_command_writes_files);
+  tcase_add_test(t, arena_command_anchor);
   suite_add_tcase(s, t);
   return s;
 }
