@@ -1,5 +1,5 @@
-/* Matches between agents: opening book, threaded play with paired colours,
- * score intervals, Elo fits and game records. */
+/* Matches between agents: one game, and round robins or gauntlets played
+ * by a pool of workers with paired colours, then rated. */
 #include "arena/arena.h"
 
 #include <math.h>
@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena/arena_internal.h"
 #include "base/base.h"
-#include "search/alphabeta.h"
+#include "base/pool.h"
 
 arena_params arena_defaults(void) {
   arena_params p;
@@ -21,70 +22,13 @@ arena_params arena_defaults(void) {
   p.book_margin = 150;
   p.seed = 1;
   p.prior_draws = 1.0;
+  p.anchor = 0;
   return p;
-}
-
-/* ---- Openings -------------------------------------------------------------------------- */
-
-int arena_make_book(const game *g, int k, int plies, int depth, int margin, uint64_t seed,
-                    arena_opening *out, char *err, size_t errlen) {
-  if (k < 1 || plies < 1 || plies > ARENA_MAX_OPENING) {
-    errf(err, errlen, "bad opening book request: %d openings of up to %d plies (1..%d)", k,
-         plies, ARENA_MAX_OPENING);
-    return -1;
-  }
-  ab_params ap = ab_defaults();
-  ap.depth = depth;
-  ap.tt_mb = 4;
-  ab_search *s = ab_create(g, &ap, err, errlen);
-  game_hist *h = malloc(sizeof *h);
-  game_pos *seen = malloc((size_t)k * sizeof *seen);
-  if (!s || !h || !seen) {
-    ab_free(s);
-    free(h);
-    free(seen);
-    if (s) errf(err, errlen, "out of memory");
-    return -1;
-  }
-  rng_t r;
-  rng_seed(&r, seed, 0x626f6f6b);
-  int found = 0, tries = 0;
-  while (found < k && tries++ < 200 * k + 1000) {
-    arena_opening o;
-    o.n = 1 + (int)rng_below(&r, (uint32_t)plies);
-    game_pos p;
-    game_start(g, &p);
-    game_hist_reset(h, &p);
-    for (int i = 0; i < o.n && p.status == GAME_ONGOING; i++) {
-      o.moves[i] = (uint8_t)game_random_action(&r, game_legal(g, &p));
-      game_step(g, &p, h, o.moves[i]);
-    }
-    if (p.status != GAME_ONGOING) continue;
-    int dup = 0;
-    for (int i = 0; i < found && !dup; i++) dup = game_pos_equal(&seen[i], &p);
-    if (dup) continue;
-    ab_result res;
-    ab_clear(s);
-    if (ab_run(s, &p, h, &res, err, errlen)) break;
-    if (abs(res.score) > margin) continue;
-    seen[found] = p;
-    out[found++] = o;
-  }
-  ab_free(s);
-  free(h);
-  free(seen);
-  if (found < k) {
-    errf(err, errlen,
-         "found only %d of %d openings within %d of level (try fewer openings, more plies or a "
-         "wider margin)", found, k, margin);
-    return -1;
-  }
-  return 0;
 }
 
 /* ---- One game -------------------------------------------------------------------------- */
 
-int arena_play(const game *g, agent *south, agent *north, const arena_opening *opening,
+int arena_play(const game *g, agent *south, agent *north, const opening_line *opening,
                arena_game *rec, char *err, size_t errlen) {
   game_hist *h = malloc(sizeof *h);
   if (!h) {
@@ -116,8 +60,8 @@ int arena_play(const game *g, agent *south, agent *north, const arena_opening *o
     agent *x = p.mover == GAME_SOUTH ? south : north;
     int a = agent_choose(x, &p, h);
     if (a < 0 || a >= g->n_actions || !(game_legal(g, &p) >> a & 1)) {
-      errf(err, errlen, "agent '%s' failed at ply %d: %s", x->spec, p.ply + 1,
-           a < 0 ? x->err : "illegal move");
+      errf(err, errlen, "agent '%s' failed at ply %d: %s", agent_spec(x), p.ply + 1,
+           a < 0 ? agent_error(x) : "illegal move");
       rc = -1;
       goto done;
     }
@@ -135,247 +79,108 @@ done:
   return rc;
 }
 
-/* ---- Statistics --------------------------------------------------------------------------- */
+/* ---- A worker's agents --------------------------------------------------------------------- */
 
-void arena_score_ci(int w, int d, int l, double *score, double *lo, double *hi) {
-  int n = w + d + l;
-  if (n == 0) {
-    *score = 0.5;
-    *lo = 0;
-    *hi = 1;
-    return;
+int arena_seats_create(arena_seats *s, const game *g, int n, const char *const *specs,
+                       uint64_t seed, char *err, size_t errlen) {
+  memset(s, 0, sizeof *s);
+  if (!(s->rec = malloc(sizeof *s->rec))) {
+    errf(err, errlen, "out of memory");
+    return -1;
   }
-  double s = (w + 0.5 * d) / n, z = 1.96;
-  double var = (w * (1 - s) * (1 - s) + d * (0.5 - s) * (0.5 - s) + l * s * s) / n;
-  *score = s;
-  if (var > 0) {
-    double half = z * sqrt(var / n);
-    *lo = s - half < 0 ? 0 : s - half;
-    *hi = s + half > 1 ? 1 : s + half;
-    return;
-  }
-  /* Every game ended alike: the observed variance is 0 and the normal
-   * interval collapses, so take the Wilson interval of a binomial. */
-  double z2 = z * z / n, mid = (s + z2 / 2) / (1 + z2);
-  double half = z * sqrt(s * (1 - s) / n + z * z / (4.0 * n * n)) / (1 + z2);
-  *lo = mid - half < 0 ? 0 : mid - half;
-  *hi = mid + half > 1 ? 1 : mid + half;
-}
-
-double elo_from_score(double s) {
-  if (!(s > 0)) return -1600;
-  if (s >= 1) return 1600;
-  double e = -400.0 * log10(1.0 / s - 1.0);
-  return e < -1600 ? -1600 : e > 1600 ? 1600 : e;
-}
-
-/* Inverts the n x n matrix a in place (Gauss-Jordan, partial pivoting);
- * -1 if singular. */
-static int invert(double *a, int n) {
-  double inv[ARENA_MAX_AGENTS * ARENA_MAX_AGENTS];
-  for (int i = 0; i < n * n; i++) inv[i] = (i / n == i % n);
-  for (int c = 0; c < n; c++) {
-    int piv = c;
-    for (int r = c + 1; r < n; r++)
-      if (fabs(a[r * n + c]) > fabs(a[piv * n + c])) piv = r;
-    if (fabs(a[piv * n + c]) < 1e-300) return -1;
-    for (int k = 0; k < n; k++) {
-      double t = a[c * n + k];
-      a[c * n + k] = a[piv * n + k];
-      a[piv * n + k] = t;
-      t = inv[c * n + k];
-      inv[c * n + k] = inv[piv * n + k];
-      inv[piv * n + k] = t;
-    }
-    double d = a[c * n + c];
-    for (int k = 0; k < n; k++) {
-      a[c * n + k] /= d;
-      inv[c * n + k] /= d;
-    }
-    for (int r = 0; r < n; r++) {
-      if (r == c) continue;
-      double f = a[r * n + c];
-      if (f == 0) continue;
-      for (int k = 0; k < n; k++) {
-        a[r * n + k] -= f * a[c * n + k];
-        inv[r * n + k] -= f * inv[c * n + k];
-      }
-    }
-  }
-  memcpy(a, inv, (size_t)n * (size_t)n * sizeof *a);
+  for (; s->n < n; s->n++)
+    if (!(s->ag[s->n] = agent_create(g, specs[s->n], seed, err, errlen))) return -1;
   return 0;
 }
 
-int elo_fit(int n_agents, const arena_pairing *pairings, int n_pairings, int anchor,
-            double prior_draws, double *elo, double *se) {
-  int n = n_agents;
-  if (n < 1 || n > ARENA_MAX_AGENTS || anchor < 0 || anchor >= n) return -1;
-  static const double ln10_400 = 400.0 / 2.302585092994046;
-  double games[ARENA_MAX_AGENTS][ARENA_MAX_AGENTS], score[ARENA_MAX_AGENTS] = {0};
-  memset(games, 0, sizeof games);
-  for (int k = 0; k < n_pairings; k++) {
-    const arena_pairing *q = &pairings[k];
-    int played = q->wins + q->draws + q->losses;
-    if (!played) continue;
-    double m = played + prior_draws;
-    games[q->a][q->b] += m;
-    games[q->b][q->a] += m;
-    score[q->a] += q->wins + 0.5 * q->draws + 0.5 * prior_draws;
-    score[q->b] += q->losses + 0.5 * q->draws + 0.5 * prior_draws;
-  }
-  /* Every agent must be linked to the anchor by played pairings. */
-  int reach[ARENA_MAX_AGENTS] = {0}, stack[ARENA_MAX_AGENTS], sp = 0;
-  reach[anchor] = 1;
-  stack[sp++] = anchor;
-  while (sp) {
-    int i = stack[--sp];
-    for (int j = 0; j < n; j++)
-      if (games[i][j] > 0 && !reach[j]) {
-        reach[j] = 1;
-        stack[sp++] = j;
-      }
-  }
-  for (int i = 0; i < n; i++)
-    if (!reach[i]) return -1;
-  /* Minorise-maximise iterations (Hunter 2004): each strength becomes its
-   * score over the expected number of games it would need. */
-  double g[ARENA_MAX_AGENTS];
-  for (int i = 0; i < n; i++) g[i] = 1.0;
-  for (int it = 0; it < 100000; it++) {
-    double change = 0;
-    for (int i = 0; i < n; i++) {
-      double den = 0;
-      for (int j = 0; j < n; j++)
-        if (j != i && games[i][j] > 0) den += games[i][j] / (g[i] + g[j]);
-      double v = den > 0 ? score[i] / den : g[i];
-      if (v < 1e-12) v = 1e-12;
-      change = fmax(change, fabs(log(v / g[i])));
-      g[i] = v;
-    }
-    double a = g[anchor];
-    for (int i = 0; i < n; i++) g[i] /= a;
-    if (change < 1e-13) break;
-  }
-  for (int i = 0; i < n; i++) elo[i] = ln10_400 * log(g[i]);
-  if (se) {
-    /* Fisher information in log-strength, anchor row and column removed. */
-    double info[ARENA_MAX_AGENTS * ARENA_MAX_AGENTS];
-    int idx[ARENA_MAX_AGENTS], m = 0;
-    for (int i = 0; i < n; i++)
-      if (i != anchor) idx[m++] = i;
-    memset(info, 0, sizeof info);
-    for (int x = 0; x < m; x++)
-      for (int j = 0; j < n; j++) {
-        int i = idx[x];
-        if (j == i || games[i][j] <= 0) continue;
-        double p = g[i] / (g[i] + g[j]), f = games[i][j] * p * (1 - p);
-        info[x * m + x] += f;
-        for (int y = 0; y < m; y++)
-          if (idx[y] == j) info[x * m + y] -= f;
-      }
-    for (int i = 0; i < n; i++) se[i] = 0;
-    if (m > 0 && invert(info, m) == 0)
-      for (int x = 0; x < m; x++) se[idx[x]] = ln10_400 * sqrt(fmax(info[x * m + x], 0));
-  }
-  return 0;
+void arena_seats_free(arena_seats *s) {
+  for (int i = 0; i < s->n; i++) agent_free(s->ag[i]);
+  free(s->rec);
+  memset(s, 0, sizeof *s);
 }
+
+void arena_seat_for_game(agent *a, uint64_t seed, int k, int seat) {
+  agent_reseed(a, seed, 2 * (uint64_t)k + (uint64_t)seat);
+  agent_reset(a);
+}
+
+/* ---- Ratings ------------------------------------------------------------------------------ */
 
 void arena_rate(arena_result *r, double prior_draws) {
-  if (elo_fit(r->n_agents, r->pairings, r->n_pairings, r->anchor, prior_draws, r->elo,
-              r->elo_se) != 0) {
-    for (int i = 0; i < r->n_agents; i++) r->elo[i] = r->elo_se[i] = NAN;
+  rating_pairing q[ARENA_MAX_AGENTS * (ARENA_MAX_AGENTS - 1) / 2];
+  for (int k = 0; k < r->n_pairings; k++) {
+    const arena_pairing *x = &r->pairings[k];
+    q[k] = (rating_pairing){x->a, x->b, x->wins, x->draws, x->losses};
   }
+  if (rating_fit(r->n_agents, q, r->n_pairings, r->anchor, prior_draws, r->elo, r->elo_se) != 0)
+    for (int i = 0; i < r->n_agents; i++) r->elo[i] = r->elo_se[i] = NAN;
 }
 
-/* ---- The match ------------------------------------------------------------------------------ */
+/* ---- The match ------------------------------------------------------------------------------
+ * Job k is game k: pairing k % n_pairings, round k / n_pairings. Each
+ * worker owns a set of agents and a game buffer; the results are the
+ * match's, under its lock. */
 
 typedef struct {
   const game *g;
   const arena_params *p;
   int n_agents;
   const char *const *specs;
-  const arena_opening *book;
-  int total;
+  const opening_line *book;
   arena_result *res;
   arena_game_fn on_game;
   void *ud;
-  pthread_mutex_t lock;
-  int next, stop;
-  char err[512];
+  arena_seats *workers;  /* one per pool worker */
+  pthread_mutex_t lock;  /* res and the on_game calls */
 } match;
 
-static void match_fail(match *m, const char *msg) {
-  pthread_mutex_lock(&m->lock);
-  if (!m->stop) snprintf(m->err, sizeof m->err, "%s", msg);
-  m->stop = 1;
-  pthread_mutex_unlock(&m->lock);
+static int match_start(void *ctx, int worker, char *err, size_t errlen) {
+  match *m = ctx;
+  return arena_seats_create(&m->workers[worker], m->g, m->n_agents, m->specs, m->p->seed, err,
+                            errlen);
 }
 
-static void *match_worker(void *arg) {
-  match *m = arg;
-  char err[512];
-  agent *ag[ARENA_MAX_AGENTS] = {0};
-  arena_game *rec = malloc(sizeof *rec);
-  if (!rec) {
-    match_fail(m, "out of memory");
-    return NULL;
+static void match_finish(void *ctx, int worker) {
+  match *m = ctx;
+  arena_seats_free(&m->workers[worker]);
+}
+
+static int match_game(void *ctx, int worker, int k, char *err, size_t errlen) {
+  match *m = ctx;
+  arena_seats *w = &m->workers[worker];
+  arena_game *rec = w->rec;
+  int np = m->res->n_pairings, pi = k % np, i = k / np;
+  const arena_pairing *q = &m->res->pairings[pi];
+  int south = i % 2 == 0 ? q->a : q->b, north = i % 2 == 0 ? q->b : q->a;
+  int o = m->p->openings > 0 ? (i / 2) % m->p->openings : -1;
+  agent *as = w->ag[south], *an = w->ag[north];
+  arena_seat_for_game(as, m->p->seed, k, 0);
+  arena_seat_for_game(an, m->p->seed, k, 1);
+  rec->number = k;
+  rec->pairing = pi;
+  rec->south = south;
+  rec->north = north;
+  rec->opening = o;
+  if (arena_play(m->g, as, an, o >= 0 ? &m->book[o] : NULL, rec, err, errlen)) return -1;
+  int so = game_outcome(&rec->final, GAME_SOUTH);
+  int sa = south == q->a ? so : -so; /* for agent a */
+  pthread_mutex_lock(&m->lock);
+  arena_pairing *x = &m->res->pairings[pi];
+  x->wins += sa > 0;
+  x->draws += sa == 0;
+  x->losses += sa < 0;
+  if (south == q->a) {
+    x->a_south_wins += sa > 0;
+    x->a_south_draws += sa == 0;
+    x->a_south_losses += sa < 0;
   }
-  for (int i = 0; i < m->n_agents; i++) {
-    ag[i] = agent_create(m->g, m->specs[i], m->p->seed, err, sizeof err);
-    if (!ag[i]) {
-      match_fail(m, err);
-      goto done;
-    }
-  }
-  for (;;) {
-    pthread_mutex_lock(&m->lock);
-    int k = m->stop || m->next >= m->total ? -1 : m->next++;
-    pthread_mutex_unlock(&m->lock);
-    if (k < 0) break;
-    int np = m->res->n_pairings, pi = k % np, i = k / np;
-    const arena_pairing *q = &m->res->pairings[pi];
-    int south = i % 2 == 0 ? q->a : q->b, north = i % 2 == 0 ? q->b : q->a;
-    int o = m->p->openings > 0 ? (i / 2) % m->p->openings : -1;
-    agent *as = ag[south], *an = ag[north];
-    /* Fresh streams per game and seat: results do not depend on threads. */
-    agent_reseed(as, m->p->seed, 2 * (uint64_t)k);
-    agent_reset(as);
-    if (an != as) {
-      agent_reseed(an, m->p->seed, 2 * (uint64_t)k + 1);
-      agent_reset(an);
-    }
-    rec->number = k;
-    rec->pairing = pi;
-    rec->south = south;
-    rec->north = north;
-    rec->opening = o;
-    if (arena_play(m->g, as, an, o >= 0 ? &m->book[o] : NULL, rec, err, sizeof err)) {
-      match_fail(m, err);
-      break;
-    }
-    int so = game_outcome(&rec->final, GAME_SOUTH);
-    int sa = south == q->a ? so : -so; /* for agent a */
-    pthread_mutex_lock(&m->lock);
-    arena_pairing *w = &m->res->pairings[pi];
-    w->wins += sa > 0;
-    w->draws += sa == 0;
-    w->losses += sa < 0;
-    if (south == q->a) {
-      w->a_south_wins += sa > 0;
-      w->a_south_draws += sa == 0;
-      w->a_south_losses += sa < 0;
-    }
-    m->res->games++;
-    m->res->south_wins += so > 0;
-    m->res->draws += so == 0;
-    m->res->north_wins += so < 0;
-    if (m->on_game) m->on_game(rec, m->res, m->ud);
-    pthread_mutex_unlock(&m->lock);
-  }
-done:
-  for (int i = 0; i < m->n_agents; i++) agent_free(ag[i]);
-  free(rec);
-  return NULL;
+  m->res->games++;
+  m->res->south_wins += so > 0;
+  m->res->draws += so == 0;
+  m->res->north_wins += so < 0;
+  if (m->on_game) m->on_game(rec, m->res, m->ud);
+  pthread_mutex_unlock(&m->lock);
+  return 0;
 }
 
 int arena_run(const game *g, int n_agents, const char *const *specs, const arena_params *p,
@@ -398,13 +203,16 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
     errf(err, errlen, "openings must be 0..100000 (got %d)", p->openings);
     return -1;
   }
+  if (p->anchor < 0 || p->anchor >= n_agents) {
+    errf(err, errlen, "the anchor must be an agent: 0..%d (got %d)", n_agents - 1, p->anchor);
+    return -1;
+  }
   /* Bad specs fail here, before any thread starts. */
   out->n_agents = n_agents;
-  out->anchor = -1;
+  out->anchor = p->anchor;
   for (int i = 0; i < n_agents; i++) {
     agent *a = agent_create(g, specs[i], 1, err, errlen);
     if (!a) return -1;
-    if (out->anchor < 0 && !strcmp(a->kind->kind, "random")) out->anchor = i;
     agent_free(a);
     if (strlen(specs[i]) >= sizeof out->specs[i]) {
       errf(err, errlen, "agent spec too long: %s", specs[i]);
@@ -412,7 +220,6 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
     }
     snprintf(out->specs[i], sizeof out->specs[i], "%s", specs[i]);
   }
-  if (out->anchor < 0) out->anchor = 0;
   for (int a = 0; a < n_agents; a++)
     for (int b = a + 1; b < n_agents; b++) {
       if (p->gauntlet && a != 0) continue;
@@ -421,213 +228,36 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
       q->a = a;
       q->b = b;
     }
-  arena_opening *book = NULL;
+  match m = {.g = g, .p = p, .n_agents = n_agents, .specs = specs, .res = out,
+             .on_game = on_game, .ud = ud};
+  opening_line *book = NULL;
   if (p->openings > 0) {
     book = malloc((size_t)p->openings * sizeof *book);
     if (!book) {
       errf(err, errlen, "out of memory");
       return -1;
     }
-    if (arena_make_book(g, p->openings, p->opening_plies, p->book_depth, p->book_margin,
-                        p->seed, book, err, errlen)) {
+    if (opening_level_book(g, p->openings, p->opening_plies, p->book_depth, p->book_margin,
+                           p->seed, book, err, errlen)) {
       free(book);
       return -1;
     }
   }
-  match m;
-  memset(&m, 0, sizeof m);
-  m.g = g;
-  m.p = p;
-  m.n_agents = n_agents;
-  m.specs = specs;
   m.book = book;
-  m.total = out->n_pairings * p->games;
-  m.res = out;
-  m.on_game = on_game;
-  m.ud = ud;
+  if (!(m.workers = calloc((size_t)p->threads, sizeof *m.workers))) {
+    free(book);
+    errf(err, errlen, "out of memory");
+    return -1;
+  }
   pthread_mutex_init(&m.lock, NULL);
   double t0 = clock_wall();
-  pthread_t th[256];
-  int started = 0;
-  for (int t = 0; t < p->threads; t++) {
-    if (pthread_create(&th[t], NULL, match_worker, &m) != 0) {
-      match_fail(&m, "cannot start a thread");
-      break;
-    }
-    started++;
-  }
-  for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
-  pthread_mutex_destroy(&m.lock);
-  free(book);
+  pool_work work = {match_start, match_game, match_finish, &m};
+  int rc = pool_run(p->threads, out->n_pairings * p->games, &work, err, errlen);
   out->seconds = clock_wall() - t0;
-  if (m.stop && m.err[0]) {
-    errf(err, errlen, "%s", m.err);
-    return -1;
-  }
+  pthread_mutex_destroy(&m.lock);
+  free(m.workers);
+  free(book);
+  if (rc) return -1;
   arena_rate(out, p->prior_draws);
   return 0;
-}
-
-/* ---- Records ------------------------------------------------------------------------------ */
-
-static const char *result_text(const game_pos *p) {
-  return p->winner == GAME_DRAW ? "1/2-1/2" : p->winner == GAME_SOUTH ? "1-0" : "0-1";
-}
-
-static void score_text(const game_pos *p, char *buf, size_t len) {
-  if (p->half)
-    snprintf(buf, len, "%d.5 %d.5", p->final[0], p->final[1]);
-  else
-    snprintf(buf, len, "%d %d", p->final[0], p->final[1]);
-}
-
-int arena_write_record(FILE *f, const game *g, const arena_game *rec, const char *south_spec,
-                       const char *north_spec) {
-  char opts[512], score[32];
-  if (game_options_string(g, opts, sizeof opts)) return -1;
-  fprintf(f, "game %d\nrules %s %s\nsouth %s\nnorth %s\nopening", rec->number, g->rules->name,
-          opts, south_spec, north_spec);
-  if (rec->open.n == 0) fputs(" -", f);
-  for (int i = 0; i < rec->open.n; i++) fprintf(f, " %d", rec->open.moves[i]);
-  fputs("\nmoves", f);
-  if (rec->n_moves == 0) fputs(" -", f);
-  for (int i = 0; i < rec->n_moves; i++) fprintf(f, " %d", rec->moves[i]);
-  score_text(&rec->final, score, sizeof score);
-  fprintf(f, "\nresult %s\nscore %s\nend %s\nplies %d\n\n", result_text(&rec->final), score,
-          game_end_name(rec->final.end_reason), rec->final.ply);
-  return ferror(f) ? -1 : 0;
-}
-
-/* Reads one line without its newline; 0 at EOF. Long lines are an error. */
-static int read_line(FILE *f, char *buf, size_t len, int *line, int *too_long) {
-  *too_long = 0;
-  if (!fgets(buf, (int)len, f)) return 0;
-  ++*line;
-  size_t n = strlen(buf);
-  if (n && buf[n - 1] == '\n')
-    buf[--n] = 0;
-  else if (!feof(f))
-    *too_long = 1;
-  if (n && buf[n - 1] == '\r') buf[--n] = 0;
-  return 1;
-}
-
-static int parse_moves(const char *s, uint8_t *out, int cap, int *n) {
-  *n = 0;
-  while (*s == ' ') s++;
-  if (!strcmp(s, "-")) return 0;
-  while (*s) {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || v < 0 || v >= GAME_MAX_ACTIONS || *n >= cap) return -1;
-    out[(*n)++] = (uint8_t)v;
-    s = end;
-    while (*s == ' ') s++;
-  }
-  return 0;
-}
-
-int arena_read_record(FILE *f, arena_record *r, int *line, char *err, size_t errlen) {
-  static const char *const keys[] = {"game", "rules", "south", "north", "opening",
-                                     "moves", "result", "score", "end", "plies"};
-  char *buf = malloc(16384);
-  if (!buf) {
-    errf(err, errlen, "out of memory");
-    return -1;
-  }
-  memset(r, 0, sizeof *r);
-  int k = 0, rc = 0, too_long;
-  while (k < 10) {
-    if (!read_line(f, buf, 16384, line, &too_long)) {
-      if (k == 0) goto out; /* clean end */
-      errf(err, errlen, "line %d: record ends early (expected '%s')", *line, keys[k]);
-      rc = -1;
-      goto out;
-    }
-    if (too_long) {
-      errf(err, errlen, "line %d: line too long", *line);
-      rc = -1;
-      goto out;
-    }
-    if ((buf[0] == 0 || buf[0] == '#') && k == 0) continue;
-    size_t kl = strlen(keys[k]);
-    if (strncmp(buf, keys[k], kl) != 0 || (buf[kl] != ' ' && buf[kl] != 0)) {
-      errf(err, errlen, "line %d: expected '%s', got '%.40s'", *line, keys[k], buf);
-      rc = -1;
-      goto out;
-    }
-    const char *v = buf[kl] ? buf + kl + 1 : "";
-    int bad = 0;
-    switch (k) {
-    case 0: r->number = atoi(v); break;
-    case 1: bad = snprintf(r->rules, sizeof r->rules, "%s", v) >= (int)sizeof r->rules; break;
-    case 2: snprintf(r->south, sizeof r->south, "%s", v); break;
-    case 3: snprintf(r->north, sizeof r->north, "%s", v); break;
-    case 4: bad = parse_moves(v, r->open.moves, ARENA_MAX_OPENING, &r->open.n); break;
-    case 5: bad = parse_moves(v, r->moves, GAME_MAX_PLIES_CAP, &r->n_moves); break;
-    case 6:
-      bad = strcmp(v, "1-0") && strcmp(v, "0-1") && strcmp(v, "1/2-1/2");
-      snprintf(r->result, sizeof r->result, "%s", v);
-      break;
-    case 7: snprintf(r->score, sizeof r->score, "%s", v); break;
-    case 8: snprintf(r->end, sizeof r->end, "%s", v); break;
-    case 9: r->plies = atoi(v); break;
-    }
-    if (bad) {
-      errf(err, errlen, "line %d: bad value for '%s': '%.60s'", *line, keys[k], v);
-      rc = -1;
-      goto out;
-    }
-    k++;
-  }
-  rc = 1;
-out:
-  free(buf);
-  return rc;
-}
-
-int arena_replay_record(const arena_record *r, game *g, game_pos *end, char *err,
-                        size_t errlen) {
-  char buf[512], *argv[GAME_MAX_OPTIONS + 2], *save = NULL;
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", r->rules);
-  for (char *t = strtok_r(buf, " ", &save); t && argc < GAME_MAX_OPTIONS + 2;
-       t = strtok_r(NULL, " ", &save))
-    argv[argc++] = t;
-  if (argc == 0) {
-    errf(err, errlen, "game %d: empty rules", r->number);
-    return -1;
-  }
-  if (game_configure(g, argv[0], argc - 1, argv + 1, err, errlen)) return -1;
-  game_hist *h = malloc(sizeof *h);
-  if (!h) {
-    errf(err, errlen, "out of memory");
-    return -1;
-  }
-  game_pos p;
-  game_start(g, &p);
-  game_hist_reset(h, &p);
-  int rc = 0, total = r->open.n + r->n_moves;
-  for (int i = 0; i < total; i++) {
-    int a = i < r->open.n ? r->open.moves[i] : r->moves[i - r->open.n];
-    if (p.status != GAME_ONGOING || a >= g->n_actions || !(game_legal(g, &p) >> a & 1)) {
-      errf(err, errlen, "game %d: move %d at ply %d is not legal", r->number, a, i + 1);
-      rc = -1;
-      goto out;
-    }
-    game_step(g, &p, h, a);
-  }
-  char score[32];
-  score_text(&p, score, sizeof score);
-  if (p.status != GAME_OVER || strcmp(result_text(&p), r->result) || strcmp(score, r->score) ||
-      strcmp(game_end_name(p.end_reason), r->end) || p.ply != r->plies) {
-    errf(err, errlen, "game %d: the moves give %s %s (%s, %d plies), the record says %s %s "
-         "(%s, %d plies)", r->number, p.status == GAME_OVER ? result_text(&p) : "unfinished",
-         score, game_end_name(p.end_reason), p.ply, r->result, r->score, r->end, r->plies);
-    rc = -1;
-  }
-  *end = p;
-out:
-  free(h);
-  return rc;
 }

@@ -1,11 +1,12 @@
-/* arena: matches between agents — round robin or gauntlet, every opening
- * played with both colours, games in parallel threads, results with
- * confidence intervals and Elo ratings, and game records.
+/* arena: matches between agents — one game (arena_play), and round robins
+ * or gauntlets (arena_run) with every opening of a level book played with
+ * both colours, games in parallel threads, and Elo ratings (ratings.h).
+ * Game records of the games are record.h's.
  *
- * Threads: arena_run starts params.threads worker threads; each makes its
- * own instances of every agent from the specs and plays whole games. Before
- * each game both agents are reseeded from (seed, game number, seat) and
- * reset, so results do not depend on the number of threads or on which
+ * Threads: arena_run runs params.threads workers (base/pool.h); each makes
+ * its own instances of every agent from the specs and plays whole games.
+ * Before each game both agents are reseeded from (seed, game number, seat)
+ * and reset, so results do not depend on the number of threads or on which
  * thread played which game (time-limited agents excepted). The callbacks are
  * called with the arena's lock held, one at a time, in completion order.
  *
@@ -16,13 +17,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
+#include "arena/openings.h"
+#include "arena/ratings.h"
 #include "game/game.h"
 #include "search/agent.h"
 
-#define ARENA_MAX_AGENTS 32
-#define ARENA_MAX_OPENING 32 /* plies */
+#define ARENA_MAX_AGENTS RATING_MAX_PLAYERS
 
 typedef struct {
   int games;          /* games per pairing; even */
@@ -34,21 +35,10 @@ typedef struct {
   int book_margin;    /* kept if |score| <= this (100 = one seed) */
   uint64_t seed;
   double prior_draws; /* virtual draws per pairing in the Elo fit */
+  int anchor;         /* index of the agent rated 0; default 0, the first */
 } arena_params;
 
 arena_params arena_defaults(void);
-
-/* One opening: plies played from the start position. */
-typedef struct {
-  int n;
-  uint8_t moves[ARENA_MAX_OPENING];
-} arena_opening;
-
-/* K distinct openings of 1..plies random plies from the start that an
- * alphabeta search of `depth` scores within `margin` for the side to move.
- * Deterministic for a seed. -1 if too few can be found. */
-int arena_make_book(const game *g, int k, int plies, int depth, int margin, uint64_t seed,
-                    arena_opening *out, char *err, size_t errlen);
 
 /* One finished game. */
 typedef struct {
@@ -56,7 +46,7 @@ typedef struct {
   int pairing;           /* index into arena_result.pairings */
   int south, north;      /* agent indices */
   int opening;           /* book index, -1 for the start position */
-  arena_opening open;    /* the opening's plies */
+  opening_line open;     /* the opening's plies */
   int n_moves;           /* plies played by the agents */
   uint8_t moves[GAME_MAX_PLIES_CAP];
   game_pos final;        /* the finished position */
@@ -65,7 +55,7 @@ typedef struct {
 /* Plays one game: the opening plies, then the agents in turn until the game
  * ends. Fills rec (its number/pairing/opening fields are the caller's).
  * -1 with a message if an agent fails. */
-int arena_play(const game *g, agent *south, agent *north, const arena_opening *opening,
+int arena_play(const game *g, agent *south, agent *north, const opening_line *opening,
                arena_game *rec, char *err, size_t errlen);
 
 /* Results of one pairing, counted for agent a. */
@@ -80,7 +70,7 @@ typedef struct {
   char specs[ARENA_MAX_AGENTS][256];
   int n_pairings;
   arena_pairing pairings[ARENA_MAX_AGENTS * (ARENA_MAX_AGENTS - 1) / 2];
-  int anchor;                      /* agent rated 0 */
+  int anchor;                      /* agent rated 0 (params.anchor) */
   double elo[ARENA_MAX_AGENTS];    /* maximum-likelihood ratings */
   double elo_se[ARENA_MAX_AGENTS]; /* standard errors (0 for the anchor) */
   int games;                       /* games played */
@@ -90,54 +80,16 @@ typedef struct {
 
 typedef void (*arena_game_fn)(const arena_game *rec, const arena_result *so_far, void *ud);
 
-/* Plays the match. on_game (may be NULL) sees every finished game. */
+/* Plays the match. on_game (may be NULL) sees every finished game. -1
+ * with a message for a request out of range (agents, games, threads,
+ * openings, anchor), a bad spec, a book that cannot be filled, or an agent
+ * that fails. */
 int arena_run(const game *g, int n_agents, const char *const *specs, const arena_params *p,
               arena_game_fn on_game, void *ud, arena_result *out, char *err, size_t errlen);
 
-/* ---- Statistics -------------------------------------------------------------------- */
-
-/* Score of w wins, d draws, l losses with a 95% interval: the normal
- * approximation with the observed per-game variance of the results 1, 1/2,
- * 0; when all games ended alike (variance 0), the Wilson interval. */
-void arena_score_ci(int w, int d, int l, double *score, double *lo, double *hi);
-/* Elo difference for a score in (0, 1): -400 log10(1/s - 1); clamped at
- * +-1600 for scores of 0 or 1. */
-double elo_from_score(double s);
-/* Maximum-likelihood ratings (Bradley-Terry, a draw counts half a win to
- * each side) over the pairings, `prior_draws` virtual draws added to every
- * pairing that was played; agent `anchor` is 0. se gets standard errors
- * from the inverse Fisher information. Returns 0, or -1 if the pairings do
- * not connect every agent to the anchor. */
-int elo_fit(int n_agents, const arena_pairing *pairings, int n_pairings, int anchor,
-            double prior_draws, double *elo, double *se);
-/* Recomputes out->elo and out->elo_se from its pairings. */
+/* Refits out->elo and out->elo_se from its pairings (rating_fit); NaN
+ * for everyone when the pairings do not connect every agent to the
+ * anchor. */
 void arena_rate(arena_result *r, double prior_draws);
-
-/* ---- Records (format in docs/FORMATS.md, "Game records") ------------------------- */
-
-int arena_write_record(FILE *f, const game *g, const arena_game *rec, const char *south_spec,
-                       const char *north_spec);
-
-/* A record read back: the game it names and its moves. */
-typedef struct {
-  int number;
-  char rules[512];       /* "NAME key=value ..." */
-  char south[256], north[256];
-  arena_opening open;
-  int n_moves;
-  uint8_t moves[GAME_MAX_PLIES_CAP];
-  char result[8];        /* "1-0", "0-1" or "1/2-1/2" */
-  char score[32];
-  char end[32];
-  int plies;
-} arena_record;
-
-/* Reads the next record; returns 1, 0 at the end of the file, -1 on a
- * malformed one (message names the line). *line counts lines read. */
-int arena_read_record(FILE *f, arena_record *r, int *line, char *err, size_t errlen);
-/* Configures g from r->rules and replays the record into *end; checks the
- * moves are legal and that result, score, end and plies agree. */
-int arena_replay_record(const arena_record *r, game *g, game_pos *end, char *err,
-                        size_t errlen);
 
 #endif

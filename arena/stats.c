@@ -1,29 +1,26 @@
-/* Variant statistics: threaded self-contained games, then summaries. */
+/* Variant statistics: games played by a pool of workers, then summaries. */
 #include "arena/stats.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/base.h"
-#include "search/agent.h"
 #include "arena/arena.h"
+#include "arena/arena_internal.h"
+#include "arena/ratings.h"
+#include "base/base.h"
+#include "base/pool.h"
+#include "search/agent.h"
 
 stats_params stats_defaults(void) {
   stats_params p = {1000, 1, 1};
   return p;
 }
 
-stats_rate stats_wilson(int k, int n) {
-  stats_rate r = {k, 0, 0, 1};
-  if (n <= 0) return r;
-  double z = 1.96, ph = (double)k / n, z2 = z * z / n;
-  double mid = (ph + z2 / 2) / (1 + z2);
-  double half = z * sqrt(ph * (1 - ph) / n + z * z / (4.0 * n * n)) / (1 + z2);
-  r.rate = ph;
-  r.lo = fmax(0, mid - half);
-  r.hi = fmin(1, mid + half);
+/* A count of n games with its Wilson interval. */
+static stats_rate rate_of(int k, int n) {
+  stats_rate r = {k, n > 0 ? (double)k / n : 0, 0, 1};
+  rating_wilson(r.rate, n, &r.lo, &r.hi);
   return r;
 }
 
@@ -41,61 +38,41 @@ typedef struct {
   const char *spec[2]; /* first, second */
   const stats_params *p;
   int first_side;
-  game_sum *sums;
-  pthread_mutex_t lock;
-  int next, stop;
-  char err[512];
+  game_sum *sums;      /* job k writes sums[k] only */
+  arena_seats *workers; /* seat 0 moves first */
 } job;
 
-static void *stats_worker(void *arg) {
-  job *j = arg;
-  char err[512];
-  agent *ag[2] = {NULL, NULL};
-  arena_game *rec = malloc(sizeof *rec);
-  for (int i = 0; i < 2 && rec; i++) {
-    ag[i] = agent_create(j->g, j->spec[i], j->p->seed, err, sizeof err);
-    if (!ag[i]) goto fail;
-  }
-  if (!rec) {
-    snprintf(err, sizeof err, "out of memory");
-    goto fail;
-  }
-  for (;;) {
-    pthread_mutex_lock(&j->lock);
-    int k = j->stop || j->next >= j->p->games ? -1 : j->next++;
-    pthread_mutex_unlock(&j->lock);
-    if (k < 0) break;
-    for (int s = 0; s < 2; s++) {
-      agent_reseed(ag[s], j->p->seed, 2 * (uint64_t)k + (uint64_t)s);
-      agent_reset(ag[s]);
-    }
-    agent *south = ag[j->first_side == GAME_SOUTH ? 0 : 1];
-    agent *north = ag[j->first_side == GAME_SOUTH ? 1 : 0];
-    if (arena_play(j->g, south, north, NULL, rec, err, sizeof err)) goto fail;
-    /* Grand slams: replay and look at the flags of each move. */
-    game_pos p;
-    game_start(j->g, &p);
-    int gs = 0;
-    for (int i = 0; i < rec->n_moves; i++)
-      gs += (game_play(j->g, &p, rec->moves[i]) & GAME_PLAY_GRANDSLAM) != 0;
-    game_sum *s = &j->sums[k];
-    s->outcome = (int16_t)game_outcome(&rec->final, j->first_side);
-    s->margin = (int16_t)game_margin(&rec->final, j->first_side);
-    s->plies = rec->final.ply;
-    s->end = rec->final.end_reason;
-    s->grand_slams = (uint8_t)(gs > 255 ? 255 : gs);
-  }
-  goto done;
-fail:
-  pthread_mutex_lock(&j->lock);
-  if (!j->stop) snprintf(j->err, sizeof j->err, "%s", err);
-  j->stop = 1;
-  pthread_mutex_unlock(&j->lock);
-done:
-  agent_free(ag[0]);
-  agent_free(ag[1]);
-  free(rec);
-  return NULL;
+static int stats_start(void *ctx, int worker, char *err, size_t errlen) {
+  job *j = ctx;
+  return arena_seats_create(&j->workers[worker], j->g, 2, j->spec, j->p->seed, err, errlen);
+}
+
+static void stats_finish(void *ctx, int worker) {
+  job *j = ctx;
+  arena_seats_free(&j->workers[worker]);
+}
+
+static int stats_game(void *ctx, int worker, int k, char *err, size_t errlen) {
+  job *j = ctx;
+  arena_seats *w = &j->workers[worker];
+  arena_game *rec = w->rec;
+  for (int s = 0; s < 2; s++) arena_seat_for_game(w->ag[s], j->p->seed, k, s);
+  agent *south = w->ag[j->first_side == GAME_SOUTH ? 0 : 1];
+  agent *north = w->ag[j->first_side == GAME_SOUTH ? 1 : 0];
+  if (arena_play(j->g, south, north, NULL, rec, err, errlen)) return -1;
+  /* Grand slams: replay and look at the flags of each move. */
+  game_pos p;
+  game_start(j->g, &p);
+  int gs = 0;
+  for (int i = 0; i < rec->n_moves; i++)
+    gs += (game_play(j->g, &p, rec->moves[i]) & GAME_PLAY_GRANDSLAM) != 0;
+  game_sum *s = &j->sums[k];
+  s->outcome = (int16_t)game_outcome(&rec->final, j->first_side);
+  s->margin = (int16_t)game_margin(&rec->final, j->first_side);
+  s->plies = rec->final.ply;
+  s->end = rec->final.end_reason;
+  s->grand_slams = (uint8_t)(gs > 255 ? 255 : gs);
+  return 0;
 }
 
 static int cmp_int(const void *a, const void *b) {
@@ -130,23 +107,20 @@ int stats_run(const game *g, const char *first, const char *second, const stats_
   game_start(g, &start);
   j.first_side = start.mover;
   j.sums = calloc((size_t)p->games, sizeof *j.sums);
+  j.workers = calloc((size_t)p->threads, sizeof *j.workers);
   int *len = malloc((size_t)p->games * sizeof *len);
-  if (!j.sums || !len) {
+  if (!j.sums || !j.workers || !len) {
     free(j.sums);
+    free(j.workers);
     free(len);
     errf(err, errlen, "out of memory");
     return -1;
   }
-  pthread_mutex_init(&j.lock, NULL);
   double t0 = clock_wall();
-  pthread_t th[256];
-  int started = 0;
-  for (int t = 0; t < p->threads; t++)
-    if (pthread_create(&th[t], NULL, stats_worker, &j) == 0) started++;
-  for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
-  pthread_mutex_destroy(&j.lock);
-  if (j.stop || started == 0) {
-    errf(err, errlen, "%s", j.err[0] ? j.err : "cannot start a thread");
+  pool_work work = {stats_start, stats_game, stats_finish, &j};
+  int rc = pool_run(p->threads, p->games, &work, err, errlen);
+  free(j.workers);
+  if (rc) {
     free(j.sums);
     free(len);
     return -1;
@@ -168,10 +142,10 @@ int stats_run(const game *g, const char *first, const char *second, const stats_
   qsort(len, (size_t)n, sizeof *len, cmp_int);
   out->games = n;
   out->first_side = j.first_side;
-  out->first_win = stats_wilson(w, n);
-  out->draw = stats_wilson(d, n);
-  out->first_loss = stats_wilson(l, n);
-  arena_score_ci(w, d, l, &out->first_score, &out->first_score_lo, &out->first_score_hi);
+  out->first_win = rate_of(w, n);
+  out->draw = rate_of(d, n);
+  out->first_loss = rate_of(l, n);
+  rating_score_ci(w, d, l, &out->first_score, &out->first_score_lo, &out->first_score_hi);
   out->mean_margin = margin / n;
   out->len_mean = sum / n;
   out->len_sd = n > 1 ? sqrt(fmax(0, (sum2 - sum * sum / n) / (n - 1))) : 0;

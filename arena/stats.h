@@ -2,9 +2,10 @@
  * agents (random against random by default), with the first player's
  * results, game lengths and how games end.
  *
- * stats_run starts params.threads threads, each with its own agents; every
- * game reseeds both agents from (seed, game number, seat), so the numbers
- * depend on the seed only, not on the threads. */
+ * stats_run runs params.threads workers (base/pool.h), each with its own
+ * agents; every game reseeds both agents from (seed, game number, seat), so
+ * the numbers depend on the seed only, not on the threads. The rates'
+ * intervals are Wilson's (ratings.h). */
 #ifndef SOWZERO_STATS_H
 #define SOWZERO_STATS_H
 
@@ -21,7 +22,7 @@ typedef struct {
 
 stats_params stats_defaults(void);
 
-/* A proportion with its 95% Wilson interval. */
+/* A count of games, its proportion and the 95% Wilson interval. */
 typedef struct {
   int count;
   double rate, lo, hi;
@@ -44,8 +45,5 @@ typedef struct {
 /* Plays params.games games, `first` moving first. */
 int stats_run(const game *g, const char *first, const char *second, const stats_params *p,
               stats_result *out, char *err, size_t errlen);
-
-/* Wilson score interval for k of n at 95%. */
-stats_rate stats_wilson(int k, int n);
 
 #endif

@@ -6,10 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arena/arena.h"
+#include "arena/ratings.h"
+#include "arena/record.h"
 #include "base/base.h"
+#include "base/json.h"
 #include "cli/cli.h"
 #include "game/game.h"
-#include "arena/arena.h"
+#include "search/agent.h"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -17,14 +21,17 @@ static void usage(FILE *f) {
           "                     [--games N] [--threads T] [--gauntlet] [--openings K]\n"
           "                     [--opening-plies P] [--book-depth D] [--book-margin M]\n"
           "                     [--seed S] [--prior-draws X] [--json FILE] [--csv FILE]\n"
-          "                     [--records FILE] [--quiet]\n"
+          "                     [--anchor N|SPEC] [--records FILE] [--quiet]\n"
           "  AGENT          an agent spec, quoted: \"alphabeta depth=6\", \"mcts sims=1000\"\n"
           "  --games N      games per pairing (even: each opening with both colours; 100)\n"
           "  --gauntlet     the first agent against each of the others only\n"
           "  --openings K   a book of K random openings kept when a depth-D alphabeta\n"
           "                 scores them within M (100 = one seed); default: start position\n"
           "  --prior-draws  virtual draws per pairing in the Elo fit (1)\n"
-          "Ratings are anchored at the first 'random' agent, else the first agent.\n");
+          "  --anchor       the agent rated 0: its place in the list (1 = the first) or\n"
+          "                 its spec; default: the first 'random' agent, else the first\n"
+          "agents:\n");
+  for (int i = 0; agent_usage(i); i++) fprintf(f, "  %s\n", agent_usage(i));
 }
 
 typedef struct {
@@ -38,8 +45,8 @@ typedef struct {
 
 static void on_game(const arena_game *rec, const arena_result *so_far, void *ud) {
   progress *pr = ud;
-  if (pr->records && arena_write_record(pr->records, pr->g, rec, so_far->specs[rec->south],
-                                        so_far->specs[rec->north]))
+  if (pr->records && record_write(pr->records, pr->g, rec, so_far->specs[rec->south],
+                                  so_far->specs[rec->north]))
     pr->failed_write = 1;
   if (pr->quiet) return;
   int done = so_far->games;
@@ -56,19 +63,6 @@ static void on_game(const arena_game *rec, const arena_result *so_far, void *ud)
       pr->last_pct = pct;
     }
   }
-}
-
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20)
-      fprintf(f, "\\u%04x", *s);
-    else
-      fputc(*s, f);
-  }
-  fputc('"', f);
 }
 
 /* JSON numbers: NaN (unrated) becomes null. */
@@ -103,11 +97,11 @@ static int write_json(const char *path, const game *g, const arena_params *p,
   char opts[512];
   game_options_string(g, opts, sizeof opts);
   fprintf(f, "{\n  \"game\": ");
-  json_string(f, g->rules->name);
+  json_fput_string(f, g->rules->name);
   fprintf(f, ",\n  \"preset\": ");
-  json_string(f, g->preset);
+  json_fput_string(f, g->preset);
   fprintf(f, ",\n  \"rules\": ");
-  json_string(f, opts);
+  json_fput_string(f, opts);
   fprintf(f, ",\n  \"games_per_pairing\": %d,\n  \"games\": %d,\n  \"threads\": %d,\n"
              "  \"gauntlet\": %s,\n  \"openings\": %d,\n  \"seed\": %llu,\n"
              "  \"seconds\": %.3f,\n  \"south_wins\": %d,\n  \"draws\": %d,\n"
@@ -119,9 +113,9 @@ static int write_json(const char *path, const game *g, const arena_params *p,
     int w, d, l;
     double s, lo, hi;
     agent_totals(r, i, &w, &d, &l);
-    arena_score_ci(w, d, l, &s, &lo, &hi);
+    rating_score_ci(w, d, l, &s, &lo, &hi);
     fprintf(f, "    {\"spec\": ");
-    json_string(f, r->specs[i]);
+    json_fput_string(f, r->specs[i]);
     fprintf(f, ", \"games\": %d, \"wins\": %d, \"draws\": %d, \"losses\": %d, \"score\": ",
             w + d + l, w, d, l);
     json_num(f, s);
@@ -134,23 +128,22 @@ static int write_json(const char *path, const game *g, const arena_params *p,
   fprintf(f, "  ],\n  \"pairings\": [\n");
   for (int k = 0; k < r->n_pairings; k++) {
     const arena_pairing *q = &r->pairings[k];
-    double s, lo, hi;
-    arena_score_ci(q->wins, q->draws, q->losses, &s, &lo, &hi);
+    rating_summary m = rating_summarize(q->wins, q->draws, q->losses);
     fprintf(f, "    {\"a\": %d, \"b\": %d, \"wins\": %d, \"draws\": %d, \"losses\": %d, "
                "\"a_south\": [%d, %d, %d], \"score\": ",
             q->a, q->b, q->wins, q->draws, q->losses, q->a_south_wins, q->a_south_draws,
             q->a_south_losses);
-    json_num(f, s);
+    json_num(f, m.score);
     fprintf(f, ", \"score_lo\": ");
-    json_num(f, lo);
+    json_num(f, m.score_lo);
     fprintf(f, ", \"score_hi\": ");
-    json_num(f, hi);
+    json_num(f, m.score_hi);
     fprintf(f, ", \"elo\": ");
-    json_num(f, elo_from_score(s));
+    json_num(f, m.elo);
     fprintf(f, ", \"elo_lo\": ");
-    json_num(f, elo_from_score(lo));
+    json_num(f, m.elo_lo);
     fprintf(f, ", \"elo_hi\": ");
-    json_num(f, elo_from_score(hi));
+    json_num(f, m.elo_hi);
     fprintf(f, "}%s\n", k + 1 < r->n_pairings ? "," : "");
   }
   fprintf(f, "  ]\n}\n");
@@ -174,15 +167,13 @@ static int write_csv(const char *path, const arena_result *r, char *err, size_t 
              "rating_a,rating_b\n");
   for (int k = 0; k < r->n_pairings; k++) {
     const arena_pairing *q = &r->pairings[k];
-    double s, lo, hi;
-    arena_score_ci(q->wins, q->draws, q->losses, &s, &lo, &hi);
+    rating_summary m = rating_summarize(q->wins, q->draws, q->losses);
     csv_field(f, r->specs[q->a]);
     fputc(',', f);
     csv_field(f, r->specs[q->b]);
-    fprintf(f, ",%d,%d,%d,%d,%.6f,%.6f,%.6f,%.1f,%.1f,%.1f,%.1f,%.1f\n",
-            q->wins + q->draws + q->losses, q->wins, q->draws, q->losses, s, lo, hi,
-            elo_from_score(s), elo_from_score(lo), elo_from_score(hi), r->elo[q->a],
-            r->elo[q->b]);
+    fprintf(f, ",%d,%d,%d,%d,%.6f,%.6f,%.6f,%.1f,%.1f,%.1f,%.1f,%.1f\n", m.games, q->wins,
+            q->draws, q->losses, m.score, m.score_lo, m.score_hi, m.elo, m.elo_lo, m.elo_hi,
+            r->elo[q->a], r->elo[q->b]);
   }
   return afile_commit(&a, err, errlen);
 }
@@ -199,12 +190,10 @@ static void print_table(const game *g, const arena_params *p, const arena_result
          "A's score [95% CI]", "Elo diff [95% CI]");
   for (int k = 0; k < r->n_pairings; k++) {
     const arena_pairing *q = &r->pairings[k];
-    double s, lo, hi;
-    arena_score_ci(q->wins, q->draws, q->losses, &s, &lo, &hi);
+    rating_summary m = rating_summarize(q->wins, q->draws, q->losses);
     printf("%-30.30s %-30.30s %5d %5d %5d  %5.1f%% [%5.1f, %5.1f]  %+5.0f [%+.0f, %+.0f]\n",
-           r->specs[q->a], r->specs[q->b], q->wins,
-           q->draws, q->losses, 100 * s, 100 * lo, 100 * hi, elo_from_score(s),
-           elo_from_score(lo), elo_from_score(hi));
+           r->specs[q->a], r->specs[q->b], q->wins, q->draws, q->losses, 100 * m.score,
+           100 * m.score_lo, 100 * m.score_hi, m.elo, m.elo_lo, m.elo_hi);
   }
   printf("\nratings (maximum likelihood, %s = 0)\n", r->specs[r->anchor]);
   printf("%-40s %6s %7s %7s %7s\n", "agent", "games", "score", "Elo", "+-95%");
@@ -212,7 +201,7 @@ static void print_table(const game *g, const arena_params *p, const arena_result
     int w, d, l;
     double s, lo, hi;
     agent_totals(r, i, &w, &d, &l);
-    arena_score_ci(w, d, l, &s, &lo, &hi);
+    rating_score_ci(w, d, l, &s, &lo, &hi);
     printf("%-40.40s %6d %6.1f%% %+7.0f %7.0f\n", r->specs[i], w + d + l, 100 * s, r->elo[i],
            1.96 * r->elo_se[i]);
   }
@@ -230,8 +219,28 @@ static int parse_int(const char *opt, const char *v, long lo, long hi, long *out
   return 0;
 }
 
+/* The agent rated 0: `--anchor` as a place in the list (from 1) or an
+ * agent's spec; without it the first agent of kind random (a fixed
+ * yardstick whatever else plays), else the first. -1 if it names none. */
+static int find_anchor(const char *opt, int n, const char *const *specs) {
+  if (opt) {
+    char *end;
+    long x = strtol(opt, &end, 10);
+    if (*opt && !*end) return x >= 1 && x <= n ? (int)x - 1 : -1;
+    for (int i = 0; i < n; i++)
+      if (!strcmp(specs[i], opt)) return i;
+    return -1;
+  }
+  for (int i = 0; i < n; i++) {
+    const char *s = specs[i] + strspn(specs[i], " \t");
+    size_t k = strcspn(s, " \t");
+    if (k == 6 && !strncmp(s, "random", 6)) return i;
+  }
+  return 0;
+}
+
 int cmd_arena(int argc, char **argv) {
-  const char *game_name = "oware", *json = NULL, *csv = NULL, *records = NULL;
+  const char *game_name = "oware", *json = NULL, *csv = NULL, *records = NULL, *anchor = NULL;
   char *sets[64];
   const char *specs[ARENA_MAX_AGENTS];
   int nsets = 0, nspecs = 0, quiet = 0;
@@ -271,7 +280,7 @@ int cmd_arena(int argc, char **argv) {
         if (parse_int(o, v, 0, 100000, &x)) return 2;
         p.openings = (int)x;
       } else if (!strcmp(o, "--opening-plies")) {
-        if (parse_int(o, v, 1, ARENA_MAX_OPENING, &x)) return 2;
+        if (parse_int(o, v, 1, OPENING_MAX_PLIES, &x)) return 2;
         p.opening_plies = (int)x;
       } else if (!strcmp(o, "--book-depth")) {
         if (parse_int(o, v, 1, 20, &x)) return 2;
@@ -293,6 +302,8 @@ int cmd_arena(int argc, char **argv) {
           fprintf(stderr, "sowzero arena: bad value '%s' for --prior-draws\n", v);
           return 2;
         }
+      } else if (!strcmp(o, "--anchor")) {
+        anchor = v;
       } else if (!strcmp(o, "--json")) {
         json = v;
       } else if (!strcmp(o, "--csv")) {
@@ -317,6 +328,11 @@ int cmd_arena(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
+  if ((p.anchor = find_anchor(anchor, nspecs, specs)) < 0) {
+    fprintf(stderr, "sowzero arena: --anchor '%s' is neither 1..%d nor one of the agents\n",
+            anchor, nspecs);
+    return 2;
+  }
   char err[1024];
   game g;
   if (game_configure(&g, game_name, nsets, sets, err, sizeof err)) {
@@ -337,7 +353,7 @@ int cmd_arena(int argc, char **argv) {
       return 1;
     }
     pr.records = rec_file.f;
-    fprintf(pr.records, "# sowzero game records, format 1 (docs/FORMATS.md)\n\n");
+    record_write_header(pr.records, NULL);
   }
   arena_result *r = malloc(sizeof *r);
   if (!r) return 1;

@@ -1,31 +1,19 @@
 /* `sowzero plot RUN`: loss, gating and Elo curves of a run, drawn to PNG
  * by gnuplot from metrics.jsonl. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/base.h"
+#include "base/json.h"
 #include "cli/cli.h"
 
-/* The number after "key": inside [from, to); NAN-like -1e300 if absent. */
-static double field(const char *from, const char *to, const char *key) {
-  char pat[96];
-  snprintf(pat, sizeof pat, "\"%s\": ", key);
-  const char *p = strstr(from, pat);
-  if (!p || (to && p >= to)) return -1e300;
-  char *end;
-  double v = strtod(p + strlen(pat), &end);
-  return end == p + strlen(pat) ? -1e300 : v;
-}
-
-static const char *object_end(const char *p) {
-  int depth = 0;
-  for (; *p; p++) {
-    if (*p == '{') depth++;
-    if (*p == '}' && --depth == 0) return p;
-  }
-  return p;
+/* Member key of object obj as a number; NAN if absent or not a number. */
+static double number_at(const json_doc *d, int obj, const char *key) {
+  double v;
+  return json_get_number(d, obj, key, &v) == 0 ? v : NAN;
 }
 
 int cmd_plot(int argc, char **argv) {
@@ -62,38 +50,31 @@ int cmd_plot(int argc, char **argv) {
     return 1;
   }
   /* Columns: time_min total policy value gate_score elo_vs_last_anchor */
-  static char line[65536];
+  char *line = NULL;
+  size_t cap = 0;
   int rows = 0;
   char anchor[128] = "";
-  while (fgets(line, sizeof line, in)) {
-    double t = field(line, NULL, "time_min");
-    if (t == -1e300) continue;
-    const char *loss = strstr(line, "\"loss\": {");
-    const char *lend = loss ? object_end(loss + 8) : NULL;
-    double tot = loss ? field(loss, lend, "total") : -1e300;
-    double pol = loss ? field(loss, lend, "policy") : -1e300;
-    double val = loss ? field(loss, lend, "value") : -1e300;
-    const char *gate = strstr(line, "\"gating\": {");
-    double gs = gate ? field(gate, object_end(gate + 10), "score") : -1e300;
-    double elo = -1e300;
-    const char *ev = strstr(line, "\"eval\": {");
-    if (ev) {
-      /* The last anchor listed is the strongest by convention. */
-      const char *q = ev + 9, *last = NULL;
-      for (const char *p = strstr(q, ": {\"score\""); p; p = strstr(p + 1, ": {\"score\"")) last = p;
-      if (last) {
-        const char *nb = last - 1;
-        while (nb > ev && *nb != '"') nb--;
-        const char *na = nb - 1;
-        while (na > ev && *na != '"') na--;
-        snprintf(anchor, sizeof anchor, "%.*s", (int)(nb - na - 1), na + 1);
-        elo = field(last, object_end(last + 2), "elo");
-      }
+  while (getline(&line, &cap, in) > 0) {
+    json_doc *d = json_parse(line, NULL, 0);
+    double t = d ? number_at(d, 0, "time_min") : NAN;
+    if (isnan(t)) {
+      json_free(d);
+      continue;
     }
+    int loss = json_get(d, 0, "loss"), gate = json_get(d, 0, "gating");
+    double v[5] = {number_at(d, loss, "total"), number_at(d, loss, "policy"),
+                   number_at(d, loss, "value"), number_at(d, gate, "score"), NAN};
+    /* The last anchor listed is the strongest by convention. */
+    int last = -1;
+    for (int e = json_first(d, json_get(d, 0, "eval")); e >= 0; e = json_next(d, e)) last = e;
+    if (last >= 0) {
+      snprintf(anchor, sizeof anchor, "%s", json_key(d, last));
+      v[4] = number_at(d, last, "elo");
+    }
+    json_free(d);
     fprintf(a.f, "%.4f", t);
-    double v[5] = {tot, pol, val, gs, elo};
     for (int k = 0; k < 5; k++) {
-      if (v[k] == -1e300)
+      if (isnan(v[k]))
         fprintf(a.f, " NaN");
       else
         fprintf(a.f, " %.6g", v[k]);
@@ -101,6 +82,7 @@ int cmd_plot(int argc, char **argv) {
     fputc('\n', a.f);
     rows++;
   }
+  free(line);
   fclose(in);
   if (afile_commit(&a, err, sizeof err) != 0) {
     fprintf(stderr, "sowzero plot: %s\n", err);

@@ -4,10 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena/stats.h"
 #include "base/base.h"
+#include "base/json.h"
 #include "cli/cli.h"
 #include "game/game.h"
-#include "arena/stats.h"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -16,19 +17,6 @@ static void usage(FILE *f) {
           "  FIRST, SECOND  agent specs for the player who moves first and the other\n"
           "                 (default: random random)\n"
           "  --games N      games to play (1000)\n");
-}
-
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20)
-      fprintf(f, "\\u%04x", *s);
-    else
-      fputc(*s, f);
-  }
-  fputc('"', f);
 }
 
 static void rate_json(FILE *f, const char *name, const stats_rate *r, int last) {
@@ -48,7 +36,7 @@ static int write_json(const char *path, const game *g, const char *first, const 
   fputs("{\n", f);
   for (int i = 0; i < 5; i++) {
     fprintf(f, "  \"%s\": ", names[i]);
-    json_string(f, vals[i]);
+    json_fput_string(f, vals[i]);
     fputs(",\n", f);
   }
   fprintf(f, "  \"first_side\": %d,\n  \"games\": %d,\n  \"seed\": %llu,\n  \"seconds\": %.3f,\n",

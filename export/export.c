@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "base/json.h"
 #include "onnx/onnx.pb-c.h"
 
 /* Shared checks: complete metadata that agrees with the net, finite
@@ -428,19 +429,6 @@ int export_onnx(const nn_net *n, const export_info *info, const char *path, char
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      fprintf(f, "\\%c", *p);
-    else if (*p < 0x20)
-      fprintf(f, "\\u%04x", *p);
-    else
-      fputc(*p, f);
-  }
-  fputc('"', f);
-}
-
 int export_json(const nn_net *n, const export_info *info, const char *path, char *err,
                    size_t errlen) {
   if (check_export(n, info, path, err, errlen) != 0) return -1;
@@ -454,15 +442,15 @@ int export_json(const nn_net *n, const export_info *info, const char *path, char
   fprintf(f, "{\n  \"format\": \"sowzero-network\",\n  \"format_version\": %d,\n",
           EXPORT_FORMAT_VERSION);
   fprintf(f, "  \"producer\": ");
-  json_string(f, info->producer);
+  json_fput_string(f, info->producer);
   fprintf(f, ",\n  \"game\": ");
-  json_string(f, m->game);
+  json_fput_string(f, m->game);
   fprintf(f, ",\n  \"rules\": ");
-  json_string(f, m->rules);
+  json_fput_string(f, m->rules);
   fprintf(f, ",\n  \"encoding_version\": %d,\n  \"encoding\": ", m->encoding);
-  json_string(f, info->encoding);
+  json_fput_string(f, info->encoding);
   fprintf(f, ",\n  \"actions\": ");
-  json_string(f, info->actions);
+  json_fput_string(f, info->actions);
   fprintf(f,
           ",\n  \"network\": \"residual MLP %s (inputs-width x blocks-actions)\",\n"
           "  \"config\": {\"n_in\": %d, \"hidden\": %d, \"blocks\": %d, \"n_actions\": %d},\n",

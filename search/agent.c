@@ -10,7 +10,7 @@ static const agent_kind *const kinds[] = {&agent_random, &agent_greedy, &agent_a
                                           &agent_mcts,   &agent_zero,   &agent_net};
 #define N_KINDS (int)(sizeof kinds / sizeof kinds[0])
 
-const agent_kind *agent_kind_at(int i) { return i >= 0 && i < N_KINDS ? kinds[i] : NULL; }
+const char *agent_usage(int i) { return i >= 0 && i < N_KINDS ? kinds[i]->usage : NULL; }
 
 agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err,
                     size_t errlen) {

@@ -26,33 +26,6 @@ typedef struct {
   int best;                      /* the action it would play */
 } agent_analysis;
 
-/* One kind of agent, implemented in search/. create parses the settings
- * (argv: "key=value" tokens) and sets a->impl; an unknown key, a key given
- * twice or a bad value is an error naming it. */
-typedef struct {
-  const char *kind;
-  const char *usage; /* e.g. "alphabeta depth=N time=SECONDS" */
-  int (*create)(agent *a, int argc, char *const *argv, char *err, size_t errlen);
-  /* Chooses a legal action for p (ongoing); h is the repetition history
-   * that led to p, read-only. Returns the action, or -1 on failure with a
-   * message in a->err. */
-  int (*choose)(agent *a, const game_pos *p, const game_hist *h);
-  /* Fills an analysis of p; NULL for agents that do not search. */
-  int (*analyze)(agent *a, const game_pos *p, const game_hist *h, agent_analysis *out);
-  void (*reset)(agent *a);     /* a new game starts; may be NULL */
-  void (*free_impl)(agent *a); /* frees a->impl; may be NULL */
-} agent_kind;
-
-/* The fields belong to search/: callers elsewhere use the functions below. */
-struct agent {
-  const agent_kind *kind;
-  game g;         /* the game it plays (a copy) */
-  rng_t rng;      /* its own random stream */
-  char spec[256]; /* the spec it was made from */
-  char err[256];  /* last error of choose */
-  void *impl;     /* owned by the kind */
-};
-
 /* Makes an agent for game g from a spec; seed fixes its random choices.
  * Returns NULL with a message naming the culprit on a bad spec. */
 agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err,
@@ -76,7 +49,8 @@ const char *agent_spec(const agent *a);
 const char *agent_kind_name(const agent *a);
 const char *agent_error(const agent *a);
 
-/* The registered kinds, for help texts; NULL past the end. */
-const agent_kind *agent_kind_at(int i);
+/* The usage line of the i-th kind of agent ("alphabeta depth=N ..."), for
+ * help texts; NULL past the end. */
+const char *agent_usage(int i);
 
 #endif

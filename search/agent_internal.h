@@ -7,6 +7,33 @@
 #include "search/agent.h"
 #include "search/evaluator_nn.h"
 
+/* One kind of agent, implemented in search/. create parses the settings
+ * (argv: "key=value" tokens) and sets a->impl; an unknown key, a key given
+ * twice or a bad value is an error naming it. */
+typedef struct {
+  const char *kind;
+  const char *usage; /* e.g. "alphabeta depth=N time=SECONDS" */
+  int (*create)(agent *a, int argc, char *const *argv, char *err, size_t errlen);
+  /* Chooses a legal action for p (ongoing); h is the repetition history
+   * that led to p, read-only. Returns the action, or -1 on failure with a
+   * message in a->err. */
+  int (*choose)(agent *a, const game_pos *p, const game_hist *h);
+  /* Fills an analysis of p; NULL for agents that do not search. */
+  int (*analyze)(agent *a, const game_pos *p, const game_hist *h, agent_analysis *out);
+  void (*reset)(agent *a);     /* a new game starts; may be NULL */
+  void (*free_impl)(agent *a); /* frees a->impl; may be NULL */
+} agent_kind;
+
+/* The fields belong to search/: callers elsewhere use agent.h's functions. */
+struct agent {
+  const agent_kind *kind;
+  game g;         /* the game it plays (a copy) */
+  rng_t rng;      /* its own random stream */
+  char spec[256]; /* the spec it was made from */
+  char err[256];  /* last error of choose */
+  void *impl;     /* owned by the kind */
+};
+
 extern const agent_kind agent_random;    /* search/agent.c */
 extern const agent_kind agent_greedy;    /* search/agent.c */
 extern const agent_kind agent_alphabeta; /* search/alphabeta.c */

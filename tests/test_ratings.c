@@ -1,52 +1,208 @@
-/* Ratings: scores, intervals, Elo and the SPRT against hand-computed
- * values. */
+/* Ratings: both bounds of every interval, Elo, the rating fit and the SPRT
+ * against values computed by hand from the closed forms (z = 1.96). */
 #include <check.h>
 #include <math.h>
 
+#include "arena/ratings.h"
 #include "tests/testutil.h"
-#include "trainer/gating.h"
 
-/* ---- Match statistics ---------------------------------------------------------------- */
+#define TOL 1e-5
 
-START_TEST(elo_and_intervals) {
-  match_result q = {.wins = 3, .draws = 0, .losses = 1};
-  match_stats(&q);
+/* ---- Wilson ----------------------------------------------------------------------------- */
+
+START_TEST(wilson_by_hand) {
+  double lo, hi;
+  /* 5 of 10 -> [0.236593, 0.763407] (mid 0.5, symmetric). */
+  rating_wilson(0.5, 10, &lo, &hi);
+  ck_assert_double_eq_tol(lo, 0.236593, 1e-5);
+  ck_assert_double_eq_tol(hi, 0.763407, 1e-5);
+  /* 0.3 of 100: z^2/n = 0.038416, mid = 0.319208 / 1.038416 = 0.307399,
+   * half = 1.96 sqrt(0.0021 + 0.00009604) / 1.038416 = 0.088451. */
+  rating_wilson(0.3, 100, &lo, &hi);
+  ck_assert_double_eq_tol(lo, 0.218948, TOL);
+  ck_assert_double_eq_tol(hi, 0.395850, TOL);
+  /* 0 of 10: mid = half = 0.19208 / 1.38416, so [0, 2 mid = 0.277540]. */
+  rating_wilson(0, 10, &lo, &hi);
+  ck_assert_double_eq_tol(lo, 0, 1e-12);
+  ck_assert_double_eq_tol(hi, 0.277540, TOL);
+  /* 10 of 10: the mirror image, [0.722460, 1]. */
+  rating_wilson(1, 10, &lo, &hi);
+  ck_assert_double_eq_tol(lo, 0.722460, TOL);
+  ck_assert_double_eq_tol(hi, 1, 1e-12);
+  /* No trials: nothing is known. */
+  rating_wilson(0.5, 0, &lo, &hi);
+  ck_assert_double_eq(lo, 0);
+  ck_assert_double_eq(hi, 1);
+}
+END_TEST
+
+/* ---- Score intervals ------------------------------------------------------------------------ */
+
+START_TEST(score_intervals_by_hand) {
+  double s, lo, hi;
+  /* 6 wins, 2 draws, 2 losses: s = 0.7; per-game variance
+   * (6 * 0.09 + 2 * 0.04 + 2 * 0.49) / 10 = 0.16; half-width
+   * 1.96 * sqrt(0.016) = 0.247923. */
+  rating_score_ci(6, 2, 2, &s, &lo, &hi);
+  ck_assert_double_eq_tol(s, 0.7, 1e-12);
+  ck_assert_double_eq_tol(lo, 0.7 - 0.247923, 1e-6);
+  ck_assert_double_eq_tol(hi, 0.7 + 0.247923, 1e-6);
+  /* 10-0-10: s = 0.5, variance 0.25, half-width 1.96 * sqrt(0.25 / 20). */
+  rating_score_ci(10, 0, 10, &s, &lo, &hi);
+  ck_assert_double_eq_tol(hi - s, 1.96 * sqrt(0.0125), 1e-9);
+  ck_assert_double_eq_tol(s - lo, 1.96 * sqrt(0.0125), 1e-9);
+  /* 9-1-0: s = 0.95, variance (9 * 0.0025 + 0.2025) / 10 = 0.0225,
+   * half-width 1.96 sqrt(0.00225) = 0.092971: the upper bound is clamped. */
+  rating_score_ci(9, 1, 0, &s, &lo, &hi);
+  ck_assert_double_eq_tol(s, 0.95, 1e-12);
+  ck_assert_double_eq_tol(lo, 0.857029, TOL);
+  ck_assert_double_eq_tol(hi, 1, 1e-12);
+  /* 0-1-9, the mirror: the lower bound is clamped. */
+  rating_score_ci(0, 1, 9, &s, &lo, &hi);
+  ck_assert_double_eq_tol(s, 0.05, 1e-12);
+  ck_assert_double_eq_tol(lo, 0, 1e-12);
+  ck_assert_double_eq_tol(hi, 0.142971, TOL);
+  /* All draws: 0.5 with the Wilson interval of 10 halves out of 20:
+   * half = 1.96 sqrt(0.0125 + 0.002401) / 1.19208 = 0.200705. */
+  rating_score_ci(0, 20, 0, &s, &lo, &hi);
+  ck_assert_double_eq_tol(s, 0.5, 1e-12);
+  ck_assert_double_eq_tol(hi - 0.5, 0.5 - lo, 1e-12);
+  ck_assert(hi > 0.6 && hi < 0.75);
+  ck_assert_double_eq_tol(lo, 0.299295, TOL);
+  ck_assert_double_eq_tol(hi, 0.700705, TOL);
+  /* An odd number of draws: Wilson takes the score 0.5 itself. */
+  rating_score_ci(0, 7, 0, &s, &lo, &hi);
+  ck_assert_double_eq_tol(lo, 0.202368, TOL);
+  ck_assert_double_eq_tol(hi, 0.797632, TOL);
+  /* 0-0-20: Wilson upper bound z^2/n / (1 + z^2/n) = 0.161134. */
+  rating_score_ci(0, 0, 20, &s, &lo, &hi);
+  ck_assert_double_eq_tol(s, 0, 1e-12);
+  ck_assert_double_eq_tol(lo, 0, 1e-12);
+  ck_assert_double_eq_tol(hi, 0.161134, 1e-5);
+  /* 10-0-0: [0.722460, 1]. */
+  rating_score_ci(10, 0, 0, &s, &lo, &hi);
+  ck_assert_double_eq_tol(lo, 0.722460, TOL);
+  ck_assert_double_eq_tol(hi, 1, 1e-12);
+  /* No games. */
+  rating_score_ci(0, 0, 0, &s, &lo, &hi);
+  ck_assert_double_eq(s, 0.5);
+  ck_assert_double_eq(lo, 0);
+  ck_assert_double_eq(hi, 1);
+}
+END_TEST
+
+/* ---- Elo ------------------------------------------------------------------------------------ */
+
+START_TEST(elo_by_hand) {
+  /* 75%: 400 log10(3) = 190.848; 90%: 400 log10(9) = 381.697. */
+  ck_assert_double_eq_tol(rating_elo_from_score(0.75), 190.848, 1e-3);
+  ck_assert_double_eq_tol(rating_elo_from_score(0.25), -190.848, 1e-3);
+  ck_assert_double_eq_tol(rating_elo_from_score(0.9), 381.697, 1e-3);
+  ck_assert_double_eq_tol(rating_elo_from_score(0.5), 0, 1e-12);
+  ck_assert_double_eq(rating_elo_from_score(1.0), 1600);
+  ck_assert_double_eq(rating_elo_from_score(0.0), -1600);
+  /* Close to 0 and 1 the clamp applies too: 1e-7 is -2800 Elo. */
+  ck_assert_double_eq(rating_elo_from_score(1e-7), -RATING_ELO_CLAMP);
+  ck_assert_double_eq(rating_elo_from_score(1 - 1e-7), RATING_ELO_CLAMP);
+  /* The inverse: +100 Elo scores 1 / (1 + 10^-0.25) = 0.640065. */
+  ck_assert_double_eq_tol(rating_score_from_elo(100), 0.640065, 1e-6);
+  ck_assert_double_eq_tol(rating_score_from_elo(-35), 0.449801, 1e-6);
+  ck_assert_double_eq_tol(rating_score_from_elo(rating_elo_from_score(0.3)), 0.3, 1e-12);
+  /* Two agents, a scores 75% over 40 games (draws count half). The fit
+   * gives the same difference; its standard error is
+   * (400 / ln 10) / sqrt(n p (1 - p)) = 173.718 / sqrt(7.5) = 63.432. */
+  rating_pairing two = {0, 1, 25, 10, 5};
+  double elo[4], se[4];
+  ck_assert_int_eq(rating_fit(2, &two, 1, 0, 0.0, elo, se), 0);
+  ck_assert_double_eq_tol(elo[0], 0, 1e-9);
+  ck_assert_double_eq_tol(elo[1], -190.848, 1e-3);
+  ck_assert_double_eq_tol(se[1], 63.432, 1e-2);
+  ck_assert_double_eq_tol(se[0], 0, 1e-12);
+  /* Anchored at agent 1 instead: the same difference the other way. */
+  ck_assert_int_eq(rating_fit(2, &two, 1, 1, 0.0, elo, se), 0);
+  ck_assert_double_eq_tol(elo[0], 190.848, 1e-3);
+  /* Three agents with consistent results (A-B 3:1, B-C 3:1, A-C 9:1) fit
+   * exactly: 0, -190.8, -381.7. */
+  rating_pairing three[3] = {{0, 1, 30, 0, 10}, {1, 2, 30, 0, 10}, {0, 2, 36, 0, 4}};
+  ck_assert_int_eq(rating_fit(3, three, 3, 0, 0.0, elo, se), 0);
+  ck_assert_double_eq_tol(elo[1], -190.848, 1e-3);
+  ck_assert_double_eq_tol(elo[2], -381.697, 1e-3);
+  ck_assert(se[2] > se[1] * 0.5 && se[1] > 0);
+  /* A prior draw pulls a 100% score to a finite rating:
+   * (20 + 0.5) / 21 -> 400 log10(41) = 645.1. */
+  rating_pairing sweep = {0, 1, 20, 0, 0};
+  ck_assert_int_eq(rating_fit(2, &sweep, 1, 1, 1.0, elo, se), 0);
+  ck_assert_double_eq_tol(elo[0], 400 * log10(41.0), 1e-3);
+  /* Not connected to the anchor: refused. */
+  rating_pairing apart[2] = {{0, 1, 5, 0, 5}, {2, 3, 5, 0, 5}};
+  ck_assert_int_eq(rating_fit(4, apart, 2, 0, 1.0, elo, se), -1);
+  /* Players or anchor out of range: refused. */
+  rating_pairing stray = {0, 2, 5, 0, 5};
+  ck_assert_int_eq(rating_fit(2, &stray, 1, 0, 1.0, elo, se), -1);
+  ck_assert_int_eq(rating_fit(2, &two, 1, 2, 1.0, elo, se), -1);
+  ck_assert_int_eq(rating_fit(RATING_MAX_PLAYERS + 1, &two, 1, 0, 1.0, elo, se), -1);
+}
+END_TEST
+
+/* ---- Matches of two players ---------------------------------------------------------------- */
+
+START_TEST(summaries_by_hand) {
+  rating_summary q = rating_summarize(3, 0, 1);
   ck_assert_double_eq_tol(q.elo, 190.8485, 1e-3); /* 75% */
   /* A sweep: Elo clamped, the interval from Wilson (the variance is 0). */
-  match_result all = {.wins = 10};
-  match_stats(&all);
+  rating_summary all = rating_summarize(10, 0, 0);
   ck_assert_double_eq_tol(all.score, 1.0, 1e-12);
   ck_assert_double_eq_tol(all.elo, 1600.0, 1e-9);
   ck_assert_double_eq_tol(all.score_lo, 0.722460, 1e-5);
   ck_assert_double_eq_tol(all.score_hi, 1.0, 1e-12);
-  match_result r = {.wins = 6, .draws = 2, .losses = 2};
-  match_stats(&r);
+  /* Its bounds in Elo: 400 log10(0.722460 / 0.277540) = 166.195, and the
+   * clamp. */
+  ck_assert_double_eq_tol(all.elo_lo, 166.1951, 1e-3);
+  ck_assert_double_eq_tol(all.elo_hi, 1600.0, 1e-9);
+  rating_summary r = rating_summarize(6, 2, 2);
   ck_assert_int_eq(r.games, 10);
   ck_assert_double_eq_tol(r.score, 0.7, 1e-12);
   ck_assert_double_eq_tol(r.score_lo, 0.452077, 1e-5);
   ck_assert_double_eq_tol(r.score_hi, 0.947923, 1e-5);
   ck_assert_double_eq_tol(r.elo, 147.1911, 1e-3);
   ck_assert_double_eq_tol(r.elo_lo, -33.4025, 1e-3);
+  /* 400 log10(0.947923 / 0.052077) = 504.049. */
+  ck_assert_double_eq_tol(r.elo_hi, 504.0493, 1e-3);
+  /* A swept loss: both Elo bounds, -1600 and -400 log10(0.838870 /
+   * 0.161130) = -286.607. */
+  rating_summary none = rating_summarize(0, 0, 20);
+  ck_assert_double_eq_tol(none.elo_lo, -1600.0, 1e-9);
+  ck_assert_double_eq_tol(none.elo_hi, -286.6071, 1e-3);
 }
 END_TEST
 
 START_TEST(sprt) {
-  ck_assert_double_eq_tol(sprt_llr(60, 20, 20, 0, 35), 5.435955, 1e-5);
-  ck_assert_double_eq_tol(sprt_llr(0, 2, 0, 0, 35), -0.045360, 1e-5);
-  ck_assert_double_eq_tol(sprt_llr(50, 0, 50, 0, 35), -0.509035, 1e-5);
-  ck_assert_double_eq_tol(sprt_llr(20, 0, 0, 0, 35), 20.459552, 1e-5);
-  ck_assert_double_eq_tol(sprt_llr(0, 0, 0, 0, 35), 0.0, 1e-12);
+  ck_assert_double_eq_tol(rating_sprt_llr(60, 20, 20, 0, 35), 5.435955, 1e-5);
+  ck_assert_double_eq_tol(rating_sprt_llr(0, 2, 0, 0, 35), -0.045360, 1e-5);
+  ck_assert_double_eq_tol(rating_sprt_llr(50, 0, 50, 0, 35), -0.509035, 1e-5);
+  ck_assert_double_eq_tol(rating_sprt_llr(20, 0, 0, 0, 35), 20.459552, 1e-5);
+  ck_assert_double_eq_tol(rating_sprt_llr(0, 0, 0, 0, 35), 0.0, 1e-12);
   /* Bounds for alpha = beta = 0.05: +-log(19) = 2.944. */
-  ck_assert_int_eq(sprt_verdict(2.95, 0.05, 0.05), 1);
-  ck_assert_int_eq(sprt_verdict(2.94, 0.05, 0.05), 0);
-  ck_assert_int_eq(sprt_verdict(-2.95, 0.05, 0.05), -1);
+  ck_assert_int_eq(rating_sprt_verdict(2.95, 0.05, 0.05), 1);
+  ck_assert_int_eq(rating_sprt_verdict(2.94, 0.05, 0.05), 0);
+  ck_assert_int_eq(rating_sprt_verdict(-2.95, 0.05, 0.05), -1);
+  ck_assert_int_eq(rating_sprt_verdict(-2.94, 0.05, 0.05), 0);
+  /* Unequal rates: H1 at log(0.9 / 0.05) = 2.890, H0 at log(0.1 / 0.95)
+   * = -2.251. */
+  ck_assert_int_eq(rating_sprt_verdict(2.89, 0.05, 0.1), 0);
+  ck_assert_int_eq(rating_sprt_verdict(2.891, 0.05, 0.1), 1);
+  ck_assert_int_eq(rating_sprt_verdict(-2.25, 0.05, 0.1), 0);
+  ck_assert_int_eq(rating_sprt_verdict(-2.252, 0.05, 0.1), -1);
 }
 END_TEST
 
 Suite *ratings_suite(void) {
   Suite *s = suite_create("ratings");
   TCase *m = tcase_create("statistics");
-  tcase_add_test(m, elo_and_intervals);
+  tcase_add_test(m, wilson_by_hand);
+  tcase_add_test(m, score_intervals_by_hand);
+  tcase_add_test(m, elo_by_hand);
+  tcase_add_test(m, summaries_by_hand);
   tcase_add_test(m, sprt);
   suite_add_tcase(s, m);
   return s;

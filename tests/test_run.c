@@ -15,7 +15,7 @@
 #include "base/base.h"
 #include "nn/nn.h"
 #include "tests/testutil.h"
-#include "arena/arena.h"
+#include "arena/record.h"
 #include "trainer/config.h"
 #include "search/evaluator_nn.h"
 #include "trainer/gating.h"
@@ -230,7 +230,7 @@ START_TEST(sigkill_and_resume) {
   ck_assert_ptr_nonnull(gd);
   struct dirent *ge;
   int replayed = 0;
-  arena_record *rec = malloc(sizeof *rec);
+  record *rec = malloc(sizeof *rec);
   while ((ge = readdir(gd))) {
     if (ge->d_name[0] == '.') continue;
     char gp[700];
@@ -238,10 +238,10 @@ START_TEST(sigkill_and_resume) {
     FILE *f = fopen(gp, "r");
     ck_assert_ptr_nonnull(f);
     int line = 0, rc;
-    while ((rc = arena_read_record(f, rec, &line, err, sizeof err)) == 1) {
+    while ((rc = record_read(f, rec, &line, err, sizeof err)) == 1) {
       game g;
       game_pos end;
-      ck_assert_msg(arena_replay_record(rec, &g, &end, err, sizeof err) == 0, "%s: %s", gp, err);
+      ck_assert_msg(record_replay(rec, &g, &end, err, sizeof err) == 0, "%s: %s", gp, err);
       replayed++;
     }
     ck_assert_msg(rc == 0, "%s: %s", gp, err);

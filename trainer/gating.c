@@ -1,63 +1,25 @@
 #include "trainer/gating.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena/arena.h"
+#include "arena/openings.h"
+#include "arena/ratings.h"
 #include "base/base.h"
 #include "search/agent.h"
-#include "arena/arena.h"
 #include "search/evaluator_nn.h"
 
-/* ---- Statistics ---------------------------------------------------------------- */
-
 /* Score, interval and Elo as the arena reports them. */
-void match_stats(match_result *r) {
-  r->games = r->wins + r->draws + r->losses;
-  arena_score_ci(r->wins, r->draws, r->losses, &r->score, &r->score_lo, &r->score_hi);
-  r->elo = elo_from_score(r->score);
-  r->elo_lo = elo_from_score(r->score_lo);
-  r->elo_hi = elo_from_score(r->score_hi);
-}
-
-static double score_of_elo(double elo) { return 1.0 / (1.0 + pow(10.0, -elo / 400.0)); }
-
-double sprt_llr(int wins, int draws, int losses, double elo0, double elo1) {
-  if (wins + draws + losses == 0) return 0;
-  /* Half a win and half a loss of prior keep the variance away from 0 when
-   * the first results are all alike (two draws must not decide). */
-  double w = wins + 0.5, d = draws, l = losses + 0.5, n = w + d + l;
-  double s = (w + 0.5 * d) / n;
-  double var = (w * (1 - s) * (1 - s) + d * (0.5 - s) * (0.5 - s) + l * s * s) / n;
-  double s0 = score_of_elo(elo0), s1 = score_of_elo(elo1);
-  return n * (s1 - s0) * (2 * s - s0 - s1) / (2 * var);
-}
-
-int sprt_verdict(double llr, double alpha, double beta) {
-  if (llr >= log((1 - beta) / alpha)) return 1;
-  if (llr <= log(beta / (1 - alpha))) return -1;
-  return 0;
-}
-
-/* ---- Openings --------------------------------------------------------------------
- * A pair's opening: `plies` uniformly random moves from the start (redrawn
- * if the game ends inside them). */
-static void opening(const game *g, int plies, uint64_t seed, int pair, game_pos *p,
-                    game_hist *h, uint8_t *moves, int *n) {
-  rng_t r;
-  rng_seed(&r, seed, 0x6f70656eULL + (uint64_t)pair);
-  if (plies > ARENA_MAX_OPENING) plies = ARENA_MAX_OPENING; /* moves holds that many */
-  for (int attempt = 0;; attempt++) {
-    game_start(g, p);
-    game_hist_reset(h, p);
-    *n = 0;
-    for (int k = 0; k < plies && p->status == GAME_ONGOING; k++) {
-      int a = game_random_action(&r, game_legal(g, p));
-      game_step(g, p, h, a);
-      moves[(*n)++] = (uint8_t)a;
-    }
-    if (p->status == GAME_ONGOING || attempt > 100) return;
-  }
+static void summarize(match_result *r) {
+  rating_summary m = rating_summarize(r->wins, r->draws, r->losses);
+  r->games = m.games;
+  r->score = m.score;
+  r->score_lo = m.score_lo;
+  r->score_hi = m.score_hi;
+  r->elo = m.elo;
+  r->elo_lo = m.elo_lo;
+  r->elo_hi = m.elo_hi;
 }
 
 static void tally(match_result *r, int outcome) {
@@ -96,7 +58,7 @@ int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts
   mcts_nn *ev[2] = {NULL, NULL};
   mcts_batch *b[2] = {NULL, NULL};
   gate_game *gg = calloc((size_t)n, sizeof *gg);
-  uint8_t *active = calloc((size_t)n, 1), moves[ARENA_MAX_OPENING];
+  uint8_t *active = calloc((size_t)n, 1);
   int rc = -1;
   if (!gg || !active) {
     errf(err, errlen, "out of memory");
@@ -114,8 +76,8 @@ int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts
       errf(err, errlen, "out of memory");
       goto done;
     }
-    int nm;
-    opening(g, p->opening_plies, p->seed, i / 2, &x->pos, x->hist, moves, &nm);
+    opening_line op;
+    opening_random(g, p->opening_plies, p->seed, i / 2, &op, &x->pos, x->hist);
     /* The candidate plays the side to move after the opening in even games. */
     x->cand_side = (i % 2 == 0) ? x->pos.mover : 1 - x->pos.mover;
     x->done = x->pos.status != GAME_ONGOING;
@@ -155,15 +117,15 @@ int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts
         tally(out, game_outcome(&x->pos, x->cand_side));
       }
       pairs_done++;
-      out->llr = sprt_llr(out->wins, out->draws, out->losses, p->elo0, p->elo1);
-      out->sprt_verdict = sprt_verdict(out->llr, p->alpha, p->beta);
+      out->llr = rating_sprt_llr(out->wins, out->draws, out->losses, p->elo0, p->elo1);
+      out->sprt_verdict = rating_sprt_verdict(out->llr, p->alpha, p->beta);
       if (p->sprt && out->sprt_verdict != 0) break;
     }
     if (p->sprt && out->sprt_verdict != 0) break;
     for (int i = 0; i < n; i++) live |= !gg[i].done;
     if (!live) break;
   }
-  match_stats(out);
+  summarize(out);
   rc = 0;
 done:
   for (int k = 0; k < 2; k++) {
@@ -195,9 +157,9 @@ int anchor_match(const game *g, const char *spec_a, const char *spec_b, const ma
     goto done;
   }
   for (int pair = 0; pair < (p->games + 1) / 2; pair++) {
-    arena_opening op;
+    opening_line op;
     game_pos pos;
-    opening(g, p->opening_plies, p->seed, pair, &pos, h, op.moves, &op.n);
+    opening_random(g, p->opening_plies, p->seed, pair, &op, &pos, h);
     for (int a_south = 1; a_south >= 0; a_south--) {
       agent_reset(a);
       agent_reset(b);
@@ -205,8 +167,8 @@ int anchor_match(const game *g, const char *spec_a, const char *spec_b, const ma
       tally(out, game_outcome(&rec->final, a_south ? GAME_SOUTH : GAME_NORTH));
     }
   }
-  match_stats(out);
-  out->llr = sprt_llr(out->wins, out->draws, out->losses, p->elo0, p->elo1);
+  summarize(out);
+  out->llr = rating_sprt_llr(out->wins, out->draws, out->losses, p->elo0, p->elo1);
   rc = 0;
 done:
   agent_free(a);

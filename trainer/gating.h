@@ -6,9 +6,10 @@
  * evaluation. It stops early when the SPRT decides. anchor_match plays any
  * two agent specs (the periodic evaluation against fixed anchors).
  *
- * The statistics (score, Elo, SPRT) are plain functions, tested against
- * hand-computed cases. Nothing here keeps state between calls; the caller's
- * thread does all the work. */
+ * Openings are arena/openings.h's random openings (pair k uses opening k
+ * of the seed); the statistics (score, Elo, SPRT) are arena/ratings.h's.
+ * Nothing here keeps state between calls; the caller's thread does all the
+ * work. */
 #ifndef SOWZERO_GATING_H
 #define SOWZERO_GATING_H
 
@@ -49,15 +50,5 @@ int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts
  * random plies for each pair. */
 int anchor_match(const game *g, const char *spec_a, const char *spec_b, const match_params *p,
                  match_result *out, char *err, size_t errlen);
-
-/* ---- Statistics ------------------------------------------------------------ */
-/* Fills score, its interval, Elo and its interval from wins/draws/losses
- * (arena_score_ci and elo_from_score of trainer/arena.h). */
-void match_stats(match_result *r);
-/* Log-likelihood ratio of H1 (elo1) against H0 (elo0) from a trinomial
- * result (normal approximation of the generalised SPRT). */
-double sprt_llr(int wins, int draws, int losses, double elo0, double elo1);
-/* +1 when llr reaches log((1-beta)/alpha), -1 at log(beta/(1-alpha)). */
-int sprt_verdict(double llr, double alpha, double beta);
 
 #endif

@@ -15,9 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/base.h"
-#include "nn/nn.h"
 #include "arena/arena.h"
+#include "arena/record.h"
+#include "base/base.h"
+#include "base/json.h"
+#include "nn/nn.h"
 #include "trainer/config.h"
 #include "search/evaluator_nn.h"
 #include "trainer/gating.h"
@@ -156,7 +158,7 @@ static void record_game(void *ctx, const game *g, const uint8_t *moves, int n,
   rec->n_moves = n < GAME_MAX_PLIES_CAP ? n : GAME_MAX_PLIES_CAP;
   memcpy(rec->moves, moves, (size_t)rec->n_moves);
   rec->final = *end;
-  arena_write_record(f, g, rec, "self-play", "self-play");
+  record_write(f, g, rec, "self-play", "self-play");
   fputc('\n', f);
   fclose(f);
   free(rec);
@@ -188,7 +190,7 @@ static int flush_records(run *r, char *err, size_t errlen) {
     afile a;
     rc = afile_open(&a, path, err, errlen);
     if (rc == 0) {
-      fputs("# sowzero game records, format 1 (docs/FORMATS.md): self-play\n\n", a.f);
+      record_write_header(a.f, "self-play");
       fwrite(r->records, 1, r->rec_len, a.f);
       rc = afile_commit(&a, err, errlen);
     }
@@ -214,13 +216,16 @@ static int metrics_append(run *r, unsigned keep_upto, const char *line, char *er
     return -1;
   }
   if (in) {
-    char buf[8192];
-    while (fgets(buf, sizeof buf, in)) {
-      unsigned it = 0;
-      const char *p = strstr(buf, "\"iteration\": ");
-      if (!p || sscanf(p, "\"iteration\": %u", &it) != 1 || it > keep_upto) continue;
-      fputs(buf, a.f);
+    char *buf = NULL;
+    size_t cap = 0;
+    while (getline(&buf, &cap, in) > 0) {
+      double it;
+      json_doc *d = json_parse(buf, NULL, 0);
+      int keep = d && json_get_number(d, 0, "iteration", &it) == 0 && it <= keep_upto;
+      json_free(d);
+      if (keep && fputs(buf, a.f) >= 0 && buf[strlen(buf) - 1] != '\n') fputc('\n', a.f);
     }
+    free(buf);
     fclose(in);
   }
   if (line) fprintf(a.f, "%s\n", line);
@@ -486,10 +491,13 @@ static int evaluate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
                        .alpha = 0.05, .beta = 0.05};
     match_result m;
     if (anchor_match(&c->g, me, t, &mp, &m, err, errlen) != 0) return -1;
+    char name[6 * sizeof anchors + 2]; /* every byte escaped at worst */
+    json_quote(name, sizeof name, t);
     k += (size_t)snprintf(json + k, jlen - k,
-                          "%s\"%s\": {\"score\": %.4f, \"elo\": %.1f, \"elo_lo\": %.1f, "
+                          "%s%s: {\"score\": %.4f, \"elo\": %.1f, \"elo_lo\": %.1f, "
                           "\"elo_hi\": %.1f, \"games\": %d}",
-                          first ? "" : ", ", t, m.score, m.elo, m.elo_lo, m.elo_hi, m.games);
+                          first ? "" : ", ", name, m.score, m.elo, m.elo_lo, m.elo_hi, m.games);
+    if (k >= jlen) k = jlen - 1; /* cut, never past the buffer */
     first = 0;
     emit(r, 1, "  best vs %s: %.1f%% (%+.0f Elo, %d games)", t, 100 * m.score, m.elo, m.games);
   }

@@ -1,0 +1,121 @@
+/* Variant statistics: the counts add up, the numbers depend on the seed
+ * only, stronger first players win more, grand slams are counted, the
+ * intervals are Wilson's, and the stats command. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena/ratings.h"
+#include "arena/stats.h"
+#include "game/game.h"
+#include "tests/testutil.h"
+
+static game G;
+
+static void configure(const char *name) {
+  char err[256];
+  int rc = game_configure(&G, name, 0, NULL, err, sizeof err);
+  ck_assert_msg(rc == 0, "configure %s: %s", name, err);
+}
+
+START_TEST(variant_statistics) {
+  configure("oware");
+  stats_params p = stats_defaults();
+  p.games = (int)(300 * test_scale()) + 20;
+  p.threads = 2;
+  stats_result r, r1;
+  char err[256];
+  ck_assert_int_eq(stats_run(&G, "random", "random", &p, &r, err, sizeof err), 0);
+  ck_assert_int_eq(r.games, p.games);
+  ck_assert_int_eq(r.first_win.count + r.draw.count + r.first_loss.count, p.games);
+  int ends = 0;
+  for (int e = 0; e < GAME_END_COUNT; e++) ends += r.end_reason[e];
+  ck_assert_int_eq(ends, p.games);
+  ck_assert_int_eq(r.end_reason[GAME_END_NONE], 0);
+  ck_assert(r.len_min <= r.len_p10 && r.len_p10 <= r.len_p25 && r.len_p25 <= r.len_median &&
+            r.len_median <= r.len_p75 && r.len_p75 <= r.len_p90 && r.len_p90 <= r.len_max);
+  ck_assert(r.len_mean >= r.len_min && r.len_mean <= r.len_max);
+  ck_assert(r.first_win.lo <= r.first_win.rate && r.first_win.rate <= r.first_win.hi);
+  /* The rates and their intervals are the counts' Wilson intervals, the
+   * score's interval that of ratings.h. */
+  const stats_rate *rates[3] = {&r.first_win, &r.draw, &r.first_loss};
+  for (int i = 0; i < 3; i++) {
+    double lo, hi;
+    ck_assert_double_eq(rates[i]->rate, (double)rates[i]->count / p.games);
+    rating_wilson(rates[i]->rate, p.games, &lo, &hi);
+    ck_assert_double_eq(rates[i]->lo, lo);
+    ck_assert_double_eq(rates[i]->hi, hi);
+  }
+  double s, lo, hi;
+  rating_score_ci(r.first_win.count, r.draw.count, r.first_loss.count, &s, &lo, &hi);
+  ck_assert_double_eq(r.first_score, s);
+  ck_assert_double_eq(r.first_score_lo, lo);
+  ck_assert_double_eq(r.first_score_hi, hi);
+  /* Threads do not change the numbers. */
+  p.threads = 1;
+  ck_assert_int_eq(stats_run(&G, "random", "random", &p, &r1, err, sizeof err), 0);
+  ck_assert_int_eq(r1.first_win.count, r.first_win.count);
+  ck_assert_int_eq(r1.len_median, r.len_median);
+  ck_assert_double_eq(r1.mean_margin, r.mean_margin);
+  ck_assert_int_eq(r1.grand_slams, r.grand_slams);
+  /* Greedy moving first against random wins most games. */
+  p.games = 60;
+  ck_assert_int_eq(stats_run(&G, "greedy", "random", &p, &r, err, sizeof err), 0);
+  ck_assert(r.first_win.rate > 0.7);
+  /* Warri's grand slams give extra turns and are counted. */
+  configure("warri");
+  p.games = 200;
+  ck_assert_int_eq(stats_run(&G, "random", "random", &p, &r, err, sizeof err), 0);
+  ck_assert_int_gt(r.grand_slams, 0);
+}
+END_TEST
+
+START_TEST(bad_stats_requests) {
+  configure("oware");
+  stats_params p = stats_defaults();
+  stats_result r;
+  char err[256];
+  p.games = 0;
+  ck_assert_int_eq(stats_run(&G, "random", "random", &p, &r, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "games"));
+  p.games = 10;
+  p.threads = 0;
+  ck_assert_int_eq(stats_run(&G, "random", "random", &p, &r, err, sizeof err), -1);
+  p.threads = 2;
+  ck_assert_int_eq(stats_run(&G, "random", "alphabeta depth=99", &p, &r, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "depth"));
+}
+END_TEST
+
+START_TEST(stats_command_writes_json) {
+  char json[64], out[8192];
+  snprintf(json, sizeof json, "/tmp/sowzero-stats-%d.json", (int)getpid());
+  char *stats_argv[] = {"stats", "--games", "20", "--json", json, NULL};
+  ck_assert_msg(test_sowzero(out, sizeof out, stats_argv) == 0, "%s", out);
+  ck_assert_int_eq(access(json, R_OK), 0);
+  FILE *f = fopen(json, "r");
+  char buf[4096];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  ck_assert_ptr_nonnull(strstr(buf, "\"first\": \"random\""));
+  ck_assert_ptr_nonnull(strstr(buf, "\"games\": 20"));
+  unlink(json);
+  char *bad[] = {"stats", "--games", "0", NULL};
+  ck_assert_int_eq(test_sowzero(out, sizeof out, bad), 2);
+}
+END_TEST
+
+static Suite *stats_suite(void) {
+  Suite *s = suite_create("stats");
+  TCase *t = tcase_create("core");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, variant_statistics);
+  tcase_add_test(t, bad_stats_requests);
+  tcase_add_test(t, stats_command_writes_json);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+TEST_MAIN(stats_suite)
