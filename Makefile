@@ -37,7 +37,7 @@ LIB      := $(BUILD)/libsowzero.a
 EXP_LIB  := $(BUILD)/libsowzero_export.a
 DEPS_OK  := $(BUILD)/.deps-ok
 
-.PHONY: all test asan tsan bench deps run format format-check clean
+.PHONY: all test asan tsan bench deps run format format-check layout-check clean
 .DEFAULT_GOAL := all
 
 all: sowzero
@@ -106,6 +106,10 @@ format:
 
 format-check:
 	clang-format --dry-run -Werror $(FORMAT_SRC)
+
+# The dependency order, private headers and file sizes of docs/ARCHITECTURE.md.
+layout-check:
+	@sh scripts/check-layout.sh
 
 clean:
 	rm -rf build sowzero

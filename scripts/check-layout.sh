@@ -1,0 +1,44 @@
+#!/bin/sh
+# The layout docs/ARCHITECTURE.md draws, checked: every #include of the
+# library points down the dependency order (or within its folder), no
+# *_internal.h is included from outside its folder, and no source file
+# passes 800 lines. Prints each breach; exits 1 if there is one.
+cd "$(dirname "$0")/.." || exit 2
+# Each folder and the folders it may include (besides itself).
+allowed() {
+  case "$1" in
+    base) echo "" ;;
+    game) echo "base" ;;
+    nn) echo "base" ;;
+    export) echo "base nn" ;;
+    search) echo "base game nn" ;;
+    arena) echo "base game nn search" ;;
+    trainer) echo "base game nn search arena" ;;
+    protocol) echo "base game nn search" ;;
+    cli) echo "base game nn export search arena trainer protocol" ;;
+    tests) echo "base game nn export search arena trainer protocol tests" ;;
+    *) echo "?" ;;
+  esac
+}
+bad=0
+for f in $(git ls-files '*.c' '*.h'); do
+  dir=${f%%/*}
+  ok=$(allowed "$dir")
+  [ "$ok" = "?" ] && continue
+  for inc in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
+    idir=${inc%%/*}
+    case "$inc" in onnx/*) continue ;; esac
+    if [ "$idir" != "$dir" ]; then
+      case " $ok " in
+        *" $idir "*) ;;
+        *) echo "$f: includes $inc (upward or sideways: $dir may use: ${ok:-libc only})"; bad=1 ;;
+      esac
+      case "$inc" in
+        *_internal.h) echo "$f: includes $inc, private to $idir/"; bad=1 ;;
+      esac
+    fi
+  done
+  n=$(wc -l < "$f")
+  [ "$n" -gt 800 ] && { echo "$f: $n lines (at most 800)"; bad=1; }
+done
+exit $bad
