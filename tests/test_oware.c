@@ -358,8 +358,8 @@ static const perft_pos perft_positions[4] = {
     {"endgame", 0, {1, 0, 1, 0, 0, 2}, {0, 1, 0, 1, 0, 0}, 21, 21, 9},
 };
 
-/* Pinned goldens[position][variant][depth-1], computed by this engine and
- * checked by hand at depths 1-2 (see docs/RULES-ENGINE.md). */
+/* Pinned goldens[position][variant][depth-1]; the header tells how each
+ * was derived (depths 1-2 of the start by hand, the rest from this engine). */
 #include "tests/perft_goldens.h"
 
 START_TEST(perft_goldens) {
