@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/testkit.h"
+
 game G;
 
 /* The suite under test: set by game_suite before the runner starts, so
@@ -337,29 +339,21 @@ END_TEST
 
 /* ---- The suite -------------------------------------------------------------------------------- */
 
-static TCase *add_case(Suite *s, const char *name, double timeout, const TTest *const *tests) {
-  TCase *tc = tcase_create(name);
-  if (timeout > 0) tcase_set_timeout(tc, timeout);
-  for (int i = 0; tests[i]; i++) tcase_add_test(tc, tests[i]);
-  suite_add_tcase(s, tc);
-  return tc;
-}
-
 Suite *game_suite(const game_spec *spec, const game_tests *t) {
   S = spec;
   Suite *s = suite_create(spec->suite);
-  add_case(s, "worked examples", 0, t->examples);
-  add_case(s, "rules", 0, t->rules);
-  TCase *rf = add_case(s, "reference", 120, t->reference);
+  add_tests(s, "worked examples", 0, t->examples);
+  add_tests(s, "rules", 0, t->rules);
+  TCase *rf = add_tests(s, "reference", 120, t->reference);
   if (spec->reference.impl) {
     tcase_add_test(rf, engine_matches_reference);
     tcase_add_test(rf, engine_matches_reference_truncate);
   }
-  TCase *pf = add_case(s, "perft", 300, t->perft);
+  TCase *pf = add_tests(s, "perft", 300, t->perft);
   tcase_add_loop_test(pf, perft_goldens, 0, spec->n_perft);
-  TCase *st = add_case(s, "stress", 300, (const TTest *[]){NULL});
+  TCase *st = add_tests(s, "stress", 300, (const TTest *[]){NULL});
   tcase_add_loop_test(st, stress, 0, spec->n_stress);
-  TCase *ot = add_case(s, "other", 0, t->other);
+  TCase *ot = add_tests(s, "other", 0, t->other);
   tcase_add_test(ot, setboard_and_tokens);
   if (spec->encode.a) tcase_add_test(ot, encode_is_from_movers_view);
   return s;
