@@ -162,6 +162,19 @@ void expect_end(const game_pos *p, int reason, int final0, int final1, int winne
   if (winner >= 0) ck_assert_int_eq(p->winner, winner);
 }
 
+void expect_target_ends(const char *tokens, int action, int final0, int final1, int store) {
+  configure(NULL);
+  game_pos p = pos(tokens);
+  play_legal(&p, action);
+  expect_end(&p, GAME_END_TARGET, final0, final1, -1);
+  configure("target=0");
+  p = pos(tokens);
+  int me = p.mover;
+  play_legal(&p, action);
+  ck_assert_int_eq(p.status, GAME_ONGOING);
+  ck_assert_int_eq(p.store[me], store);
+}
+
 /* ---- Encoding ----------------------------------------------------------------------- */
 
 void expect_mirror_encoding(const game_pos *a, const game_pos *b, int n_features,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "game/game.h"
 #include "nn/nn.h"
 
 typedef struct {
@@ -106,6 +107,12 @@ static inline nn_meta test_meta(void) {
   strcpy(m.rules, "grand_slam=no_capture");
   m.encoding = 3;
   return m;
+}
+
+/* An untrained net for game g: hidden units in one block, weights from seed. */
+static inline nn_net *game_net(const game *g, int hidden, uint64_t seed) {
+  nn_config c = {g->n_features, hidden, 1, g->n_actions};
+  return make_net(&c, seed);
 }
 
 #endif

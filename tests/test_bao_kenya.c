@@ -146,15 +146,8 @@ END_TEST
 /* B2: a store reaching 25 ends the game at once; each row then goes to its
  * owner. */
 START_TEST(target_ends_at_once) {
-  configure(NULL);
-  game_pos p = pos("0  1 0 0 0 0 0 0 2  0 0 0 0 0 0 6 4  19 16");
-  play_legal(&p, 0); /* captures pit 14's 6: 25 */
-  expect_end(&p, GAME_END_TARGET, 25 + 3, 16 + 4, -1);
-  configure("target=0");
-  p = pos("0  1 0 0 0 0 0 0 2  0 0 0 0 0 0 6 4  19 16");
-  play_legal(&p, 0);
-  ck_assert_int_eq(p.status, GAME_ONGOING);
-  ck_assert_int_eq(p.store[0], 25);
+  /* Pit 0 captures pit 14's 6: 25. */
+  expect_target_ends("0  1 0 0 0 0 0 0 2  0 0 0 0 0 0 6 4  19 16", 0, 25 + 3, 16 + 4, 25);
 }
 END_TEST
 

@@ -86,15 +86,8 @@ END_TEST
 
 /* 17 captured ends the game at once (target); target=0 plays on. */
 START_TEST(early_end_at_majority) {
-  configure(NULL);
-  game_pos p = pos("0  1 0 0 0 0 0 0 0  0 0 0 0 0 0 3 2  15 11");
-  play_legal(&p, 0); /* pit 1 empty: captures pit 14's 3 */
-  expect_end(&p, GAME_END_TARGET, 19, 13, -1);
-  configure("target=0");
-  p = pos("0  1 0 0 0 0 0 0 0  0 0 0 0 0 0 3 2  15 11");
-  play_legal(&p, 0);
-  ck_assert_int_eq(p.status, GAME_ONGOING);
-  ck_assert_int_eq(p.store[0], 18);
+  /* Pit 1 is empty: pit 0 captures pit 14's 3. */
+  expect_target_ends("0  1 0 0 0 0 0 0 0  0 0 0 0 0 0 3 2  15 11", 0, 19, 13, 18);
 }
 END_TEST
 

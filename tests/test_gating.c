@@ -14,6 +14,7 @@
 #include "game/game.h"
 #include "nn/nn.h"
 #include "search/mcts.h"
+#include "tests/nntest.h"
 #include "tests/testkit.h"
 #include "tests/testutil.h"
 #include "trainer/gating.h"
@@ -25,13 +26,7 @@ static void setup(void) {
   ck_assert_int_eq(game_configure(&G, "oware", 0, NULL, err, sizeof err), 0);
 }
 
-static nn_net *small_net(uint64_t seed) {
-  nn_config c = {G.n_features, 32, 1, G.n_actions};
-  char err[256];
-  nn_net *n = nn_create(&c, seed, err, sizeof err);
-  ck_assert_msg(n != NULL, "%s", err);
-  return n;
-}
+static nn_net *small_net(uint64_t seed) { return game_net(&G, 32, seed); }
 
 /* Paired games at a few simulations, SPRT of 0 against 35 Elo. */
 static match_params gate_params(int games, uint64_t seed, int sprt) {

@@ -316,44 +316,50 @@ static void grad_check(const nn_config *c, int batch, int masked, nn_loss_weight
   nn_free(n);
 }
 
-static const nn_config grad_cfg = {.n_in = 6, .hidden = 9, .blocks = 2, .n_actions = 5};
+static const nn_config grad_cfg = {.n_in = 6, .hidden = 9, .blocks = 2, .n_actions = 5},
+                       flat_cfg = {.n_in = 5, .hidden = 8, .blocks = 0, .n_actions = 3},
+                       wide_cfg = {.n_in = 4, .hidden = 20, .blocks = 1, .n_actions = 32};
+
+/* grad_check's cases: the net, batch size, masked, score targets, seed. */
+typedef struct {
+  const nn_config *c;
+  int batch, masked, with_score;
+  uint64_t seed;
+} grad_case;
+
+static void grad_checks(nn_loss_weights w, const grad_case *cases, int n) {
+  for (int i = 0; i < n; i++)
+    grad_check(cases[i].c, cases[i].batch, cases[i].masked, w, cases[i].with_score, cases[i].seed);
+}
 
 START_TEST(grad_policy_head) {
-  nn_loss_weights w = {1, 0, 0};
-  grad_check(&grad_cfg, 1, 1, w, 0, 1);
-  grad_check(&grad_cfg, 3, 1, w, 0, 2);
-  grad_check(&grad_cfg, 8, 0, w, 0, 3);
-  grad_check(&grad_cfg, 8, 1, w, 0, 4);
+  static const grad_case cases[] = {
+      {&grad_cfg, 1, 1, 0, 1}, {&grad_cfg, 3, 1, 0, 2}, {&grad_cfg, 8, 0, 0, 3},
+      {&grad_cfg, 8, 1, 0, 4}};
+  grad_checks((nn_loss_weights){1, 0, 0}, cases, 4);
 }
 END_TEST
 
 START_TEST(grad_value_head) {
-  nn_loss_weights w = {0, 1, 0};
-  grad_check(&grad_cfg, 1, 0, w, 0, 5);
-  grad_check(&grad_cfg, 3, 1, w, 0, 6);
-  grad_check(&grad_cfg, 8, 0, w, 0, 7);
+  static const grad_case cases[] = {
+      {&grad_cfg, 1, 0, 0, 5}, {&grad_cfg, 3, 1, 0, 6}, {&grad_cfg, 8, 0, 0, 7}};
+  grad_checks((nn_loss_weights){0, 1, 0}, cases, 3);
 }
 END_TEST
 
 START_TEST(grad_score_head) {
-  nn_loss_weights w = {0, 0, 1};
-  grad_check(&grad_cfg, 1, 0, w, 1, 8);
-  grad_check(&grad_cfg, 3, 0, w, 1, 9);
-  grad_check(&grad_cfg, 8, 1, w, 1, 10);
+  static const grad_case cases[] = {
+      {&grad_cfg, 1, 0, 1, 8}, {&grad_cfg, 3, 0, 1, 9}, {&grad_cfg, 8, 1, 1, 10}};
+  grad_checks((nn_loss_weights){0, 0, 1}, cases, 3);
 }
 END_TEST
 
 START_TEST(grad_all_heads_weighted) {
-  nn_loss_weights w = {1.0f, 0.7f, 0.3f};
-  grad_check(&grad_cfg, 1, 1, w, 1, 11);
-  grad_check(&grad_cfg, 3, 1, w, 1, 12);
-  grad_check(&grad_cfg, 8, 1, w, 1, 13);
-  grad_check(&grad_cfg, 8, 0, w, 1, 14);
-  grad_check(&grad_cfg, 3, 0, w, 0, 15); /* no score targets */
-  nn_config flat = {.n_in = 5, .hidden = 8, .blocks = 0, .n_actions = 3};
-  grad_check(&flat, 3, 1, w, 1, 16);
-  nn_config wide = {.n_in = 4, .hidden = 20, .blocks = 1, .n_actions = 32};
-  grad_check(&wide, 3, 1, w, 1, 17);
+  static const grad_case cases[] = {
+      {&grad_cfg, 1, 1, 1, 11}, {&grad_cfg, 3, 1, 1, 12}, {&grad_cfg, 8, 1, 1, 13},
+      {&grad_cfg, 8, 0, 1, 14}, {&grad_cfg, 3, 0, 0, 15}, /* no score targets */
+      {&flat_cfg, 3, 1, 1, 16}, {&wide_cfg, 3, 1, 1, 17}};
+  grad_checks((nn_loss_weights){1.0f, 0.7f, 0.3f}, cases, 7);
 }
 END_TEST
 

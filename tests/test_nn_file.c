@@ -44,14 +44,25 @@ static int count_entries(const char *path) {
   return n;
 }
 
+static void setup(void) { scratch_dir(tmpdir, sizeof tmpdir, "nn"); }
+static void teardown(void) { remove_tree(tmpdir); }
+
+/* The small net of seed 17 saved with test_meta() (into *m) as the file
+ * name of the scratch folder, its path into path. */
+static nn_net *saved_net(const char *name, char *path, size_t len, nn_meta *m) {
+  char err[512];
+  snprintf(path, len, "%s/%s", tmpdir, name);
+  nn_net *n = make_net(&small_cfg, 17);
+  *m = test_meta();
+  ck_assert_msg(nn_save(n, m, path, err, sizeof err) == 0, "%s", err);
+  return n;
+}
+
 /* ---- Weight files ------------------------------------------------------------------- */
 START_TEST(weights_round_trip_bit_exact) {
-  scratch_dir(tmpdir, sizeof tmpdir, "nn");
   char path[128], err[512];
-  snprintf(path, sizeof path, "%s/net.weights", tmpdir);
-  nn_net *n = make_net(&small_cfg, 17);
-  nn_meta m = test_meta();
-  ck_assert_msg(nn_save(n, &m, path, err, sizeof err) == 0, "%s", err);
+  nn_meta m;
+  nn_net *n = saved_net("net.weights", path, sizeof path, &m);
   nn_meta got;
   nn_expect e = nn_expect_of(&m, &small_cfg);
   nn_net *l = nn_load(path, &e, &got, err, sizeof err);
@@ -88,7 +99,6 @@ START_TEST(weights_round_trip_bit_exact) {
   ck_assert_int_eq(count_entries(tmpdir), 1);
   free(b);
   nn_free(l), nn_free(into), nn_free(n);
-  remove_tree(tmpdir);
 }
 END_TEST
 
@@ -103,12 +113,9 @@ static void refuse(const char *path, const nn_expect *e, const char *want_fmt) {
 }
 
 START_TEST(weights_refuse_another_run) {
-  scratch_dir(tmpdir, sizeof tmpdir, "nn");
   char path[128], err[512];
-  snprintf(path, sizeof path, "%s/best.weights", tmpdir);
-  nn_net *n = make_net(&small_cfg, 17);
-  nn_meta m = test_meta();
-  ck_assert(nn_save(n, &m, path, err, sizeof err) == 0);
+  nn_meta m;
+  nn_net *n = saved_net("best.weights", path, sizeof path, &m);
   nn_expect e;
   memset(&e, 0, sizeof e);
   e.game = "warri";
@@ -147,18 +154,14 @@ START_TEST(weights_refuse_another_run) {
            "%s: metadata says 19 features and 0 actions but the network has 20 and 7", path);
   ck_assert_str_eq(err, want);
   nn_free(o), nn_free(n);
-  remove_tree(tmpdir);
 }
 END_TEST
 
 START_TEST(weights_refuse_damaged_files) {
-  scratch_dir(tmpdir, sizeof tmpdir, "nn");
   char good[128], bad[128], err[512];
-  snprintf(good, sizeof good, "%s/good.weights", tmpdir);
+  nn_meta m;
+  nn_net *n = saved_net("good.weights", good, sizeof good, &m);
   snprintf(bad, sizeof bad, "%s/bad.weights", tmpdir);
-  nn_net *n = make_net(&small_cfg, 17);
-  nn_meta m = test_meta();
-  ck_assert(nn_save(n, &m, good, err, sizeof err) == 0);
   size_t len;
   unsigned char *b = slurp(good, &len);
   unsigned char *c = malloc(len + 16);
@@ -210,13 +213,11 @@ START_TEST(weights_refuse_damaged_files) {
   nn_free(l);
   free(b), free(c);
   nn_free(n);
-  remove_tree(tmpdir);
 }
 END_TEST
 
 /* ---- Checkpoints ------------------------------------------------------------------------ */
 START_TEST(checkpoint_resumes_bit_identically) {
-  scratch_dir(tmpdir, sizeof tmpdir, "nn");
   char path[128], err[512];
   snprintf(path, sizeof path, "%s/ckpt.bin", tmpdir);
   nn_train_params p = nn_train_defaults();
@@ -292,16 +293,16 @@ START_TEST(checkpoint_resumes_bit_identically) {
   free_data(&d);
   nn_trainer_free(rt), nn_free(r);
   nn_trainer_free(t), nn_ws_free(ws), nn_free(n);
-  remove_tree(tmpdir);
 }
 END_TEST
 
 static Suite *nn_file_suite(void) {
   Suite *s = suite_create("nn_file");
-  add_tests(s, "files", 120,
+  TCase *t = add_tests(s, "files", 120,
             (const TTest *[]){weights_round_trip_bit_exact, weights_refuse_another_run,
                               weights_refuse_damaged_files, checkpoint_resumes_bit_identically,
                               NULL});
+  tcase_add_checked_fixture(t, setup, teardown);
   return s;
 }
 

@@ -15,6 +15,7 @@
 #include "game/game.h"
 #include "nn/nn.h"
 #include "search/mcts.h"
+#include "tests/nntest.h"
 #include "tests/testkit.h"
 #include "tests/testutil.h"
 #include "trainer/replay.h"
@@ -28,13 +29,7 @@ static void setup(void) {
 }
 
 /* A small untrained net for G. */
-static nn_net *small_net(uint64_t seed) {
-  nn_config c = {G.n_features, 32, 1, G.n_actions};
-  char err[256];
-  nn_net *n = nn_create(&c, seed, err, sizeof err);
-  ck_assert_msg(n != NULL, "%s", err);
-  return n;
-}
+static nn_net *small_net(uint64_t seed) { return game_net(&G, 32, seed); }
 
 /* ---- Finished games, as the record sink sees them --------------------------------- */
 
