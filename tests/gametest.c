@@ -13,7 +13,7 @@ game G;
  * every test (in a forked child or not) sees it. */
 static const game_spec *S;
 
-/* ---- Positions ------------------------------------------------------------------ */
+/* ---- Positions ---------------------------------------------------------------------- */
 
 int split_tokens(char *s, const char *sep, char **argv, int max) {
   int argc = 0;
@@ -81,7 +81,7 @@ int board_seeds(const game_pos *p) {
   return total;
 }
 
-/* ---- Moves and boards -------------------------------------------------------------- */
+/* ---- Moves and boards --------------------------------------------------------------- */
 
 void expect_board(const game_pos *p, const char *want) {
   char got[256], norm[256], buf[256], *tok[64];
@@ -189,7 +189,7 @@ void expect_mirror_encoding(const game_pos *a, const game_pos *b, int n_features
                   want[i].index, fa[want[i].index], want[i].value);
 }
 
-/* ---- Perft --------------------------------------------------------------------------- */
+/* ---- Perft -------------------------------------------------------------------------- */
 
 uint64_t perft(const game_pos *p, int depth) {
   if (p->status != GAME_ONGOING) return 0;
@@ -226,7 +226,7 @@ uint64_t perft_hist(const game_pos *p, int depth) {
   return n;
 }
 
-/* ---- Random games ---------------------------------------------------------------------- */
+/* ---- Random games ------------------------------------------------------------------- */
 
 void random_games(const random_run *run) {
   long ends[GAME_END_COUNT] = {0}, games = (long)(run->games * test_scale());
@@ -258,7 +258,7 @@ void random_games(const random_run *run) {
                   game_end_name(run->common_ends[i]));
 }
 
-/* ---- A second implementation ------------------------------------------------------------- */
+/* ---- A second implementation -------------------------------------------------------- */
 
 void reference_games(const char *settings, long games, uint64_t seed, const reference_impl *ref,
                      reference_tally *out) {
@@ -287,7 +287,7 @@ void reference_games(const char *settings, long games, uint64_t seed, const refe
   if (out) *out = t;
 }
 
-/* ---- The shared tests ---------------------------------------------------------------------- */
+/* ---- The shared tests --------------------------------------------------------------- */
 
 /* Random games meet endless moves (and the ending asked for) only in the
  * long runs. */
@@ -350,7 +350,7 @@ START_TEST(encode_is_from_movers_view) {
 }
 END_TEST
 
-/* ---- The suite -------------------------------------------------------------------------------- */
+/* ---- The suite ---------------------------------------------------------------------- */
 
 Suite *game_suite(const game_spec *spec, const game_tests *t) {
   S = spec;

@@ -86,7 +86,7 @@ typedef struct {
 void expect_mirror_encoding(const game_pos *a, const game_pos *b, int n_features,
                             const feature_value *want);
 
-/* ---- Perft ---------------------------------------------------------------------------
+/* ---- Perft --------------------------------------------------------------------------
  * Move sequences of length depth from p; games that end earlier are not
  * counted. */
 
@@ -117,7 +117,7 @@ typedef struct {
  * has a legal move, a winner has the better outcome, and run's checks hold. */
 void random_games(const random_run *run);
 
-/* ---- A second implementation -------------------------------------------------------------
+/* ---- A second implementation --------------------------------------------------------
  * A suite's reference implementation of its rules, as two callbacks; truncate
  * is 1 when endless moves are cut (endless_move=truncate), 0 when they are
  * illegal. */

@@ -149,7 +149,8 @@ static match_result anchor(const char *a, const char *b, int games, uint64_t see
 
 START_TEST(greedy_beats_random) {
   int games = test_scale() < 1 ? 20 : 100;
-  match_result r = anchor("greedy", "random", games, 3), again = anchor("greedy", "random", games, 3);
+  match_result r = anchor("greedy", "random", games, 3);
+  match_result again = anchor("greedy", "random", games, 3);
   fprintf(stderr, "anchors: greedy-random %d-%d-%d\n", r.wins, r.draws, r.losses);
   ck_assert_int_eq(r.games, games);
   ck_assert_double_gt(r.score_lo, 0.7);

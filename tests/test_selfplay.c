@@ -106,8 +106,8 @@ static void run_session(session *s, const selfplay_params *p, int threads, uint6
   ck_assert_msg(s->slot != NULL, "%s", err);
   s->buffer = replay_create(&G, 1 << 17, err, sizeof err);
   ck_assert_msg(s->buffer != NULL, "%s", err);
-  selfplay *sp =
-      selfplay_start(p, threads, s->slot, s->buffer, &s->counters, record, &s->seen, err, sizeof err);
+  selfplay *sp = selfplay_start(p, threads, s->slot, s->buffer, &s->counters, record, &s->seen,
+                                err, sizeof err);
   ck_assert_msg(sp != NULL, "%s", err);
   double t0 = clock_wall();
   for (int k = 0; atomic_load(&s->counters.games) < (uint64_t)games; k++) {
