@@ -69,8 +69,14 @@ $(BUILD)/sowzero: $(CLI_OBJ) $(EXP_LIB) $(LIB)
 sowzero: $(BUILD)/sowzero
 	@if [ "$(BUILD)" = build ]; then cp $< $@; fi
 
+# Objects before the library, whichever rule named them.
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
-	$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(PKG_LIBS) -o $@
+	$(CC) $(LDFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(CHECK_LIBS) $(PKG_LIBS) -o $@
+
+# The suites that include tests/gametest.h: the game suites share their
+# skeleton, the search suites its helpers.
+GAME_SUITES := oware namnam bao_kenya bao_laps kujifunza search agents alphabeta mcts_batch
+$(GAME_SUITES:%=$(BUILD)/tests/test_%): $(BUILD)/tests/gametest.o
 
 $(BUILD)/tests/test_export: $(BUILD)/tests/test_export.o $(EXP_LIB) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(PKG_LIBS) $(ONNX_LIBS) -o $@

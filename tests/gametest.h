@@ -1,199 +1,105 @@
-/* Helpers shared by the game suites (test_oware.c, test_namnam.c,
- * test_bao_kenya.c, test_bao_laps.c, test_kujifunza.c): the game under test
- * G, positions from setboard tokens, board checks, perft, random games.
- * Each suite includes it once and owns its own G. */
+/* The skeleton of the game suites (test_oware.c, test_namnam.c,
+ * test_bao_kenya.c, test_bao_laps.c, test_kujifunza.c), written once in
+ * tests/gametest.c and linked into each: the game under test G, positions
+ * from setboard tokens, board checks, perft, random games, the driver that
+ * holds an engine to a suite's second implementation, and the suite itself.
+ *
+ * A game suite describes its game in a game_spec (perft goldens, stress
+ * runs, setboard refusals, drawings, the encoding's symmetry) and lists its
+ * own tests by test case; game_suite adds the tests every game shares. */
 #ifndef SOWZERO_TESTS_GAMETEST_H
 #define SOWZERO_TESTS_GAMETEST_H
 
 #include <check.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "base/base.h"
 #include "game/game.h"
 #include "tests/testutil.h"
 
-static game G; /* configured per test */
+extern game G; /* configured per test */
+
+/* ---- Positions ------------------------------------------------------------------ */
 
 /* Splits s in place at any of the characters of sep; at most max tokens. */
-static inline int split_tokens(char *s, const char *sep, char **argv, int max) {
-  int argc = 0;
-  for (char *save, *t = strtok_r(s, sep, &save); t && argc < max; t = strtok_r(NULL, sep, &save))
-    argv[argc++] = t;
-  return argc;
-}
-
+int split_tokens(char *s, const char *sep, char **argv, int max);
 /* Configures G: a game or preset name and space-separated settings (or NULL). */
-static inline void configure_game(const char *name, const char *settings) {
-  char err[256], buf[256], *argv[16];
-  snprintf(buf, sizeof buf, "%s", settings ? settings : "");
-  int argc = split_tokens(buf, " ", argv, 16);
-  int rc = game_configure(&G, name, argc, argv, err, sizeof err);
-  ck_assert_msg(rc == 0, "configure %s %s: %s", name, settings ? settings : "", err);
-}
-
+void configure_game(const char *name, const char *settings);
+/* Configures G as the suite's game (game_spec.game) with settings (or NULL). */
+void configure(const char *settings);
+/* The suite's game refuses settings with exactly the message want. */
+void configure_fails(const char *settings, const char *want);
 /* G's setboard on the tokens of one string. */
-static inline int setboard_str(game_pos *p, const char *tokens, char *err, size_t errlen) {
-  char buf[1024], *argv[64];
-  snprintf(buf, sizeof buf, "%s", tokens);
-  int argc = split_tokens(buf, " ", argv, 64);
-  return G.rules->setboard(&G, p, argc, argv, err, errlen);
-}
-
+int setboard_str(game_pos *p, const char *tokens, char *err, size_t errlen);
 /* The position of setboard tokens in one string ("MOVER pits... stores..."). */
-static inline game_pos pos(const char *tokens) {
-  char err[256];
-  game_pos p;
-  int rc = setboard_str(&p, tokens, err, sizeof err);
-  ck_assert_msg(rc == 0, "setboard %s: %s", tokens, err);
-  return p;
-}
-
+game_pos pos(const char *tokens);
+/* G's start position. */
+game_pos start_pos(void);
 /* setboard refuses the tokens with exactly the message want. */
-static inline void setboard_fails(const char *tokens, const char *want) {
-  char err[256] = "";
-  game_pos p;
-  ck_assert_msg(setboard_str(&p, tokens, err, sizeof err) == -1, "setboard accepted %s", tokens);
-  ck_assert_str_eq(err, want);
-}
-
+void setboard_fails(const char *tokens, const char *want);
 /* Seeds in G's pits and both stores. */
-static inline int board_seeds(const game_pos *p) {
-  int total = p->store[0] + p->store[1];
-  for (int i = 0; i < G.n_pits; i++) total += p->pits[i];
-  return total;
-}
+int board_seeds(const game_pos *p);
+
+/* ---- Moves and boards -------------------------------------------------------------- */
 
 /* G's pits of p, then both stores, must read want (spacing aside). */
-static inline void expect_board(const game_pos *p, const char *want) {
-  char got[256], norm[256], buf[256], *tok[64];
-  size_t k = 0;
-  for (int i = 0; i < G.n_pits + 2; i++)
-    k += (size_t)snprintf(got + k, sizeof got - k, "%s%d", i ? " " : "",
-                          i < G.n_pits ? p->pits[i] : p->store[i - G.n_pits]);
-  snprintf(buf, sizeof buf, "%s", want);
-  int n = split_tokens(buf, " ", tok, 64);
-  k = 0;
-  norm[0] = 0;
-  for (int i = 0; i < n; i++)
-    k += (size_t)snprintf(norm + k, sizeof norm - k, "%s%s", i ? " " : "", tok[i]);
-  ck_assert_msg(strcmp(got, norm) == 0, "board %s, expected %s", got, norm);
-}
-
+void expect_board(const game_pos *p, const char *want);
 /* board_tokens of p must be want. */
-static inline void expect_tokens(const game_pos *p, const char *want) {
-  char buf[512];
-  ck_assert_int_eq(G.rules->board_tokens(&G, p, buf, sizeof buf), 0);
-  ck_assert_str_eq(buf, want);
-}
-
+void expect_tokens(const game_pos *p, const char *want);
 /* setboard of the mover and board_tokens gives p back (what the tokens
  * hold, and the hash). */
-static inline void expect_tokens_round_trip(const game_pos *p) {
-  char buf[512], line[600];
-  ck_assert_int_eq(G.rules->board_tokens(&G, p, buf, sizeof buf), 0);
-  snprintf(line, sizeof line, "%d %s", p->mover, buf);
-  game_pos q = pos(line);
-  ck_assert_msg(memcmp(q.pits, p->pits, sizeof q.pits) == 0, "pits of %s", line);
-  ck_assert_int_eq(q.store[0], p->store[0]);
-  ck_assert_int_eq(q.store[1], p->store[1]);
-  ck_assert_uint_eq(q.owner, p->owner);
-  ck_assert_int_eq(q.round, p->round);
-  ck_assert_int_eq(q.phase, p->phase);
-  ck_assert_int_eq(q.mover, p->mover);
-  ck_assert_int_eq(q.aux[0], p->aux[0]);
-  ck_assert_msg(q.hash == p->hash, "hash of %s", line);
-}
-
+void expect_tokens_round_trip(const game_pos *p);
 /* expect_tokens_round_trip on each position of a random game from the
  * start, for at most plies moves. */
-static inline void random_round_trips(uint64_t seed, int plies) {
-  rng_t r;
-  rng_seed(&r, seed, 0);
-  game_pos p;
-  game_start(&G, &p);
-  for (int i = 0; i < plies && p.status == GAME_ONGOING; i++) {
-    expect_tokens_round_trip(&p);
-    game_moves m = game_legal(&G, &p);
-    game_play(&G, &p, game_nth_action(m, (int)rng_below(&r, (uint32_t)game_count(m))));
-  }
-}
-
+void random_round_trips(uint64_t seed, int plies);
 /* Plays action a, which must be legal; returns the GAME_PLAY_* flags. */
-static inline int play_legal(game_pos *p, int a) {
-  ck_assert_msg(game_legal(&G, p) >> a & 1, "action %d is not legal (legal %x)", a,
-                game_legal(&G, p));
-  return game_play(&G, p, a);
-}
+int play_legal(game_pos *p, int a);
+/* Plays the lowest legal action n times (each must be legal). */
+void play_first(game_pos *p, int n);
+/* From the position of tokens (NULL: the start) plays action a, which must
+ * be legal, and expects the board (expect_board); returns the position
+ * after the move and, when flags is not NULL, the move's GAME_PLAY_* flags. */
+game_pos play_expect(const char *tokens, int a, const char *board, int *flags);
 
-/* a and b, one position seen by each side, encode alike into fa and fb
- * (GAME_MAX_FEATURES floats each). */
-static inline void expect_same_encoding(const game_pos *a, const game_pos *b, float *fa,
-                                        float *fb) {
-  game_encode(&G, a, fa);
-  game_encode(&G, b, fb);
-  for (int i = 0; i < G.n_features; i++) ck_assert_msg(fa[i] == fb[i], "feature %d", i);
-}
+/* p is over, ended by reason (-1: any), with final scores final0 and final1
+ * (-1: not checked) and winner (GAME_SOUTH, GAME_NORTH or GAME_DRAW; -1: not
+ * checked). */
+void expect_end(const game_pos *p, int reason, int final0, int final1, int winner);
 
-/* ---- Perft ---------------------------------------------------------------------
+/* The target rule: from tokens, action brings the mover's store to the
+ * target and ends the game at once (GAME_END_TARGET, final scores final0
+ * and final1); with target=0 the same move plays on and the store holds
+ * store. Leaves G configured with target=0. */
+void expect_target_ends(const char *tokens, int action, int final0, int final1, int store);
+
+/* ---- Encoding ----------------------------------------------------------------------- */
+
+typedef struct {
+  int index;
+  float value;
+} feature_value;
+
+/* a and b, one position seen by each side, encode alike into G.n_features
+ * features (n_features of them), and a's features hold want (up to 4; an
+ * index < 0 ends the list early). */
+void expect_mirror_encoding(const game_pos *a, const game_pos *b, int n_features,
+                            const feature_value *want);
+
+/* ---- Perft --------------------------------------------------------------------------
  * Move sequences of length depth from p; games that end earlier are not
  * counted. */
 
 /* Through game_play: for games without a repetition rule. */
-static inline uint64_t perft(const game_pos *p, int depth) {
-  if (p->status != GAME_ONGOING) return 0;
-  if (depth == 0) return 1;
-  uint64_t n = 0;
-  for (game_moves r = game_legal(&G, p); r; r &= r - 1) {
-    game_pos q = *p;
-    game_play(&G, &q, __builtin_ctz(r));
-    n += perft(&q, depth - 1);
-  }
-  return n;
-}
-
-static inline uint64_t perft_hist_from(const game_pos *p, const game_hist *h, int depth) {
-  if (p->status != GAME_ONGOING) return 0;
-  if (depth == 0) return 1;
-  game_moves m = game_legal(&G, p);
-  uint64_t n = 0;
-  game_hist *hc = malloc(sizeof *hc);
-  for (game_moves r = m; r; r &= r - 1) {
-    game_pos q = *p;
-    game_hist_copy(hc, h);
-    game_step(&G, &q, hc, __builtin_ctz(r));
-    n += perft_hist_from(&q, hc, depth - 1);
-  }
-  free(hc);
-  return n;
-}
-
+uint64_t perft(const game_pos *p, int depth);
 /* Through game_step with the history from p: the full rules, repetition
  * included. */
-static inline uint64_t perft_hist(const game_pos *p, int depth) {
-  game_hist *h = malloc(sizeof *h);
-  game_hist_reset(h, p);
-  uint64_t n = perft_hist_from(p, h, depth);
-  free(h);
-  return n;
-}
+uint64_t perft_hist(const game_pos *p, int depth);
 
-/* perft (with hist: perft_hist) from p at depths 1..depth gives golden[d-1];
- * what names the position in messages. */
-static inline void expect_perft(const game_pos *p, int hist, const uint64_t *golden, int depth,
-                                const char *what) {
-  for (int d = 1; d <= depth; d++) {
-    uint64_t got = hist ? perft_hist(p, d) : perft(p, d);
-    ck_assert_msg(got == golden[d - 1], "perft %s depth %d: %llu, golden %llu", what, d,
-                  (unsigned long long)got, (unsigned long long)golden[d - 1]);
-  }
-}
-
-/* ---- Random games ---------------------------------------------------------------- */
+/* ---- Random games --------------------------------------------------------------------- */
 
 typedef struct {
-  long games;
+  long games;            /* at full scale: random_games runs games * test_scale() */
   uint64_t seed, stream; /* of the RNG that picks the moves */
   int max_ply;           /* no game is longer */
   int seeds;             /* pits and stores always hold this many; 0: not checked */
@@ -209,36 +115,102 @@ typedef struct {
 
 /* Random games on G from the start through game_step: an ongoing game always
  * has a legal move, a winner has the better outcome, and run's checks hold. */
-static inline void random_games(const random_run *run) {
-  long ends[GAME_END_COUNT] = {0};
-  rng_t r;
-  rng_seed(&r, run->seed, run->stream);
-  game_hist *h = malloc(sizeof *h);
-  for (long k = 0; k < run->games; k++) {
-    game_pos p;
-    game_start(&G, &p);
-    game_hist_reset(h, &p);
-    while (p.status == GAME_ONGOING) {
-      game_moves m = game_legal(&G, &p);
-      CHECK(m != 0, "ongoing game without a legal move");
-      int mover = p.mover;
-      int flags =
-          game_step(&G, &p, h, game_nth_action(m, (int)rng_below(&r, (uint32_t)game_count(m))));
-      if (run->seeds)
-        CHECK(board_seeds(&p) == run->seeds, "seeds not conserved: %d", board_seeds(&p));
-      CHECK(p.ply <= run->max_ply, "game longer than %d plies", run->max_ply);
-      if (run->check_move) run->check_move(&p, flags, mover);
-    }
-    ends[p.end_reason]++;
-    if (run->finals)
-      CHECK(p.final[0] + p.final[1] == run->finals, "final %d-%d", p.final[0], p.final[1]);
-    CHECK(p.winner == GAME_DRAW || game_outcome(&p, p.winner) == 1, "winner");
-    if (run->check_game) run->check_game(&p);
-  }
-  free(h);
-  for (int i = 0; i < 4 && run->common_ends[i] && run->games >= 10000; i++)
-    ck_assert_msg(ends[run->common_ends[i]] > 0, "no game ended by %s",
-                  game_end_name(run->common_ends[i]));
-}
+void random_games(const random_run *run);
+
+/* ---- A second implementation --------------------------------------------------------
+ * A suite's reference implementation of its rules, as two callbacks; truncate
+ * is 1 when endless moves are cut (endless_move=truncate), 0 when they are
+ * illegal. */
+typedef struct {
+  /* The reference's legal actions at the ongoing position p into *want,
+   * adding the endless moves it meets to *endless; returns 0 when p is
+   * outside what the reference models (not compared). */
+  int (*legal)(const game_pos *p, int truncate, game_moves *want, long *endless);
+  /* Checks the engine's move `action` from before to after. */
+  void (*check_move)(const game_pos *before, int action, const game_pos *after, int truncate);
+} reference_impl;
+
+/* What the games of reference_games met. */
+typedef struct {
+  long endless;                /* endless moves, by the reference */
+  long ends[GAME_END_COUNT];   /* games by end reason */
+} reference_tally;
+
+/* Random games on G configured with settings (games at full scale, run
+ * games * test_scale()), moves picked by an RNG of seed: at every position
+ * the engine's legal actions must be the reference's, and every move passes
+ * the reference's check. out (may be NULL) gets what the games met. */
+void reference_games(const char *settings, long games, uint64_t seed, const reference_impl *ref,
+                     reference_tally *out);
+
+/* ---- The suite ------------------------------------------------------------------------------- */
+
+/* Perft of one position under one set of options against pinned goldens. */
+typedef struct {
+  const char *what;        /* names the tree in messages */
+  const char *settings;    /* options of the suite's game (NULL: defaults) */
+  const char *tokens;      /* setboard tokens (NULL: the start) */
+  const uint64_t *golden;  /* golden[d-1] for depth d */
+  int depth, scaled_depth; /* depths checked; under sanitizers (test_scale() < 1) */
+  int hist;                /* 1: perft_hist, else perft */
+} perft_case;
+
+/* A random_games run under one set of options. */
+typedef struct {
+  const char *settings;
+  random_run run;
+} stress_case;
+
+typedef struct {
+  const char *tokens, *error;
+} setboard_refusal;
+
+/* The drawing of a position (tokens NULL: the start) contains text. */
+typedef struct {
+  const char *tokens, *text;
+} render_case;
+
+typedef struct {
+  const char *suite; /* the Check suite's name */
+  const char *game;  /* the game or preset that configure() sets up */
+  const perft_case *perft;
+  int n_perft;
+  const stress_case *stress;
+  int n_stress;
+  const char *start_tokens;           /* board_tokens of the start */
+  const setboard_refusal *refusals;   /* NULL tokens end the list */
+  const render_case *renders;         /* NULL text ends the list; may be NULL */
+  /* The relay games' second implementation against the engine on random
+   * games (`games` at full scale each): with endless moves illegal (seed 5),
+   * where the games must meet an endless move and, if end is not 0, a game
+   * ended by end; and cut (endless_move=truncate, seed 6). impl NULL: the
+   * suite has its own reference tests. */
+  struct {
+    const reference_impl *impl;
+    long games;
+    int end;
+  } reference;
+  /* One position seen by each side (setboard tokens a and b) encodes alike;
+   * a NULL: the suite tests its encoding itself. */
+  struct {
+    const char *a, *b;
+    int n_features;
+    feature_value want[4];
+  } encode;
+} game_spec;
+
+/* The suite's own tests by test case (NULL-terminated lists). */
+typedef struct {
+  const TTest *examples[24]; /* the worked examples of the game's page */
+  const TTest *rules[24];    /* each rule sentence and option */
+  const TTest *reference[8]; /* against a second implementation or traces */
+  const TTest *perft[4];     /* perft worked out by hand */
+  const TTest *other[8];
+} game_tests;
+
+/* The suite of spec's game: its own tests, then the shared ones (reference,
+ * perft goldens, stress, setboard and tokens, encoding). spec must outlive
+ * the run. */
+Suite *game_suite(const game_spec *spec, const game_tests *tests);
 
 #endif

@@ -1,26 +1,15 @@
 /* Bao for Kenyan children (docs/games/bao-kenya.md): the worked examples K1-K4,
  * each rule sentence and option, a second implementation of the move,
  * perft goldens and random stress. */
-#include <check.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "base/base.h"
-#include "game/game.h"
 #include "tests/gametest.h"
-#include "tests/testutil.h"
 
-static void configure(const char *settings) { configure_game("bao-kenya", settings); }
-
-/* ---- Worked examples, docs/games/bao-kenya.md ------------------------------ */
+/* ---- Worked examples, docs/games/bao-kenya.md ----------------------------- */
 
 START_TEST(k1_store_and_extra_turn) {
   configure(NULL);
-  game_pos p;
-  game_start(&G, &p);
-  play_legal(&p, 5);
-  expect_board(&p, "3 3 3 3 3 0 4 4  3 3 3 3 3 3 3 3  1 0");
+  game_pos p = play_expect(NULL, 5, "3 3 3 3 3 0 4 4  3 3 3 3 3 3 3 3  1 0", NULL);
   ck_assert_int_eq(p.mover, GAME_SOUTH);
   play_legal(&p, 7);
   expect_board(&p, "3 3 3 3 3 0 4 0  4 4 4 3 3 3 3 3  2 0");
@@ -30,18 +19,20 @@ END_TEST
 
 START_TEST(k2_capture) {
   configure(NULL);
-  game_pos p = pos("0  2 1 0 4 0 0 3 1  2 5 0 1 2 6 3 0  10 8");
-  ck_assert(play_legal(&p, 0) & GAME_PLAY_CAPTURE);
-  expect_board(&p, "0 2 1 4 0 0 3 1  2 5 0 1 2 0 3 0  16 8");
+  int flags;
+  game_pos p = play_expect("0  2 1 0 4 0 0 3 1  2 5 0 1 2 6 3 0  10 8", 0,
+                           "0 2 1 4 0 0 3 1  2 5 0 1 2 0 3 0  16 8", &flags);
+  ck_assert(flags & GAME_PLAY_CAPTURE);
   ck_assert_int_eq(p.mover, GAME_NORTH);
 }
 END_TEST
 
 START_TEST(k3_seventeen_seeds_skip_origin) {
   configure(NULL);
-  game_pos p = pos("0  0 1 0 17 2 0 1 0  1 1 0 2 0 1 0 1  12 9");
-  ck_assert_int_eq(play_legal(&p, 3), 0);
-  expect_board(&p, "1 2 1 0 4 1 2 1  2 2 1 3 1 2 1 2  13 9");
+  int flags;
+  game_pos p = play_expect("0  0 1 0 17 2 0 1 0  1 1 0 2 0 1 0 1  12 9", 3,
+                           "1 2 1 0 4 1 2 1  2 2 1 3 1 2 1 2  13 9", &flags);
+  ck_assert_int_eq(flags, 0);
   ck_assert_int_eq(p.mover, GAME_NORTH);
 }
 END_TEST
@@ -55,11 +46,7 @@ START_TEST(k4_self_starvation) {
   ck_assert_int_eq(p.mover, GAME_NORTH);
   play_legal(&p, 7);
   expect_board(&p, "1 0 2 0 0 0 0 3  0 0 0 0 0 0 0 0  20 22");
-  ck_assert_int_eq(p.status, GAME_OVER);
-  ck_assert_int_eq(p.end_reason, GAME_END_FAMINE);
-  ck_assert_int_eq(p.final[0], 26);
-  ck_assert_int_eq(p.final[1], 22);
-  ck_assert_int_eq(p.winner, GAME_SOUTH);
+  expect_end(&p, GAME_END_FAMINE, 26, 22, GAME_SOUTH);
 }
 END_TEST
 
@@ -78,9 +65,9 @@ END_TEST
 /* North sows into his own store (after pit 15) and skips South's. */
 START_TEST(north_sows_own_store_only) {
   configure(NULL);
-  game_pos p = pos("1  3 3 3 3 3 3 3 3  3 3 3 3 3 3 1 5  0 0");
-  play_legal(&p, 7); /* pit 15: store N, 0, 1, 2, 3 */
-  expect_board(&p, "4 4 4 4 3 3 3 3  3 3 3 3 3 3 1 0  0 1");
+  /* Pit 15: store N, 0, 1, 2, 3. */
+  game_pos p = play_expect("1  3 3 3 3 3 3 3 3  3 3 3 3 3 3 1 5  0 0", 7,
+                           "4 4 4 4 3 3 3 3  3 3 3 3 3 3 1 0  0 1", NULL);
   ck_assert_int_eq(p.mover, GAME_SOUTH);
 }
 END_TEST
@@ -90,9 +77,8 @@ START_TEST(origin_skipped_every_lap) {
   configure(NULL);
   /* 33 seeds from pit 0: two laps of 16 slots (pits 1-15 and the store),
    * then pit 1 again. */
-  game_pos p = pos("0  33 0 0 0 0 0 0 0  0 0 0 0 0 0 0 0  7 8");
-  play_legal(&p, 0);
-  expect_board(&p, "0 3 2 2 2 2 2 2  2 2 2 2 2 2 2 2  9 8");
+  play_expect("0  33 0 0 0 0 0 0 0  0 0 0 0 0 0 0 0  7 8", 0,
+              "0 3 2 2 2 2 2 2  2 2 2 2 2 2 2 2  9 8", NULL);
 }
 END_TEST
 
@@ -100,75 +86,68 @@ END_TEST
  * which was empty: a capture. 18 seeds skip the origin at the 18th. */
 START_TEST(sow_both_stores_option) {
   configure("sow_both_stores=yes");
-  game_pos p = pos("0  0 1 0 17 2 0 1 0  1 1 0 2 0 1 0 1  12 9");
-  play_legal(&p, 3);
-  expect_board(&p, "1 2 1 0 3 1 2 1  2 2 1 3 1 0 1 2  15 10");
-  p = pos("0  18 0 0 0 0 0 0 0  0 0 0 0 0 0 0 0  15 15");
-  play_legal(&p, 0);
-  expect_board(&p, "0 2 1 1 1 1 1 1  1 1 1 1 1 1 1 1  16 16");
+  play_expect("0  0 1 0 17 2 0 1 0  1 1 0 2 0 1 0 1  12 9", 3,
+              "1 2 1 0 3 1 2 1  2 2 1 3 1 0 1 2  15 10", NULL);
+  const char *eighteen = "0  18 0 0 0 0 0 0 0  0 0 0 0 0 0 0 0  15 15";
+  play_expect(eighteen, 0, "0 2 1 1 1 1 1 1  1 1 1 1 1 1 1 1  16 16", NULL);
   configure(NULL);
-  p = pos("0  18 0 0 0 0 0 0 0  0 0 0 0 0 0 0 0  15 15");
-  play_legal(&p, 0);
-  expect_board(&p, "0 2 2 1 1 1 1 1  1 1 1 1 1 1 1 1  16 15");
+  play_expect(eighteen, 0, "0 2 2 1 1 1 1 1  1 1 1 1 1 1 1 1  16 15", NULL);
 }
 END_TEST
 
 /* Captures: only the last seed, only in an own pit that was empty; an
  * empty opposite pit takes nothing and the seed stays. */
 START_TEST(capture_conditions) {
+  static const struct {
+    const char *before;
+    int action, flags;
+    const char *after;
+  } cases[] = {
+      /* Last seed in an own pit that held seeds: nothing. */
+      {"0  1 1 0 0 0 0 0 0  5 5 5 5 5 5 5 5  3 3", 0, 0,
+       "0 2 0 0 0 0 0 0  5 5 5 5 5 5 5 5  3 3"},
+      /* Last seed in an empty pit of the opponent: nothing. */
+      {"0  0 0 0 0 0 0 0 2  0 5 5 5 5 5 5 5  6 5", 7, 0,
+       "0 0 0 0 0 0 0 0  1 5 5 5 5 5 5 5  7 5"},
+      /* Empty opposite pit: nothing is taken, the seed stays. */
+      {"0  1 0 0 0 0 0 0 0  5 5 5 5 5 5 0 5  6 6", 0, 0,
+       "0 1 0 0 0 0 0 0  5 5 5 5 5 5 0 5  6 6"},
+      /* 16 seeds: pits 4-7, the store, 8-15, then 0-2: pit 2 was empty and
+       * captures pit 13, which got one seed on the way. */
+      {"0  0 0 0 16 0 0 0 0  5 0 0 0 0 0 0 0  13 14", 3, GAME_PLAY_CAPTURE,
+       "1 1 1 0 1 1 1 1  6 1 1 1 1 0 1 1  15 14"},
+      /* 18 seeds end in pit 5, empty before the move but sown on the first
+       * lap: it holds 2, no capture. */
+      {"0  0 0 0 18 0 0 0 0  4 0 0 0 0 0 0 0  13 13", 3, 0,
+       "1 1 1 0 2 2 1 1  5 1 1 1 1 1 1 1  14 13"},
+  };
   configure(NULL);
-  /* Last seed in an own pit that held seeds: nothing. */
-  game_pos p = pos("0  1 1 0 0 0 0 0 0  5 5 5 5 5 5 5 5  3 3");
-  ck_assert_int_eq(play_legal(&p, 0), 0);
-  expect_board(&p, "0 2 0 0 0 0 0 0  5 5 5 5 5 5 5 5  3 3");
-  /* Last seed in an empty pit of the opponent: nothing. */
-  p = pos("0  0 0 0 0 0 0 0 2  0 5 5 5 5 5 5 5  6 5");
-  ck_assert_int_eq(play_legal(&p, 7), 0);
-  expect_board(&p, "0 0 0 0 0 0 0 0  1 5 5 5 5 5 5 5  7 5");
-  /* Empty opposite pit: nothing is taken, the seed stays. */
-  p = pos("0  1 0 0 0 0 0 0 0  5 5 5 5 5 5 0 5  6 6");
-  ck_assert_int_eq(play_legal(&p, 0), 0);
-  expect_board(&p, "0 1 0 0 0 0 0 0  5 5 5 5 5 5 0 5  6 6");
-  /* 16 seeds: pits 4-7, the store, 8-15, then 0-2: pit 2 was empty and
-   * captures pit 13, which got one seed on the way. */
-  p = pos("0  0 0 0 16 0 0 0 0  5 0 0 0 0 0 0 0  13 14");
-  ck_assert(play_legal(&p, 3) & GAME_PLAY_CAPTURE);
-  expect_board(&p, "1 1 1 0 1 1 1 1  6 1 1 1 1 0 1 1  15 14");
-  /* 18 seeds end in pit 5, empty before the move but sown on the first
-   * lap: it holds 2, no capture. */
-  p = pos("0  0 0 0 18 0 0 0 0  4 0 0 0 0 0 0 0  13 13");
-  ck_assert_int_eq(play_legal(&p, 3), 0);
-  expect_board(&p, "1 1 1 0 2 2 1 1  5 1 1 1 1 1 1 1  14 13");
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int flags;
+    play_expect(cases[i].before, cases[i].action, cases[i].after, &flags);
+    ck_assert_int_eq(flags & GAME_PLAY_CAPTURE, cases[i].flags);
+    if (!cases[i].flags) ck_assert_int_eq(flags, 0);
+  }
 }
 END_TEST
 
 START_TEST(kalah_capture_option) {
   configure("kalah_capture=yes");
-  game_pos p = pos("0  2 1 0 4 0 0 3 1  2 5 0 1 2 6 3 0  10 8");
-  play_legal(&p, 0);
-  expect_board(&p, "0 2 0 4 0 0 3 1  2 5 0 1 2 0 3 0  17 8");
-  /* As in Kalah: with an empty opposite pit nothing is captured, the seed stays. */
-  p = pos("0  1 0 0 0 0 0 0 0  5 5 5 5 5 5 0 5  6 6");
-  ck_assert_int_eq(play_legal(&p, 0), 0);
-  expect_board(&p, "0 1 0 0 0 0 0 0  5 5 5 5 5 5 0 5  6 6");
+  play_expect("0  2 1 0 4 0 0 3 1  2 5 0 1 2 6 3 0  10 8", 0,
+              "0 2 0 4 0 0 3 1  2 5 0 1 2 0 3 0  17 8", NULL);
+  /* As in Kalah: with an empty opposite pit nothing is captured and the seed stays. */
+  int flags;
+  play_expect("0  1 0 0 0 0 0 0 0  5 5 5 5 5 5 0 5  6 6", 0,
+              "0 1 0 0 0 0 0 0  5 5 5 5 5 5 0 5  6 6", &flags);
+  ck_assert_int_eq(flags, 0);
 }
 END_TEST
 
 /* A store reaching 25 ends the game at once; each row then goes to its
  * owner. */
 START_TEST(target_ends_at_once) {
-  configure(NULL);
-  game_pos p = pos("0  1 0 0 0 0 0 0 2  0 0 0 0 0 0 6 4  19 16");
-  play_legal(&p, 0); /* captures pit 14's 6: 25 */
-  ck_assert_int_eq(p.status, GAME_OVER);
-  ck_assert_int_eq(p.end_reason, GAME_END_TARGET);
-  ck_assert_int_eq(p.final[0], 25 + 3);
-  ck_assert_int_eq(p.final[1], 16 + 4);
-  configure("target=0");
-  p = pos("0  1 0 0 0 0 0 0 2  0 0 0 0 0 0 6 4  19 16");
-  play_legal(&p, 0);
-  ck_assert_int_eq(p.status, GAME_ONGOING);
-  ck_assert_int_eq(p.store[0], 25);
+  /* Pit 0 captures pit 14's 6: 25. */
+  expect_target_ends("0  1 0 0 0 0 0 0 2  0 0 0 0 0 0 6 4  19 16", 0, 25 + 3, 16 + 4, 25);
 }
 END_TEST
 
@@ -178,38 +157,30 @@ START_TEST(opponent_starved_and_draw) {
   configure(NULL);
   game_pos p = pos("0  1 0 0 0 0 0 0 1  0 0 0 0 0 0 2 0  20 24");
   play_legal(&p, 0);
-  ck_assert_int_eq(p.status, GAME_OVER);
-  ck_assert_int_eq(p.end_reason, GAME_END_FAMINE);
-  ck_assert_int_eq(p.final[0], 24);
-  ck_assert_int_eq(p.final[1], 24);
-  ck_assert_int_eq(p.winner, GAME_DRAW);
+  expect_end(&p, GAME_END_FAMINE, 24, 24, GAME_DRAW);
 }
 END_TEST
 
 START_TEST(ply_cap_and_stalemate_option) {
   configure("max_plies=2");
-  game_pos p;
-  game_start(&G, &p);
+  game_pos p = start_pos();
   play_legal(&p, 0);
   play_legal(&p, 0);
   ck_assert_int_eq(p.status, GAME_OVER);
   ck_assert_int_eq(p.end_reason, GAME_END_MAXPLIES);
   ck_assert_int_eq(p.final[0] + p.final[1], 48);
   configure("max_plies=2 stalemate=draw");
-  game_start(&G, &p);
+  p = start_pos();
   play_legal(&p, 0);
   play_legal(&p, 0);
   ck_assert_int_eq(p.winner, GAME_DRAW);
   configure("first_player=1");
-  game_start(&G, &p);
-  ck_assert_int_eq(p.mover, GAME_NORTH);
+  ck_assert_int_eq(start_pos().mover, GAME_NORTH);
   configure("seeds=2 target=17");
-  game_start(&G, &p);
+  p = start_pos();
   ck_assert_int_eq(G.total_seeds, 32);
   ck_assert_int_eq(p.pits[15], 2);
-  char err[256], *too_high[] = {"target=50"};
-  ck_assert_int_eq(game_configure(&G, "bao-kenya", 1, too_high, err, sizeof err), -1);
-  ck_assert_str_eq(err, "target 50 is more than the 48 seeds in play");
+  configure_fails("target=50", "target 50 is more than the 48 seeds in play");
 }
 END_TEST
 
@@ -255,28 +226,31 @@ static int ref_play(game_pos *p, int pit, int both, int kalah) {
   return extra;
 }
 
+static int ref_both, ref_kalah; /* the options of the games under check */
+
+/* Any non-empty own pit (the game has no endless moves). */
+static int ref_legal(const game_pos *p, int truncate, game_moves *want, long *endless) {
+  (void)truncate, (void)endless;
+  *want = 0;
+  for (int a = 0; a < 8; a++) *want |= (game_moves)(p->pits[p->mover * 8 + a] > 0) << a;
+  return 1;
+}
+
+static void ref_check_move(const game_pos *before, int a, const game_pos *after, int truncate) {
+  (void)truncate;
+  game_pos ref = *before;
+  int extra = ref_play(&ref, before->mover * 8 + a, ref_both, ref_kalah);
+  CHECK(!memcmp(after->pits, ref.pits, 16) && after->store[0] == ref.store[0] &&
+            after->store[1] == ref.store[1],
+        "board differs from the reference");
+  if (after->status == GAME_ONGOING)
+    CHECK(after->mover == (extra ? ref.mover : 1 - ref.mover), "mover");
+}
+
 static void check_reference(const char *settings, int both, int kalah, uint64_t seed) {
-  configure(settings);
-  rng_t r;
-  rng_seed(&r, seed, 0);
-  for (long k = 0; k < (long)(20000 * test_scale()); k++) {
-    game_pos p;
-    game_start(&G, &p);
-    while (p.status == GAME_ONGOING) {
-      game_moves m = game_legal(&G, &p), want = 0;
-      for (int a = 0; a < 8; a++) want |= (game_moves)(p.pits[p.mover * 8 + a] > 0) << a;
-      CHECK(m == want, "legal %x, reference %x", m, want);
-      int a = game_nth_action(m, (int)rng_below(&r, (uint32_t)game_count(m)));
-      game_pos ref = p;
-      int extra = ref_play(&ref, p.mover * 8 + a, both, kalah);
-      game_play(&G, &p, a);
-      CHECK(!memcmp(p.pits, ref.pits, 16) && p.store[0] == ref.store[0] &&
-                p.store[1] == ref.store[1],
-            "board differs from the reference");
-      if (p.status == GAME_ONGOING)
-        CHECK(p.mover == (extra ? ref.mover : 1 - ref.mover), "mover");
-    }
-  }
+  ref_both = both;
+  ref_kalah = kalah;
+  reference_games(settings, 20000, seed, &(reference_impl){ref_legal, ref_check_move}, NULL);
 }
 
 START_TEST(engine_matches_reference) {
@@ -291,106 +265,59 @@ END_TEST
 
 #include "tests/perft_goldens_bao_kenya.h"
 
-START_TEST(perft_goldens) {
-  configure(NULL);
-  game_pos p;
-  game_start(&G, &p);
-  expect_perft(&p, 0, perft_bao_kenya, test_scale() < 1.0 ? 6 : PERFT_BAO_KENYA_DEPTH, "start");
-}
-END_TEST
-
 /* Depth 1: South's 8 pits. Depth 2: 3 seeds from pit k end in pit k+3;
  * only pit 5 ends in the store (an extra turn: South has 7 non-empty pits
  * left); the other seven moves make no capture and leave North all 8:
  * 7 * 8 + 7 = 63. */
 START_TEST(perft_start_by_hand) {
   configure(NULL);
-  game_pos p;
-  game_start(&G, &p);
+  game_pos p = start_pos();
   ck_assert_uint_eq(perft(&p, 1), 8);
   ck_assert_uint_eq(perft(&p, 2), 63);
 }
 END_TEST
 
-/* ---- Random stress ------------------------------------------------------------- */
-
-START_TEST(stress) {
-  configure(NULL);
-  random_run run = {.games = (long)(100000 * test_scale()), .seed = 7, .max_ply = 600,
-                    .seeds = 48, .finals = 48,
-                    .common_ends = {GAME_END_TARGET, GAME_END_FAMINE}};
-  random_games(&run);
-}
-END_TEST
-
 /* ---- Other checks ------------------------------------------------------------- */
 
-START_TEST(encode_is_from_movers_view) {
+/* A mover with an empty row: over at once, the other takes his own row. */
+START_TEST(empty_row_at_setboard) {
   configure(NULL);
-  game_pos a = pos("0  1 2 3 0 0 0 4 1  5 6 0 0 2 0 0 3  12 9");
-  game_pos b = pos("1  5 6 0 0 2 0 0 3  1 2 3 0 0 0 4 1  9 12");
-  float fa[GAME_MAX_FEATURES], fb[GAME_MAX_FEATURES];
-  ck_assert_int_eq(G.n_features, 67);
-  expect_same_encoding(&a, &b, fa, fb);
-  ck_assert_float_eq(fa[0 * 4 + 3], 0.0f); /* pit 0: 1 seed ends in pit 1 (2 seeds) */
-  ck_assert_float_eq(fa[2 * 4 + 3], 0.5f); /* pit 2: 3 seeds end in empty pit 5 */
-  ck_assert_float_eq(fa[7 * 4 + 3], 1.0f); /* pit 7: 1 seed into the store */
-}
-END_TEST
-
-START_TEST(setboard_and_tokens) {
-  configure(NULL);
-  setboard_fails("0 3", "setboard takes MOVER, 16 pits and 2 stores (19 numbers), got 2");
-  game_pos p = pos("0  3 3 3 3 3 3 3 3  3 3 3 3 3 3 3 3  0 0");
-  expect_tokens(&p, "3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 0 0");
-  random_round_trips(3, 300);
-  /* A mover with an empty row: over at once. */
-  p = pos("1  3 3 3 3 3 3 3 3  0 0 0 0 0 0 0 0  12 12");
+  game_pos p = pos("1  3 3 3 3 3 3 3 3  0 0 0 0 0 0 0 0  12 12");
   ck_assert_int_eq(p.status, GAME_OVER);
   ck_assert_int_eq(p.final[0], 36);
-  char tok[2048];
-  game_render(&G, &p, tok, sizeof tok);
-  ck_assert_msg(strstr(tok, "South wins") != NULL, "%s", tok);
 }
 END_TEST
 
-Suite *bao_kenya_suite(void) {
-  Suite *s = suite_create("bao_kenya");
-  TCase *ex = tcase_create("worked examples");
-  tcase_add_test(ex, k1_store_and_extra_turn);
-  tcase_add_test(ex, k2_capture);
-  tcase_add_test(ex, k3_seventeen_seeds_skip_origin);
-  tcase_add_test(ex, k4_self_starvation);
-  suite_add_tcase(s, ex);
-  TCase *ru = tcase_create("rules");
-  tcase_add_test(ru, legal_moves_all_eight_pits);
-  tcase_add_test(ru, north_sows_own_store_only);
-  tcase_add_test(ru, origin_skipped_every_lap);
-  tcase_add_test(ru, sow_both_stores_option);
-  tcase_add_test(ru, capture_conditions);
-  tcase_add_test(ru, kalah_capture_option);
-  tcase_add_test(ru, target_ends_at_once);
-  tcase_add_test(ru, opponent_starved_and_draw);
-  tcase_add_test(ru, ply_cap_and_stalemate_option);
-  suite_add_tcase(s, ru);
-  TCase *rf = tcase_create("reference");
-  tcase_set_timeout(rf, 120);
-  tcase_add_test(rf, engine_matches_reference);
-  suite_add_tcase(s, rf);
-  TCase *pf = tcase_create("perft");
-  tcase_set_timeout(pf, 120);
-  tcase_add_test(pf, perft_start_by_hand);
-  tcase_add_test(pf, perft_goldens);
-  suite_add_tcase(s, pf);
-  TCase *st = tcase_create("stress");
-  tcase_set_timeout(st, 300);
-  tcase_add_test(st, stress);
-  suite_add_tcase(s, st);
-  TCase *ot = tcase_create("other");
-  tcase_add_test(ot, encode_is_from_movers_view);
-  tcase_add_test(ot, setboard_and_tokens);
-  suite_add_tcase(s, ot);
-  return s;
+static Suite *bao_kenya_suite(void) {
+  static const perft_case perft[] = {
+      {"start", NULL, NULL, perft_bao_kenya, PERFT_BAO_KENYA_DEPTH, 6, 0}};
+  static const stress_case stress[] = {
+      {NULL, {.games = 100000, .seed = 7, .max_ply = 600, .seeds = 48, .finals = 48,
+              .common_ends = {GAME_END_TARGET, GAME_END_FAMINE}}}};
+  static const setboard_refusal refusals[] = {
+      {"0 3", "setboard takes MOVER, 16 pits and 2 stores (19 numbers), got 2"}, {NULL, NULL}};
+  static const render_case renders[] = {
+      {"1  3 3 3 3 3 3 3 3  0 0 0 0 0 0 0 0  12 12", "South wins"}, {NULL, NULL}};
+  static const game_spec spec = {
+      .suite = "bao_kenya", .game = "bao-kenya", .perft = perft, .n_perft = 1,
+      .stress = stress, .n_stress = 1, .start_tokens = "3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 0 0",
+      .refusals = refusals, .renders = renders,
+      /* pit 0: 1 seed ends in pit 1 (2 seeds); pit 2: 3 seeds end in empty
+       * pit 5; pit 7: 1 seed into the store */
+      .encode = {"0  1 2 3 0 0 0 4 1  5 6 0 0 2 0 0 3  12 9",
+                 "1  5 6 0 0 2 0 0 3  1 2 3 0 0 0 4 1  9 12",
+                 67,
+                 {{0 * 4 + 3, 0.0f}, {2 * 4 + 3, 0.5f}, {7 * 4 + 3, 1.0f}, {-1, 0}}}};
+  game_tests t = {
+      .examples = {k1_store_and_extra_turn, k2_capture, k3_seventeen_seeds_skip_origin,
+                   k4_self_starvation},
+      .rules = {legal_moves_all_eight_pits, north_sows_own_store_only, origin_skipped_every_lap,
+                sow_both_stores_option, capture_conditions, kalah_capture_option,
+                target_ends_at_once, opponent_starved_and_draw, ply_cap_and_stalemate_option},
+      .reference = {engine_matches_reference},
+      .perft = {perft_start_by_hand},
+      .other = {empty_row_at_setboard}};
+  return game_suite(&spec, &t);
 }
 
 TEST_MAIN(bao_kenya_suite)

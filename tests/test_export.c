@@ -17,8 +17,9 @@
 #include "nn/nn.h"
 #include "export/export.h"
 #include "onnx/onnx.pb-c.h"
-#include "tests/testutil.h"
 #include "search/evaluator_nn.h"
+#include "tests/testkit.h"
+#include "tests/testutil.h"
 
 static char dir[256];
 /* A path in the test folder; each call gets its own buffer (a test uses
@@ -28,17 +29,10 @@ static int n_paths;
 
 static void setup(void) {
   n_paths = 0;
-  snprintf(dir, sizeof dir, "/tmp/sowzero-export-%d", (int)getpid());
-  char cmd[600];
-  snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
-  ck_assert_int_eq(system(cmd), 0);
+  scratch_dir(dir, sizeof dir, "export");
 }
 
-static void teardown(void) {
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  if (system(cmd) != 0) return;
-}
+static void teardown(void) { remove_tree(dir); }
 
 static const char *in_dir(const char *name) {
   ck_assert_int_lt(n_paths, 64);
@@ -348,30 +342,30 @@ END_TEST
 
 /* ---- sowzero export --------------------------------------------------------------- */
 
-static const char *bin(void) {
-  const char *b = getenv("SOWZERO_BIN");
-  return b && *b ? b : "build/sowzero";
-}
-
-/* Runs `sowzero export ARGS`; returns the exit code, output in out. */
-static int run_export(const char *args, char *out, size_t cap) {
+/* Runs `sowzero export ARGS...` (a NULL-terminated list, no shell); returns
+ * the exit code, the output in out. */
+static int run_export(char *out, size_t cap, const char *const *args) {
   struct stat st;
-  ck_assert_msg(stat(bin(), &st) == 0, "%s is missing: build it first (or set SOWZERO_BIN)", bin());
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "%s export %s 2>&1", bin(), args);
-  FILE *f = popen(cmd, "r");
-  ck_assert(f != NULL);
-  size_t n = fread(out, 1, cap - 1, f);
-  out[n] = 0;
-  int status = pclose(f);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  ck_assert_msg(stat(test_bin(), &st) == 0, "%s is missing: build it first (or set SOWZERO_BIN)",
+                test_bin());
+  char *argv[16] = {"export"};
+  for (int i = 0; args[i]; i++) {
+    ck_assert_int_lt(i + 2, 16);
+    argv[i + 1] = (char *)args[i];
+  }
+  return test_sowzero(out, cap, argv);
 }
 
-static void expect_fail(const char *args, int code, const char *msg) {
-  char out[4096];
-  int rc = run_export(args, out, sizeof out);
-  ck_assert_msg(rc == code, "export %s: exit %d (want %d): %s", args, rc, code, out);
-  ck_assert_msg(strstr(out, msg) != NULL, "export %s: '%s' not in: %s", args, msg, out);
+#define EXPORT(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* `sowzero export ARGS...` exits with code and says msg. */
+static void expect_fail(int code, const char *msg, const char *const *args) {
+  char out[4096], line[1024] = "";
+  for (int i = 0; args[i]; i++)
+    snprintf(line + strlen(line), sizeof line - strlen(line), " %s", args[i]);
+  int rc = run_export(out, sizeof out, args);
+  ck_assert_msg(rc == code, "export%s: exit %d (want %d): %s", line, rc, code, out);
+  ck_assert_msg(strstr(out, msg) != NULL, "export%s: '%s' not in: %s", line, msg, out);
   /* One line (usage errors may add the usage text). */
   if (code == 1) ck_assert_msg(strchr(out, '\n') == out + strlen(out) - 1, "not one line: %s", out);
 }
@@ -399,47 +393,54 @@ static void tweak_warri(nn_meta *m) {
   snprintf(m->rules, sizeof m->rules, "grand_slam=capture_continue");
 }
 
+/* A copy of file src at dst. */
+static void copy_file(const char *src, const char *dst) {
+  size_t len;
+  unsigned char *b = read_all(src, &len);
+  ck_assert_int_eq(afile_write(dst, b, len, NULL, 0), 0);
+  free(b);
+}
+
 START_TEST(cli_exports_and_refuses) {
-  char args[1200], out[4096];
+  char out[4096];
   const char *good = in_dir("good.weights");
   save_oware(good, 64, NULL);
 
-  snprintf(args, sizeof args, "%s --format onnx --out %s", good, in_dir("good.onnx"));
-  ck_assert_msg(run_export(args, out, sizeof out) == 0, "%s", out);
+  int rc = run_export(out, sizeof out, EXPORT(good, "--format", "onnx", "--out", in_dir("good.onnx")));
+  ck_assert_msg(rc == 0, "%s", out);
   ck_assert_ptr_nonnull(strstr(out, "ONNX network 64-8x1-6 for oware"));
-  snprintf(args, sizeof args, "%s --format json --out %s", good, in_dir("good.json"));
-  ck_assert_msg(run_export(args, out, sizeof out) == 0, "%s", out);
+  rc = run_export(out, sizeof out, EXPORT(good, "--format", "json", "--out", in_dir("good.json")));
+  ck_assert_msg(rc == 0, "%s", out);
   struct stat st;
   ck_assert_int_eq(stat(in_dir("good.onnx"), &st), 0);
   ck_assert_int_eq(stat(in_dir("good.json"), &st), 0);
 
   /* A run directory stands for its best.weights. */
-  char cmd[1200];
-  snprintf(cmd, sizeof cmd, "mkdir -p %s/run && cp %s %s/run/best.weights && mkdir -p %s/empty", dir,
-           good, dir, dir);
-  ck_assert_int_eq(system(cmd), 0);
-  snprintf(args, sizeof args, "%s/run --format onnx --out %s", dir, in_dir("run.onnx"));
-  ck_assert_msg(run_export(args, out, sizeof out) == 0, "%s", out);
+  const char *run = in_dir("run"), *empty = in_dir("empty");
+  ck_assert_int_eq(mkdir(run, 0777), 0);
+  ck_assert_int_eq(mkdir(empty, 0777), 0);
+  copy_file(good, in_dir("run/best.weights"));
+  rc = run_export(out, sizeof out, EXPORT(run, "--format", "onnx", "--out", in_dir("run.onnx")));
+  ck_assert_msg(rc == 0, "%s", out);
   ck_assert_ptr_nonnull(strstr(out, "/run/best.weights"));
-  snprintf(args, sizeof args, "%s/empty --format onnx --out %s", dir, in_dir("x.onnx"));
-  expect_fail(args, 1, "/empty: no best.weights in this run directory");
+  expect_fail(1, "/empty: no best.weights in this run directory",
+              EXPORT(empty, "--format", "onnx", "--out", in_dir("x.onnx")));
 
   /* Usage errors. */
-  expect_fail("", 2, "usage: sowzero export");
-  snprintf(args, sizeof args, "%s --format xml --out %s", good, in_dir("x"));
-  expect_fail(args, 2, "unknown format 'xml' (onnx or json)");
-  snprintf(args, sizeof args, "%s --out %s", good, in_dir("x"));
-  expect_fail(args, 2, "usage: sowzero export");
-  snprintf(args, sizeof args, "%s --format onnx --out %s --fast", good, in_dir("x"));
-  expect_fail(args, 2, "unknown option '--fast'");
+  expect_fail(2, "usage: sowzero export", (const char *const[]){NULL});
+  expect_fail(2, "unknown format 'xml' (onnx or json)",
+              EXPORT(good, "--format", "xml", "--out", in_dir("x")));
+  expect_fail(2, "usage: sowzero export", EXPORT(good, "--out", in_dir("x")));
+  expect_fail(2, "unknown option '--fast'",
+              EXPORT(good, "--format", "onnx", "--out", in_dir("x"), "--fast"));
 
   /* Files that are not weights, or damaged ones. */
-  snprintf(args, sizeof args, "%s/none.weights --format onnx --out %s", dir, in_dir("x.onnx"));
-  expect_fail(args, 1, "none.weights: cannot open");
+  expect_fail(1, "none.weights: cannot open",
+              EXPORT(in_dir("none.weights"), "--format", "onnx", "--out", in_dir("x.onnx")));
   const char *text = in_dir("text.weights");
   ck_assert_int_eq(afile_write(text, "hello, this is not a network at all", 35, NULL, 0), 0);
-  snprintf(args, sizeof args, "%s --format onnx --out %s", text, in_dir("x.onnx"));
-  expect_fail(args, 1, "text.weights: not a SowZero weight file (bad magic)");
+  expect_fail(1, "text.weights: not a SowZero weight file (bad magic)",
+              EXPORT(text, "--format", "onnx", "--out", in_dir("x.onnx")));
 
   size_t len;
   unsigned char *bytes = read_all(good, &len);
@@ -447,55 +448,53 @@ START_TEST(cli_exports_and_refuses) {
   bytes[len / 2] ^= 0x10;
   ck_assert_int_eq(afile_write(flip, bytes, len, NULL, 0), 0);
   bytes[len / 2] ^= 0x10;
-  snprintf(args, sizeof args, "%s --format json --out %s", flip, in_dir("x.json"));
-  expect_fail(args, 1, "flip.weights: checksum mismatch, the file is corrupted");
+  expect_fail(1, "flip.weights: checksum mismatch, the file is corrupted",
+              EXPORT(flip, "--format", "json", "--out", in_dir("x.json")));
   const char *cut = in_dir("cut.weights");
   ck_assert_int_eq(afile_write(cut, bytes, len - 100, NULL, 0), 0);
-  snprintf(args, sizeof args, "%s --format onnx --out %s", cut, in_dir("x.onnx"));
-  expect_fail(args, 1, "cut.weights: truncated file");
+  expect_fail(1, "cut.weights: truncated file",
+              EXPORT(cut, "--format", "onnx", "--out", in_dir("x.onnx")));
   free(bytes);
 
   /* Weights that do not fit the game they name. */
-  const char *chess = in_dir("chess.weights");
-  save_oware(chess, 64, tweak_chess);
-  snprintf(args, sizeof args, "%s --format onnx --out %s", chess, in_dir("x.onnx"));
-  expect_fail(args, 1, "made for game 'chess'");
-  expect_fail(args, 1, "unknown game 'chess'");
-  const char *rules = in_dir("rules.weights");
-  save_oware(rules, 64, tweak_rules);
-  snprintf(args, sizeof args, "%s --format onnx --out %s", rules, in_dir("x.onnx"));
-  expect_fail(args, 1, "rule options 'houses=99', which this build cannot set up");
-  const char *enc = in_dir("enc.weights");
-  save_oware(enc, 64, tweak_encoding);
-  snprintf(args, sizeof args, "%s --format json --out %s", enc, in_dir("x.json"));
-  expect_fail(args, 1, "trained on feature encoding version 7 but this run uses version 1");
-  const char *feat = in_dir("feat.weights");
-  save_oware(feat, 50, NULL);
-  snprintf(args, sizeof args, "%s --format onnx --out %s", feat, in_dir("x.onnx"));
-  expect_fail(args, 1, "network takes 50 features but this run encodes 64");
-  const char *partial = in_dir("partial.weights");
-  save_oware(partial, 64, tweak_warri);
-  snprintf(args, sizeof args, "%s --format onnx --out %s", partial, in_dir("x.onnx"));
-  expect_fail(args, 1, "trained with rule options 'grand_slam=capture_continue' but this run uses");
+  static const struct {
+    const char *name;
+    int n_in;
+    void (*tweak)(nn_meta *);
+    const char *format, *msg;
+  } misfits[] = {
+      {"chess.weights", 64, tweak_chess, "onnx", "made for game 'chess'"},
+      {"chess.weights", 64, tweak_chess, "onnx", "unknown game 'chess'"},
+      {"rules.weights", 64, tweak_rules, "onnx",
+       "rule options 'houses=99', which this build cannot set up"},
+      {"enc.weights", 64, tweak_encoding, "json",
+       "trained on feature encoding version 7 but this run uses version 1"},
+      {"feat.weights", 50, NULL, "onnx", "network takes 50 features but this run encodes 64"},
+      {"partial.weights", 64, tweak_warri, "onnx",
+       "trained with rule options 'grand_slam=capture_continue' but this run uses"},
+  };
+  for (size_t i = 0; i < sizeof misfits / sizeof misfits[0]; i++) {
+    const char *w = in_dir(misfits[i].name);
+    save_oware(w, misfits[i].n_in, misfits[i].tweak);
+    char x[16];
+    snprintf(x, sizeof x, "x.%s", misfits[i].format);
+    expect_fail(1, misfits[i].msg, EXPORT(w, "--format", misfits[i].format, "--out", in_dir(x)));
+  }
   ck_assert_int_ne(stat(in_dir("x.onnx"), &st), 0);
   ck_assert_int_ne(stat(in_dir("x.json"), &st), 0);
 
   /* An unwritable destination. */
-  snprintf(args, sizeof args, "%s --format onnx --out /nonexistent-dir/m.onnx", good);
-  expect_fail(args, 1, "/nonexistent-dir/m.onnx.tmp.");
+  expect_fail(1, "/nonexistent-dir/m.onnx.tmp.",
+              EXPORT(good, "--format", "onnx", "--out", "/nonexistent-dir/m.onnx"));
 }
 END_TEST
 
 static Suite *export_suite(void) {
   Suite *s = suite_create("export");
-  TCase *t = tcase_create("export");
+  TCase *t = add_tests(s, "export", 120,
+                       (const TTest *[]){onnx_fields_round_trip, json_numbers_round_trip, refusals,
+                                         cli_exports_and_refuses, NULL});
   tcase_add_checked_fixture(t, setup, teardown);
-  tcase_set_timeout(t, 120);
-  tcase_add_test(t, onnx_fields_round_trip);
-  tcase_add_test(t, json_numbers_round_trip);
-  tcase_add_test(t, refusals);
-  tcase_add_test(t, cli_exports_and_refuses);
-  suite_add_tcase(s, t);
   return s;
 }
 

@@ -6,6 +6,7 @@
 #include "base/base.h"
 #include "base/ini.h"
 #include "game/game.h"
+#include "tests/testkit.h"
 #include "tests/testutil.h"
 #include "trainer/config.h"
 
@@ -57,25 +58,27 @@ START_TEST(option_errors_name_the_culprit) {
   ck_assert_msg(!strncmp(err, "unknown game 'chess' (games: oware", 34) &&
                     strstr(err, "; presets: oware abapa warri wari wari-es oware-cut"),
                 "%s", err);
-  ck_assert_int_eq(configure_err("oware", "colour=red", NULL, err), -1);
-  ck_assert_str_eq(err, "unknown option 'colour' for game oware (options: houses, seeds, "
-                        "grand_slam, target, repetition, nocap_limit, max_plies, cycle_award, "
-                        "feed_check, leftover, first_player)");
-  ck_assert_int_eq(configure_err("oware", "grand_slam=sometimes", NULL, err), -1);
-  ck_assert_str_eq(err, "bad value 'sometimes' for option grand_slam (one of: capture_continue, "
-                        "capture_end, forbidden, no_capture, loses, end_prior_only, stripped_loses)");
-  ck_assert_int_eq(configure_err("oware", "houses=9", NULL, err), -1);
-  ck_assert_str_eq(err, "value 9 for option houses is out of range 2..8");
-  ck_assert_int_eq(configure_err("oware", "houses=six", NULL, err), -1);
-  ck_assert_str_eq(err, "bad value 'six' for option houses (an integer 2..8)");
-  ck_assert_int_eq(configure_err("oware", "houses=", NULL, err), -1);
-  ck_assert_str_eq(err, "bad value '' for option houses (an integer 2..8)");
-  ck_assert_int_eq(configure_err("oware", "houses", NULL, err), -1);
-  ck_assert_str_eq(err, "bad setting 'houses' (expected key=value)");
-  ck_assert_int_eq(configure_err("oware", "=3", NULL, err), -1);
-  ck_assert_str_eq(err, "bad setting '=3' (expected key=value)");
-  ck_assert_int_eq(configure_err("oware", "houses=2", "target=40", err), -1);
-  ck_assert_str_eq(err, "target 40 is more than the 16 seeds in play");
+  /* Oware with one or two settings: the message. */
+  static const struct {
+    const char *s1, *s2, *error;
+  } cases[] = {
+      {"colour=red", NULL,
+       "unknown option 'colour' for game oware (options: houses, seeds, grand_slam, target, "
+       "repetition, nocap_limit, max_plies, cycle_award, feed_check, leftover, first_player)"},
+      {"grand_slam=sometimes", NULL,
+       "bad value 'sometimes' for option grand_slam (one of: capture_continue, capture_end, "
+       "forbidden, no_capture, loses, end_prior_only, stripped_loses)"},
+      {"houses=9", NULL, "value 9 for option houses is out of range 2..8"},
+      {"houses=six", NULL, "bad value 'six' for option houses (an integer 2..8)"},
+      {"houses=", NULL, "bad value '' for option houses (an integer 2..8)"},
+      {"houses", NULL, "bad setting 'houses' (expected key=value)"},
+      {"=3", NULL, "bad setting '=3' (expected key=value)"},
+      {"houses=2", "target=40", "target 40 is more than the 16 seeds in play"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ck_assert_int_eq(configure_err("oware", cases[i].s1, cases[i].s2, err), -1);
+    ck_assert_str_eq(err, cases[i].error);
+  }
 }
 END_TEST
 
@@ -160,14 +163,18 @@ END_TEST
 START_TEST(ini_errors_name_file_and_line) {
   ini f;
   char err[256];
-  ck_assert_int_eq(ini_parse(&f, "a.ini", "[game\nname=oware\n", err, sizeof err), -1);
-  ck_assert_str_eq(err, "a.ini:1: bad section header '[game'");
-  ck_assert_int_eq(ini_parse(&f, "a.ini", "[game]\nname oware\n", err, sizeof err), -1);
-  ck_assert_str_eq(err, "a.ini:2: expected 'key = value', got 'name oware'");
-  ck_assert_int_eq(ini_parse(&f, "a.ini", "[game]\nname=a\nname=b\n", err, sizeof err), -1);
-  ck_assert_str_eq(err, "a.ini:3: key 'name' repeated in [game]");
-  ck_assert_int_eq(ini_parse(&f, "a.ini", "[game]\n = 3\n", err, sizeof err), -1);
-  ck_assert_str_eq(err, "a.ini:2: missing key before '='");
+  static const struct {
+    const char *text, *error;
+  } cases[] = {
+      {"[game\nname=oware\n", "a.ini:1: bad section header '[game'"},
+      {"[game]\nname oware\n", "a.ini:2: expected 'key = value', got 'name oware'"},
+      {"[game]\nname=a\nname=b\n", "a.ini:3: key 'name' repeated in [game]"},
+      {"[game]\n = 3\n", "a.ini:2: missing key before '='"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ck_assert_int_eq(ini_parse(&f, "a.ini", cases[i].text, err, sizeof err), -1);
+    ck_assert_str_eq(err, cases[i].error);
+  }
   ck_assert_int_eq(ini_load(&f, "/nonexistent/x.ini", err, sizeof err), -1);
   ck_assert_str_eq(err, "/nonexistent/x.ini: cannot open: No such file or directory");
 }
@@ -192,21 +199,15 @@ START_TEST(config_game_errors) {
 }
 END_TEST
 
-Suite *game_suite(void) {
+static Suite *game_suite(void) {
   Suite *s = suite_create("game");
-  TCase *t = tcase_create("registry");
-  tcase_add_test(t, presets_set_grand_slam);
-  tcase_add_test(t, options_override_presets);
-  tcase_add_test(t, option_errors_name_the_culprit);
-  tcase_add_test(t, option_parser_garbage);
-  tcase_add_test(t, registry_lists_everything);
-  tcase_add_test(t, hist_counts_and_copies);
-  suite_add_tcase(s, t);
-  TCase *c = tcase_create("config");
-  tcase_add_test(c, ini_reads_sections_and_comments);
-  tcase_add_test(c, ini_errors_name_file_and_line);
-  tcase_add_test(c, config_game_errors);
-  suite_add_tcase(s, c);
+  add_tests(s, "registry", 0,
+            (const TTest *[]){presets_set_grand_slam, options_override_presets,
+                              option_errors_name_the_culprit, option_parser_garbage,
+                              registry_lists_everything, hist_counts_and_copies, NULL});
+  add_tests(s, "config", 0,
+            (const TTest *[]){ini_reads_sections_and_comments, ini_errors_name_file_and_line,
+                              config_game_errors, NULL});
   return s;
 }
 

@@ -1,17 +1,18 @@
-/* The network: BLAS forward against the naive one, gradients against finite
- * differences, AdamW against a hand computation, weight files and their
- * refusals, checkpoints, learning, determinism, and no allocation on the hot
- * path. */
+/* The network core (nn/nn.c): BLAS forward against the naive one, gradients
+ * against finite differences, AdamW against a hand computation, learning,
+ * determinism, and no allocation on the hot path. Weight files and
+ * checkpoints are test_nn_file.c's. */
 #include <check.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/base.h"
 #include "nn/nn.h"
+#include "tests/nntest.h"
+#include "tests/testkit.h"
 #include "tests/testutil.h"
 
 /* ---- Counting allocations ---------------------------------------------------
@@ -65,132 +66,6 @@ void free(void *p) { __libc_free(p); }
 static void alloc_counting_on(void) {}
 #endif
 
-/* ---- Helpers ------------------------------------------------------------------ */
-typedef struct {
-  int batch, n_in, A;
-  float *x, *tp, *tv, *ts;
-  uint32_t *legal;
-} data;
-
-/* Random inputs in [-1, 1) with some exact zeros, random legal masks
- * (row 1 of a masked batch of 3 or more has no legal action, row 2 one),
- * target distributions that also put mass on illegal actions, decisive
- * and drawn values, and score targets either side of the Huber kink. */
-static data make_data(int batch, int n_in, int A, int masked, uint64_t seed) {
-  data d = {batch, n_in, A, NULL, NULL, NULL, NULL, NULL};
-  rng_t r;
-  rng_seed(&r, seed, 7);
-  d.x = malloc(sizeof(float) * batch * n_in);
-  d.tp = malloc(sizeof(float) * batch * A);
-  d.tv = malloc(sizeof(float) * batch);
-  d.ts = malloc(sizeof(float) * batch);
-  d.legal = malloc(sizeof(uint32_t) * batch);
-  for (int i = 0; i < batch * n_in; i++)
-    d.x[i] = rng_below(&r, 5) == 0 ? 0.0f : (float)(2 * rng_double(&r) - 1);
-  uint32_t full = A >= 32 ? 0xffffffffu : (1u << A) - 1;
-  for (int b = 0; b < batch; b++) {
-    d.legal[b] = masked ? (uint32_t)rng_u64(&r) & full : full;
-    if (masked && d.legal[b] == 0) d.legal[b] = 1;
-    if (masked && batch >= 3 && b == 1) d.legal[b] = 0;
-    if (masked && batch >= 3 && b == 2) d.legal[b] = 1u << (A - 1);
-    double s = 0;
-    for (int a = 0; a < A; a++) s += d.tp[b * A + a] = (float)rng_double(&r);
-    for (int a = 0; a < A; a++) d.tp[b * A + a] = (float)(d.tp[b * A + a] / s);
-    d.tv[b] = b % 3 == 0 ? 0.0f : (float)(2 * rng_double(&r) - 1);
-    d.ts[b] = (float)(3 * rng_normal(&r));
-  }
-  return d;
-}
-
-static void free_data(data *d) {
-  free(d->x);
-  free(d->tp);
-  free(d->tv);
-  free(d->ts);
-  free(d->legal);
-}
-
-static nn_net *make_net(const nn_config *c, uint64_t seed) {
-  char err[256];
-  nn_net *n = nn_create(c, seed, err, sizeof err);
-  ck_assert_msg(n != NULL, "%s", err);
-  return n;
-}
-
-/* nn_create zeroes the biases, which would hide a bias the forward or
- * backward pass forgot; tests that compare computations set them. */
-static void random_biases(nn_net *n, uint64_t seed) {
-  rng_t r;
-  rng_seed(&r, seed, 3);
-  for (int i = 0; i < nn_tensor_count(n); i++) {
-    const nn_tensor *t = nn_tensor_at(n, i);
-    if (t->rows == 1)
-      for (int j = 0; j < t->cols; j++)
-        nn_params_mut(n)[t->offset + j] = (float)(0.2 * rng_normal(&r));
-  }
-}
-
-static nn_ws *make_ws(const nn_net *n, int b) {
-  char err[256];
-  nn_ws *ws = nn_ws_create(n, b, err, sizeof err);
-  ck_assert_msg(ws != NULL, "%s", err);
-  return ws;
-}
-
-static nn_trainer *make_trainer(const nn_net *n, const nn_train_params *p) {
-  char err[256];
-  nn_trainer *t = nn_trainer_create(n, p, err, sizeof err);
-  ck_assert_msg(t != NULL, "%s", err);
-  return t;
-}
-
-/* |a - b| <= rel * max(|b|, 1): relative for large values, absolute near
- * zero (probabilities and values live in [-1, 1]). */
-static int close_to(double a, double b, double rel) {
-  return fabs(a - b) <= rel * fmax(fabs(b), 1.0);
-}
-
-static char tmpdir[64];
-static void make_tmpdir(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/sowzero_nn_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-static void remove_tmpdir(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-  ck_assert_int_eq(system(cmd), 0);
-}
-
-static unsigned char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  ck_assert_ptr_nonnull(f);
-  fseek(f, 0, SEEK_END);
-  *len = (size_t)ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *b = malloc(*len + 16);
-  ck_assert_uint_eq(fread(b, 1, *len, f), *len);
-  fclose(f);
-  return b;
-}
-
-static void spit(const char *path, const void *b, size_t len) {
-  FILE *f = fopen(path, "wb");
-  ck_assert_ptr_nonnull(f);
-  ck_assert_uint_eq(fwrite(b, 1, len, f), len);
-  fclose(f);
-}
-
-static const nn_config small_cfg = {.n_in = 20, .hidden = 48, .blocks = 2,
-                                    .n_actions = 7};
-
-static nn_meta test_meta(void) {
-  nn_meta m;
-  memset(&m, 0, sizeof m);
-  strcpy(m.game, "oware");
-  strcpy(m.rules, "grand_slam=no_capture");
-  m.encoding = 3;
-  return m;
-}
 
 /* ---- Forward ---------------------------------------------------------------- */
 static void compare_forward(const nn_config *c, int batch, int masked,
@@ -441,44 +316,50 @@ static void grad_check(const nn_config *c, int batch, int masked, nn_loss_weight
   nn_free(n);
 }
 
-static const nn_config grad_cfg = {.n_in = 6, .hidden = 9, .blocks = 2, .n_actions = 5};
+static const nn_config grad_cfg = {.n_in = 6, .hidden = 9, .blocks = 2, .n_actions = 5},
+                       flat_cfg = {.n_in = 5, .hidden = 8, .blocks = 0, .n_actions = 3},
+                       wide_cfg = {.n_in = 4, .hidden = 20, .blocks = 1, .n_actions = 32};
+
+/* grad_check's cases: the net, batch size, masked, score targets, seed. */
+typedef struct {
+  const nn_config *c;
+  int batch, masked, with_score;
+  uint64_t seed;
+} grad_case;
+
+static void grad_checks(nn_loss_weights w, const grad_case *cases, int n) {
+  for (int i = 0; i < n; i++)
+    grad_check(cases[i].c, cases[i].batch, cases[i].masked, w, cases[i].with_score, cases[i].seed);
+}
 
 START_TEST(grad_policy_head) {
-  nn_loss_weights w = {1, 0, 0};
-  grad_check(&grad_cfg, 1, 1, w, 0, 1);
-  grad_check(&grad_cfg, 3, 1, w, 0, 2);
-  grad_check(&grad_cfg, 8, 0, w, 0, 3);
-  grad_check(&grad_cfg, 8, 1, w, 0, 4);
+  static const grad_case cases[] = {
+      {&grad_cfg, 1, 1, 0, 1}, {&grad_cfg, 3, 1, 0, 2}, {&grad_cfg, 8, 0, 0, 3},
+      {&grad_cfg, 8, 1, 0, 4}};
+  grad_checks((nn_loss_weights){1, 0, 0}, cases, 4);
 }
 END_TEST
 
 START_TEST(grad_value_head) {
-  nn_loss_weights w = {0, 1, 0};
-  grad_check(&grad_cfg, 1, 0, w, 0, 5);
-  grad_check(&grad_cfg, 3, 1, w, 0, 6);
-  grad_check(&grad_cfg, 8, 0, w, 0, 7);
+  static const grad_case cases[] = {
+      {&grad_cfg, 1, 0, 0, 5}, {&grad_cfg, 3, 1, 0, 6}, {&grad_cfg, 8, 0, 0, 7}};
+  grad_checks((nn_loss_weights){0, 1, 0}, cases, 3);
 }
 END_TEST
 
 START_TEST(grad_score_head) {
-  nn_loss_weights w = {0, 0, 1};
-  grad_check(&grad_cfg, 1, 0, w, 1, 8);
-  grad_check(&grad_cfg, 3, 0, w, 1, 9);
-  grad_check(&grad_cfg, 8, 1, w, 1, 10);
+  static const grad_case cases[] = {
+      {&grad_cfg, 1, 0, 1, 8}, {&grad_cfg, 3, 0, 1, 9}, {&grad_cfg, 8, 1, 1, 10}};
+  grad_checks((nn_loss_weights){0, 0, 1}, cases, 3);
 }
 END_TEST
 
 START_TEST(grad_all_heads_weighted) {
-  nn_loss_weights w = {1.0f, 0.7f, 0.3f};
-  grad_check(&grad_cfg, 1, 1, w, 1, 11);
-  grad_check(&grad_cfg, 3, 1, w, 1, 12);
-  grad_check(&grad_cfg, 8, 1, w, 1, 13);
-  grad_check(&grad_cfg, 8, 0, w, 1, 14);
-  grad_check(&grad_cfg, 3, 0, w, 0, 15); /* no score targets */
-  nn_config flat = {.n_in = 5, .hidden = 8, .blocks = 0, .n_actions = 3};
-  grad_check(&flat, 3, 1, w, 1, 16);
-  nn_config wide = {.n_in = 4, .hidden = 20, .blocks = 1, .n_actions = 32};
-  grad_check(&wide, 3, 1, w, 1, 17);
+  static const grad_case cases[] = {
+      {&grad_cfg, 1, 1, 1, 11}, {&grad_cfg, 3, 1, 1, 12}, {&grad_cfg, 8, 1, 1, 13},
+      {&grad_cfg, 8, 0, 1, 14}, {&grad_cfg, 3, 0, 0, 15}, /* no score targets */
+      {&flat_cfg, 3, 1, 1, 16}, {&wide_cfg, 3, 1, 1, 17}};
+  grad_checks((nn_loss_weights){1.0f, 0.7f, 0.3f}, cases, 7);
 }
 END_TEST
 
@@ -727,293 +608,19 @@ START_TEST(hot_path_does_not_allocate) {
 }
 END_TEST
 
-/* ---- Weight files ------------------------------------------------------------------- */
-START_TEST(weights_round_trip_bit_exact) {
-  make_tmpdir();
-  char path[128], err[512];
-  snprintf(path, sizeof path, "%s/net.weights", tmpdir);
-  nn_net *n = make_net(&small_cfg, 17);
-  nn_meta m = test_meta();
-  ck_assert_msg(nn_save(n, &m, path, err, sizeof err) == 0, "%s", err);
-  nn_meta got;
-  nn_expect e = nn_expect_of(&m, &small_cfg);
-  nn_net *l = nn_load(path, &e, &got, err, sizeof err);
-  ck_assert_msg(l != NULL, "%s", err);
-  nn_config lc = nn_config_of(l);
-  ck_assert_int_eq(memcmp(&lc, &small_cfg, sizeof lc), 0);
-  ck_assert_int_eq(memcmp(nn_params(l), nn_params(n), sizeof(float) * nn_param_count(n)), 0);
-  ck_assert_str_eq(got.game, "oware");
-  ck_assert_str_eq(got.rules, "grand_slam=no_capture");
-  ck_assert_int_eq(got.encoding, 3);
-  ck_assert_int_eq(got.n_features, 20);
-  ck_assert_int_eq(got.n_actions, 7);
-  nn_free(l);
-  /* Accept-anything load, and loading into an existing net. */
-  l = nn_load(path, NULL, NULL, err, sizeof err);
-  ck_assert_ptr_nonnull(l);
-  nn_net *into = make_net(&small_cfg, 99);
-  ck_assert_int_eq(nn_load_into(into, path, &e, NULL, err, sizeof err), 0);
-  ck_assert_int_eq(memcmp(nn_params(into), nn_params(n), sizeof(float) * nn_param_count(n)), 0);
-  /* The file is exactly what the format section describes. */
-  size_t len;
-  unsigned char *b = slurp(path, &len);
-  size_t header = 8 + 4 + 8 + 4 + 5 + 4 + 21 + 6 * 4 + 8;
-  ck_assert_uint_eq(len, header + 4 * nn_param_count(n) + 8);
-  ck_assert_int_eq(memcmp(b, "SZWEIGHT", 8), 0);
-  ck_assert_uint_eq(get_u32le(b + 8), 1);
-  ck_assert_uint_eq(get_u64le(b + 12), len);
-  ck_assert_uint_eq(get_u64le(b + len - 8), checksum64(b, len - 8, CHECKSUM64_INIT));
-  float first;
-  uint32_t u = get_u32le(b + header);
-  memcpy(&first, &u, 4);
-  ck_assert(first == nn_params(n)[0]);
-  /* No temporary file is left behind. */
-  char cmd[160];
-  snprintf(cmd, sizeof cmd, "test $(ls %s | wc -l) -eq 1", tmpdir);
-  ck_assert_int_eq(system(cmd), 0);
-  free(b);
-  nn_free(l), nn_free(into), nn_free(n);
-  remove_tmpdir();
-}
-END_TEST
-
-/* Loads path with expectation e and checks the exact message (with %s for
- * the path). */
-static void refuse(const char *path, const nn_expect *e, const char *want_fmt) {
-  char err[512] = "", want[512];
-  nn_net *l = nn_load(path, e, NULL, err, sizeof err);
-  snprintf(want, sizeof want, want_fmt, path);
-  ck_assert_msg(l == NULL, "loaded a bad file (expected \"%s\")", want);
-  ck_assert_str_eq(err, want);
-}
-
-START_TEST(weights_refuse_another_run) {
-  make_tmpdir();
-  char path[128], err[512];
-  snprintf(path, sizeof path, "%s/best.weights", tmpdir);
-  nn_net *n = make_net(&small_cfg, 17);
-  nn_meta m = test_meta();
-  ck_assert(nn_save(n, &m, path, err, sizeof err) == 0);
-  nn_expect e;
-  memset(&e, 0, sizeof e);
-  e.game = "warri";
-  refuse(path, &e, "%s: trained for game 'oware' but this run plays 'warri'");
-  e = nn_expect_of(&m, NULL);
-  e.rules = "grand_slam=forbidden";
-  refuse(path, &e, "%s: trained with rule options 'grand_slam=no_capture' but this run uses "
-                   "'grand_slam=forbidden'");
-  e = nn_expect_of(&m, NULL);
-  e.encoding = 4;
-  refuse(path, &e, "%s: trained on feature encoding version 3 but this run uses version 4");
-  e = nn_expect_of(&m, NULL);
-  e.n_features = 21;
-  refuse(path, &e, "%s: network takes 20 features but this run encodes 21");
-  e = nn_expect_of(&m, NULL);
-  e.n_actions = 6;
-  refuse(path, &e, "%s: network has 7 actions but this game has 6");
-  nn_config other = small_cfg;
-  other.hidden = 32;
-  e = nn_expect_of(&m, &other);
-  refuse(path, &e, "%s: network shape 20-48x2-7 but this run expects 20-32x2-7 "
-                   "(inputs-width x blocks-actions)");
-  /* Into a net of another shape: refused, and the net is untouched. */
-  nn_net *o = make_net(&other, 3);
-  float keep = nn_params(o)[5];
-  ck_assert_int_eq(nn_load_into(o, path, NULL, NULL, err, sizeof err), -1);
-  char want[512];
-  snprintf(want, sizeof want, "%s: network shape 20-48x2-7 but this run expects 20-32x2-7 "
-                              "(inputs-width x blocks-actions)", path);
-  ck_assert_str_eq(err, want);
-  ck_assert(nn_params(o)[5] == keep);
-  /* Metadata that contradicts the net is refused at save time. */
-  m.n_features = 19;
-  ck_assert_int_eq(nn_save(n, &m, path, err, sizeof err), -1);
-  snprintf(want, sizeof want,
-           "%s: metadata says 19 features and 0 actions but the network has 20 and 7", path);
-  ck_assert_str_eq(err, want);
-  nn_free(o), nn_free(n);
-  remove_tmpdir();
-}
-END_TEST
-
-START_TEST(weights_refuse_damaged_files) {
-  make_tmpdir();
-  char good[128], bad[128], err[512];
-  snprintf(good, sizeof good, "%s/good.weights", tmpdir);
-  snprintf(bad, sizeof bad, "%s/bad.weights", tmpdir);
-  nn_net *n = make_net(&small_cfg, 17);
-  nn_meta m = test_meta();
-  ck_assert(nn_save(n, &m, good, err, sizeof err) == 0);
-  size_t len;
-  unsigned char *b = slurp(good, &len);
-  unsigned char *c = malloc(len + 16);
-  char want[256];
-
-  refuse("/nonexistent/x.weights", NULL, "%s: cannot open: No such file or directory");
-
-  memcpy(c, b, len);
-  memcpy(c, "SZWEIGHX", 8);
-  spit(bad, c, len);
-  refuse(bad, NULL, "%s: not a SowZero weight file (bad magic)");
-  spit(bad, "hello\n", 6);
-  refuse(bad, NULL, "%s: not a SowZero weight file (bad magic)");
-
-  memcpy(c, b, len);
-  put_u32le(c + 8, 2);
-  spit(bad, c, len);
-  refuse(bad, NULL, "%s: weight file format version 2 is not supported (this build reads "
-                    "version 1)");
-
-  /* Truncated anywhere: inside the magic, the preamble, the header, the
-   * data and the checksum. */
-  const size_t cuts[] = {0, 5, 8, 15, 19, 20, 40, 60, len / 2, len - 9, len - 1};
-  for (int i = 0; i < 11; i++) {
-    spit(bad, b, cuts[i]);
-    if (cuts[i] < 20)
-      snprintf(want, sizeof want, "%%s: truncated file (%zu bytes)", cuts[i]);
-    else
-      snprintf(want, sizeof want, "%%s: truncated file (%zu of %zu bytes)", cuts[i], len);
-    refuse(bad, NULL, want);
-  }
-  memcpy(c, b, len);
-  memcpy(c + len, "xyz", 3);
-  spit(bad, c, len + 3);
-  refuse(bad, NULL, "%s: 3 unexpected bytes after the end of the weight file");
-
-  /* One flipped byte: in the game name, in the layer sizes, in the data, in
-   * the checksum itself. */
-  const size_t flips[] = {25, 70, len / 2, len - 3};
-  for (int i = 0; i < 4; i++) {
-    memcpy(c, b, len);
-    c[flips[i]] ^= 0x10;
-    spit(bad, c, len);
-    refuse(bad, NULL, "%s: checksum mismatch, the file is corrupted");
-  }
-  /* The good file still loads: the refusals above are about the damage. */
-  nn_net *l = nn_load(good, NULL, NULL, err, sizeof err);
-  ck_assert_msg(l != NULL, "%s", err);
-  nn_free(l);
-  free(b), free(c);
-  nn_free(n);
-  remove_tmpdir();
-}
-END_TEST
-
-/* ---- Checkpoints ------------------------------------------------------------------------ */
-START_TEST(checkpoint_resumes_bit_identically) {
-  make_tmpdir();
-  char path[128], err[512];
-  snprintf(path, sizeof path, "%s/ckpt.bin", tmpdir);
-  nn_train_params p = nn_train_defaults();
-  p.clip_norm = 5.0f;
-  nn_net *n = make_net(&small_cfg, 31);
-  nn_ws *ws = make_ws(n, 16);
-  nn_trainer *t = make_trainer(n, &p);
-  data d = make_data(16, 20, 7, 1, 5);
-  for (int k = 0; k < 5; k++)
-    nn_train_step(n, t, ws, d.x, d.legal, d.tp, d.tv, d.ts, 16, 1e-3f, NULL);
-  nn_meta m = test_meta();
-  const char state[] = "iteration=12 rng=0123456789abcdef";
-  ck_assert_msg(nn_checkpoint_save(n, t, &m, state, sizeof state, path, err, sizeof err) == 0,
-                "%s", err);
-  for (int k = 0; k < 5; k++)
-    nn_train_step(n, t, ws, d.x + 20 * (k % 3), d.legal, d.tp, d.tv, d.ts, 13, 1e-3f, NULL);
-
-  nn_net *r = make_net(&small_cfg, 999); /* other weights, fresh optimiser */
-  nn_trainer *rt = make_trainer(r, &p);
-  char blob[64];
-  size_t blen = 0;
-  nn_meta got;
-  nn_expect e = nn_expect_of(&m, &small_cfg);
-  ck_assert_msg(nn_checkpoint_load(r, rt, path, &e, &got, blob, sizeof blob, &blen, err,
-                                   sizeof err) == 0, "%s", err);
-  ck_assert_uint_eq(blen, sizeof state);
-  ck_assert_str_eq(blob, state);
-  ck_assert_uint_eq(nn_trainer_steps(rt), 5);
-  ck_assert_str_eq(got.game, "oware");
-  for (int k = 0; k < 5; k++)
-    nn_train_step(r, rt, ws, d.x + 20 * (k % 3), d.legal, d.tp, d.tv, d.ts, 13, 1e-3f, NULL);
-  ck_assert_int_eq(memcmp(nn_params(r), nn_params(n), sizeof(float) * nn_param_count(n)), 0);
-  ck_assert_uint_eq(nn_trainer_steps(rt), nn_trainer_steps(t));
-
-  /* Small buffer, wrong kind of file, damage: refused with the reason,
-   * and the net is left alone. */
-  char want[512];
-  float keep = nn_params(r)[0];
-  ck_assert_int_eq(nn_checkpoint_load(r, rt, path, NULL, NULL, blob, 8, &blen, err, sizeof err), -1);
-  snprintf(want, sizeof want, "%s: checkpoint state is %zu bytes but the caller's buffer holds 8",
-           path, sizeof state);
-  ck_assert_str_eq(err, want);
-  refuse(path, NULL, "%s: is a training checkpoint, not a weight file");
-  char wpath[128];
-  snprintf(wpath, sizeof wpath, "%s/w.weights", tmpdir);
-  ck_assert(nn_save(n, &m, wpath, err, sizeof err) == 0);
-  ck_assert_int_eq(nn_checkpoint_load(r, rt, wpath, NULL, NULL, blob, sizeof blob, &blen, err,
-                                      sizeof err), -1);
-  snprintf(want, sizeof want, "%s: is a weight file, not a training checkpoint", wpath);
-  ck_assert_str_eq(err, want);
-  size_t len;
-  unsigned char *b = slurp(path, &len);
-  b[len / 3] ^= 1;
-  spit(path, b, len);
-  ck_assert_int_eq(nn_checkpoint_load(r, rt, path, NULL, NULL, blob, sizeof blob, &blen, err,
-                                      sizeof err), -1);
-  snprintf(want, sizeof want, "%s: checksum mismatch, the file is corrupted", path);
-  ck_assert_str_eq(err, want);
-  b[len / 3] ^= 1;
-  spit(path, b, len - 100);
-  ck_assert_int_eq(nn_checkpoint_load(r, rt, path, NULL, NULL, blob, sizeof blob, &blen, err,
-                                      sizeof err), -1);
-  snprintf(want, sizeof want, "%s: truncated file (%zu of %zu bytes)", path, len - 100, len);
-  ck_assert_str_eq(err, want);
-  e.game = "warri";
-  spit(path, b, len);
-  ck_assert_int_eq(nn_checkpoint_load(r, rt, path, &e, NULL, blob, sizeof blob, &blen, err,
-                                      sizeof err), -1);
-  snprintf(want, sizeof want, "%s: trained for game 'oware' but this run plays 'warri'", path);
-  ck_assert_str_eq(err, want);
-  ck_assert(nn_params(r)[0] == keep);
-  free(b);
-  free_data(&d);
-  nn_trainer_free(rt), nn_free(r);
-  nn_trainer_free(t), nn_ws_free(ws), nn_free(n);
-  remove_tmpdir();
-}
-END_TEST
-
 static Suite *nn_suite(void) {
   Suite *s = suite_create("nn");
-  TCase *f = tcase_create("forward");
-  tcase_set_timeout(f, 120);
-  tcase_add_test(f, forward_matches_naive);
-  tcase_add_test(f, batch_one_paths_match_naive);
-  tcase_add_test(f, forward_rejects_misuse);
-  tcase_add_test(f, layout_is_one_contiguous_table);
-  tcase_add_test(f, threads_share_a_net);
-  suite_add_tcase(s, f);
-  TCase *g = tcase_create("gradients");
-  tcase_set_timeout(g, 120);
-  tcase_add_test(g, grad_policy_head);
-  tcase_add_test(g, grad_value_head);
-  tcase_add_test(g, grad_score_head);
-  tcase_add_test(g, grad_all_heads_weighted);
-  tcase_add_test(g, losses_have_their_documented_values);
-  tcase_add_test(g, adamw_matches_hand_computation);
-  tcase_add_test(g, trainer_rejects_bad_settings);
-  suite_add_tcase(s, g);
-  TCase *l = tcase_create("learning");
-  tcase_set_timeout(l, 120);
-  tcase_add_test(l, learns_a_synthetic_task);
-  tcase_add_test(l, training_is_deterministic);
-  tcase_add_test(l, hot_path_does_not_allocate);
-  suite_add_tcase(s, l);
-  TCase *w = tcase_create("files");
-  tcase_set_timeout(w, 120);
-  tcase_add_test(w, weights_round_trip_bit_exact);
-  tcase_add_test(w, weights_refuse_another_run);
-  tcase_add_test(w, weights_refuse_damaged_files);
-  tcase_add_test(w, checkpoint_resumes_bit_identically);
-  suite_add_tcase(s, w);
+  add_tests(s, "forward", 120,
+            (const TTest *[]){forward_matches_naive, batch_one_paths_match_naive,
+                              forward_rejects_misuse, layout_is_one_contiguous_table,
+                              threads_share_a_net, NULL});
+  add_tests(s, "gradients", 120,
+            (const TTest *[]){grad_policy_head, grad_value_head, grad_score_head,
+                              grad_all_heads_weighted, losses_have_their_documented_values,
+                              adamw_matches_hand_computation, trainer_rejects_bad_settings, NULL});
+  add_tests(s, "learning", 120,
+            (const TTest *[]){learns_a_synthetic_task, training_is_deterministic,
+                              hot_path_does_not_allocate, NULL});
   return s;
 }
 

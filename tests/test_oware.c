@@ -1,203 +1,142 @@
 /* Oware engine: the reference traces, the worked examples of docs/games/oware.md,
  * perft goldens per grand-slam variant, and random stress. */
-#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/base.h"
-#include "game/game.h"
 #include "tests/gametest.h"
-#include "tests/testutil.h"
-
-/* A position from South's row, North's row (each from its owner's left) and
- * the two stores. */
-static game_pos board(int mover, const int s[6], const int nn[6], int cap0, int cap1) {
-  char t[128];
-  snprintf(t, sizeof t, "%d  %d %d %d %d %d %d  %d %d %d %d %d %d  %d %d", mover, s[0], s[1], s[2],
-           s[3], s[4], s[5], nn[0], nn[1], nn[2], nn[3], nn[4], nn[5], cap0, cap1);
-  return pos(t);
-}
-
-static void assert_board(const game_pos *p, const int s[6], const int nn[6], int cap0,
-                         int cap1) {
-  for (int i = 0; i < 6; i++) {
-    ck_assert_int_eq(p->pits[i], s[i]);
-    ck_assert_int_eq(p->pits[6 + i], nn[i]);
-  }
-  ck_assert_int_eq(p->store[0], cap0);
-  ck_assert_int_eq(p->store[1], cap1);
-}
-
 
 /* ---- Worked examples, docs/games/oware.md ---------------------------------- */
 
-#define ROW(...) ((const int[6]){__VA_ARGS__})
-
 START_TEST(o1_opening) {
-  configure_game("oware", NULL);
-  game_pos p;
-  game_start(&G, &p);
-  play_legal(&p, 4);
-  assert_board(&p, ROW(4, 4, 4, 4, 0, 5), ROW(5, 5, 5, 4, 4, 4), 0, 0);
+  configure(NULL);
+  game_pos p = play_expect(NULL, 4, "4 4 4 4 0 5  5 5 5 4 4 4  0 0", NULL);
   ck_assert_int_eq(p.mover, 1);
 }
 END_TEST
 
-START_TEST(o2_thirteen_seeds_skip_origin) {
-  configure_game("oware", NULL);
-  game_pos p = board(0, ROW(2, 13, 1, 0, 3, 1), ROW(4, 0, 2, 5, 1, 3), 6, 7);
-  play_legal(&p, 1);
-  assert_board(&p, ROW(3, 0, 3, 2, 4, 2), ROW(5, 1, 3, 6, 2, 4), 6, 7);
-}
-END_TEST
-
-START_TEST(o3_twelve_seeds_end_next_to_origin) {
-  configure_game("oware", NULL);
-  game_pos p = board(0, ROW(0, 12, 0, 0, 0, 1), ROW(1, 1, 1, 1, 1, 1), 10, 19);
-  play_legal(&p, 1);
-  assert_board(&p, ROW(1, 0, 2, 1, 1, 2), ROW(2, 2, 2, 2, 2, 2), 10, 19);
-}
-END_TEST
-
-START_TEST(o4_single_capture) {
-  configure_game("oware", NULL);
-  game_pos p = board(0, ROW(1, 0, 2, 6, 0, 1), ROW(3, 0, 3, 2, 1, 0), 14, 15);
-  play_legal(&p, 3);
-  assert_board(&p, ROW(1, 0, 2, 0, 1, 2), ROW(4, 1, 4, 0, 1, 0), 17, 15);
-}
-END_TEST
-
-START_TEST(o5_double_capture) {
-  configure_game("oware", NULL);
-  game_pos p = board(0, ROW(1, 0, 2, 6, 0, 1), ROW(3, 3, 1, 2, 1, 0), 14, 14);
-  play_legal(&p, 3);
-  assert_board(&p, ROW(1, 0, 2, 0, 1, 2), ROW(4, 4, 0, 0, 1, 0), 19, 14);
-}
-END_TEST
-
-START_TEST(o6_chain_stops_at_own_row) {
-  configure_game("oware", NULL);
-  game_pos p = board(0, ROW(2, 0, 1, 4, 0, 0), ROW(1, 2, 0, 4, 0, 1), 15, 18);
-  play_legal(&p, 3);
-  assert_board(&p, ROW(2, 0, 1, 0, 1, 1), ROW(0, 0, 0, 4, 0, 1), 20, 18);
+/* O2-O6: one move each from the position before it. */
+START_TEST(o2_to_o6_sowing_and_captures) {
+  static const struct {
+    const char *before;
+    int action;
+    const char *after;
+  } cases[] = {
+      /* O2: thirteen seeds skip the origin. */
+      {"0  2 13 1 0 3 1  4 0 2 5 1 3  6 7", 1, "3 0 3 2 4 2  5 1 3 6 2 4  6 7"},
+      /* O3: twelve seeds end next to the origin. */
+      {"0  0 12 0 0 0 1  1 1 1 1 1 1  10 19", 1, "1 0 2 1 1 2  2 2 2 2 2 2  10 19"},
+      /* O4: a single capture. */
+      {"0  1 0 2 6 0 1  3 0 3 2 1 0  14 15", 3, "1 0 2 0 1 2  4 1 4 0 1 0  17 15"},
+      /* O5: a double capture. */
+      {"0  1 0 2 6 0 1  3 3 1 2 1 0  14 14", 3, "1 0 2 0 1 2  4 4 0 0 1 0  19 14"},
+      /* O6: the chain stops at the mover's own row. */
+      {"0  2 0 1 4 0 0  1 2 0 4 0 1  15 18", 3, "2 0 1 0 1 1  0 0 0 4 0 1  20 18"},
+  };
+  configure(NULL);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    play_expect(cases[i].before, cases[i].action, cases[i].after, NULL);
 }
 END_TEST
 
 START_TEST(o7_forced_feed) {
-  configure_game("oware", NULL);
-  game_pos p = board(0, ROW(1, 1, 0, 0, 2, 0), ROW(0, 0, 0, 0, 0, 0), 22, 22);
-  ck_assert_uint_eq(game_legal(&G, &p), 1u << 4);
-  play_legal(&p, 4);
-  assert_board(&p, ROW(1, 1, 0, 0, 0, 1), ROW(1, 0, 0, 0, 0, 0), 22, 22);
+  configure(NULL);
+  const char *o7 = "0  1 1 0 0 2 0  0 0 0 0 0 0  22 22";
+  ck_assert_uint_eq(game_legal(&G, (const game_pos[]){pos(o7)}), 1u << 4);
+  play_expect(o7, 4, "1 1 0 0 0 1  1 0 0 0 0 0  22 22", NULL);
 }
 END_TEST
 
 START_TEST(o8_famine) {
-  configure_game("oware", NULL);
-  game_pos p = board(0, ROW(3, 2, 1, 1, 0, 0), ROW(0, 0, 0, 0, 0, 0), 20, 21);
-  ck_assert_int_eq(p.status, GAME_OVER);
-  ck_assert_int_eq(p.end_reason, GAME_END_FAMINE);
-  ck_assert_int_eq(p.final[0], 27);
-  ck_assert_int_eq(p.final[1], 21);
-  ck_assert_int_eq(p.winner, GAME_SOUTH);
+  configure(NULL);
+  game_pos p = pos("0  3 2 1 1 0 0  0 0 0 0 0 0  20 21");
+  expect_end(&p, GAME_END_FAMINE, 27, 21, GAME_SOUTH);
   ck_assert_uint_eq(game_legal(&G, &p), 0);
 }
 END_TEST
 
 /* O9: the same grand slam under each variant. */
-static game_pos o9(const char *variant) {
-  char set[64];
-  snprintf(set, sizeof set, "grand_slam=%s", variant);
-  configure_game("oware", set);
-  return board(0, ROW(1, 0, 2, 0, 2, 3), ROW(1, 2, 1, 0, 0, 0), 16, 20);
-}
+#define O9 "0  1 0 2 0 2 3  1 2 1 0 0 0  16 20"
 
 START_TEST(o9_no_capture) {
-  game_pos p = o9("no_capture");
-  ck_assert_uint_eq(game_legal(&G, &p), (1u << 0) | (1u << 2) | (1u << 4) | (1u << 5));
-  ck_assert(game_play(&G, &p, 5) & GAME_PLAY_GRANDSLAM);
-  assert_board(&p, ROW(1, 0, 2, 0, 2, 0), ROW(2, 3, 2, 0, 0, 0), 16, 20);
+  configure("grand_slam=no_capture");
+  ck_assert_uint_eq(game_legal(&G, (const game_pos[]){pos(O9)}),
+                    (1u << 0) | (1u << 2) | (1u << 4) | (1u << 5));
+  int flags;
+  game_pos p = play_expect(O9, 5, "1 0 2 0 2 0  2 3 2 0 0 0  16 20", &flags);
+  ck_assert(flags & GAME_PLAY_GRANDSLAM);
   ck_assert_int_eq(p.status, GAME_ONGOING);
   ck_assert_int_eq(p.mover, 1);
 }
 END_TEST
 
 START_TEST(o9_forbidden) {
-  game_pos p = o9("forbidden");
-  ck_assert_uint_eq(game_legal(&G, &p), (1u << 0) | (1u << 2) | (1u << 4));
-  play_legal(&p, 4); /* E is no grand slam: it captures a only */
-  assert_board(&p, ROW(1, 0, 2, 0, 0, 4), ROW(0, 2, 1, 0, 0, 0), 18, 20);
+  configure("grand_slam=forbidden");
+  ck_assert_uint_eq(game_legal(&G, (const game_pos[]){pos(O9)}),
+                    (1u << 0) | (1u << 2) | (1u << 4));
+  /* E is no grand slam: it captures a only. */
+  play_expect(O9, 4, "1 0 2 0 0 4  0 2 1 0 0 0  18 20", NULL);
 }
 END_TEST
 
 START_TEST(o9_forbidden_only_move_stands_without_capture) {
-  configure_game("oware", "grand_slam=forbidden");
+  configure("grand_slam=forbidden");
   /* South's only move sows into North's row and would take every seed. */
-  game_pos p = board(0, ROW(0, 0, 0, 0, 0, 2), ROW(1, 1, 0, 0, 0, 0), 24, 20);
-  ck_assert_uint_eq(game_legal(&G, &p), 1u << 5);
-  ck_assert(game_play(&G, &p, 5) & GAME_PLAY_GRANDSLAM);
-  assert_board(&p, ROW(0, 0, 0, 0, 0, 0), ROW(2, 2, 0, 0, 0, 0), 24, 20);
+  const char *only = "0  0 0 0 0 0 2  1 1 0 0 0 0  24 20";
+  ck_assert_uint_eq(game_legal(&G, (const game_pos[]){pos(only)}), 1u << 5);
+  int flags;
+  play_expect(only, 5, "0 0 0 0 0 0  2 2 0 0 0 0  24 20", &flags);
+  ck_assert(flags & GAME_PLAY_GRANDSLAM);
 }
 END_TEST
 
 START_TEST(o9_capture_continue) {
-  game_pos p = o9("capture_continue");
-  play_legal(&p, 5);
-  assert_board(&p, ROW(1, 0, 2, 0, 2, 0), ROW(0, 0, 0, 0, 0, 0), 23, 20);
+  configure("grand_slam=capture_continue");
+  game_pos p = play_expect(O9, 5, "1 0 2 0 2 0  0 0 0 0 0 0  23 20", NULL);
   ck_assert_int_eq(p.mover, 0);
   ck_assert_int_eq(p.status, GAME_ONGOING);
   ck_assert_uint_eq(game_legal(&G, &p), 1u << 4);
   play_legal(&p, 4);
-  assert_board(&p, ROW(1, 0, 2, 0, 0, 1), ROW(1, 0, 0, 0, 0, 0), 23, 20);
+  expect_board(&p, "1 0 2 0 0 1  1 0 0 0 0 0  23 20");
 }
 END_TEST
 
-START_TEST(o9_capture_end) {
-  game_pos p = o9("capture_end");
-  play_legal(&p, 5);
-  ck_assert_int_eq(p.status, GAME_OVER);
-  ck_assert_int_eq(p.final[0], 28);
-  ck_assert_int_eq(p.final[1], 20);
-  ck_assert_int_eq(p.winner, GAME_SOUTH);
-}
-END_TEST
-
-START_TEST(o9_loses) {
-  game_pos p = o9("loses");
-  play_legal(&p, 5);
-  ck_assert_int_eq(p.status, GAME_OVER);
-  ck_assert_int_eq(p.winner, GAME_NORTH);
-}
-END_TEST
-
-START_TEST(o9_end_prior_only) {
-  game_pos p = o9("end_prior_only");
-  play_legal(&p, 5);
-  ck_assert_int_eq(p.status, GAME_OVER);
-  ck_assert_int_eq(p.final[0], 16);
-  ck_assert_int_eq(p.final[1], 20);
-  ck_assert_int_eq(p.winner, GAME_NORTH);
-}
-END_TEST
-
-START_TEST(o9_stripped_loses) {
-  game_pos p = o9("stripped_loses");
-  play_legal(&p, 5);
-  ck_assert_int_eq(p.status, GAME_OVER);
-  ck_assert_int_eq(p.winner, GAME_SOUTH);
+/* The variants where the grand slam ends the game: the winner, and the
+ * final scores where the page gives them (-1: not checked). */
+START_TEST(o9_endings) {
+  static const struct {
+    const char *variant;
+    int winner, final0, final1;
+  } cases[] = {
+      {"capture_end", GAME_SOUTH, 28, 20},
+      {"loses", GAME_NORTH, -1, -1},
+      {"end_prior_only", GAME_NORTH, 16, 20},
+      {"stripped_loses", GAME_SOUTH, -1, -1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char set[64];
+    snprintf(set, sizeof set, "grand_slam=%s", cases[i].variant);
+    configure(set);
+    game_pos p = pos(O9);
+    play_legal(&p, 5);
+    ck_assert_msg(p.status == GAME_OVER, "%s: the game goes on", cases[i].variant);
+    ck_assert_msg(p.winner == cases[i].winner, "%s: winner %d", cases[i].variant, p.winner);
+    if (cases[i].final0 >= 0) {
+      ck_assert_int_eq(p.final[0], cases[i].final0);
+      ck_assert_int_eq(p.final[1], cases[i].final1);
+    }
+  }
 }
 END_TEST
 
 START_TEST(w1_warri_lap_capture_then_feed) {
   configure_game("warri", NULL);
-  game_pos p = board(0, ROW(0, 0, 0, 0, 1, 17), ROW(1, 0, 1, 0, 0, 1), 5, 22);
-  play_legal(&p, 5);
-  assert_board(&p, ROW(1, 1, 1, 1, 2, 0), ROW(0, 0, 0, 0, 0, 0), 20, 22);
+  game_pos p = play_expect("0  0 0 0 0 1 17  1 0 1 0 0 1  5 22", 5,
+                           "1 1 1 1 2 0  0 0 0 0 0 0  20 22", NULL);
   ck_assert_int_eq(p.mover, 0);
   ck_assert_uint_eq(game_legal(&G, &p), 1u << 4);
   play_legal(&p, 4);
-  assert_board(&p, ROW(1, 1, 1, 1, 0, 1), ROW(1, 0, 0, 0, 0, 0), 20, 22);
+  expect_board(&p, "1 1 1 1 0 1  1 0 0 0 0 0  20 22");
 }
 END_TEST
 
@@ -336,9 +275,7 @@ START_TEST(reference_capture_biased) {
 END_TEST
 
 
-/* ---- Perft ------------------------------------------------------------------
- * Move sequences of length d through the full rules, repetition included;
- * games that end earlier are not counted. */
+/* ---- Perft and random stress, per grand-slam variant ------------------------------ */
 
 static const char *const variants[7] = {"capture_continue", "capture_end",    "forbidden",
                                         "no_capture",       "loses",          "end_prior_only",
@@ -346,59 +283,39 @@ static const char *const variants[7] = {"capture_continue", "capture_end",    "f
 
 /* The positions: the start; O9's grand slam; a lap with a feeding fight;
  * an endgame where repetition and famine come into reach. */
-typedef struct {
-  const char *name;
-  int mover, s[6], n[6], cap0, cap1, depth;
-} perft_pos;
-
-static const perft_pos perft_positions[4] = {
-    {"start", 0, {4, 4, 4, 4, 4, 4}, {4, 4, 4, 4, 4, 4}, 0, 0, 9},
-    {"grand-slam", 0, {1, 0, 2, 0, 2, 3}, {1, 2, 1, 0, 0, 0}, 16, 20, 8},
-    {"lap", 1, {0, 1, 0, 2, 1, 0}, {0, 13, 1, 2, 0, 3}, 12, 13, 8},
-    {"endgame", 0, {1, 0, 1, 0, 0, 2}, {0, 1, 0, 1, 0, 0}, 21, 21, 9},
+static const struct {
+  const char *name, *tokens;
+  int depth;
+} perft_positions[4] = {
+    {"start", NULL, 9},
+    {"grand-slam", O9, 8},
+    {"lap", "1  0 1 0 2 1 0  0 13 1 2 0 3  12 13", 8},
+    {"endgame", "0  1 0 1 0 0 2  0 1 0 1 0 0  21 21", 9},
 };
 
-/* Pinned goldens[position][variant][depth-1], computed by this engine and
- * checked by hand at depths 1-2 (see docs/RULES-ENGINE.md). */
+/* Pinned goldens[position][variant][depth-1]; the header tells how each
+ * was derived (depths 1-2 of the start by hand, the rest from this engine). */
 #include "tests/perft_goldens.h"
-
-START_TEST(perft_goldens) {
-  int pi = _i / 7, vi = _i % 7;
-  const perft_pos *pp = &perft_positions[pi];
-  char set[64];
-  snprintf(set, sizeof set, "grand_slam=%s", variants[vi]);
-  configure_game("oware", set);
-  game_pos p = board(pp->mover, pp->s, pp->n, pp->cap0, pp->cap1);
-  int depth = pp->depth;
-  if (test_scale() < 1.0) depth -= 2; /* sanitizers: the shallower goldens */
-  char what[64];
-  snprintf(what, sizeof what, "%s %s", pp->name, variants[vi]);
-  expect_perft(&p, 1, perft_golden[pi][vi], depth, what);
-}
-END_TEST
 
 /* Depths 1 and 2 from the start by hand: 6 moves, then 6 replies each. */
 START_TEST(perft_start_by_hand) {
-  configure_game("oware", NULL);
-  game_pos p;
-  game_start(&G, &p);
+  configure(NULL);
+  game_pos p = start_pos();
   ck_assert_uint_eq(perft_hist(&p, 1), 6);
   ck_assert_uint_eq(perft_hist(&p, 2), 36);
 }
 END_TEST
 
-/* ---- Random stress -------------------------------------------------------------
- * Random games under each variant: seeds are conserved after every move, the
- * mover changes unless a capture_continue grand slam says otherwise, every
- * game ends within max_plies, and final scores follow the award rules. */
-
-static int stress_gs; /* the grand_slam variant under stress */
-
+/* Random games under each variant: seeds are conserved after every move,
+ * the mover changes unless a capture_continue grand slam says otherwise,
+ * every game ends within max_plies, and final scores follow the award
+ * rules. */
 static void stress_move(const game_pos *p, int flags, int mover) {
-  CHECK(board_seeds(p) == 48 || (p->status == GAME_OVER && stress_gs == 1 /* capture_end */),
+  int gs = game_option_value(&G, "grand_slam"); /* an index into variants */
+  CHECK(board_seeds(p) == 48 || (p->status == GAME_OVER && gs == 1 /* capture_end */),
         "seeds not conserved: %d", board_seeds(p));
   if (p->status == GAME_ONGOING)
-    CHECK(p->mover == 1 - mover || ((flags & GAME_PLAY_GRANDSLAM) && stress_gs == 0),
+    CHECK(p->mover == 1 - mover || ((flags & GAME_PLAY_GRANDSLAM) && gs == 0),
           "wrong side to move");
 }
 
@@ -409,25 +326,11 @@ static void stress_game(const game_pos *p) {
           p->final[1]);
 }
 
-START_TEST(stress_variant) {
-  char set[64];
-  snprintf(set, sizeof set, "grand_slam=%s", variants[_i]);
-  configure_game("oware", set);
-  stress_gs = _i;
-  /* The common endings all occur in a long random sample. */
-  random_run run = {.games = (long)(100000 * test_scale()), .seed = 7, .stream = (uint64_t)_i,
-                    .max_ply = 1000, .check_move = stress_move, .check_game = stress_game,
-                    .common_ends = {GAME_END_TARGET, GAME_END_FAMINE, GAME_END_REPETITION}};
-  random_games(&run);
-}
-END_TEST
-
 /* ---- Other options -------------------------------------------------------------- */
 
 START_TEST(nocap_limit_ends_with_award) {
-  configure_game("oware", "nocap_limit=3 repetition=0");
-  game_pos p;
-  game_start(&G, &p);
+  configure("nocap_limit=3 repetition=0");
+  game_pos p = start_pos();
   game_play(&G, &p, 0);
   game_play(&G, &p, 0);
   ck_assert_int_eq(p.status, GAME_ONGOING);
@@ -439,13 +342,10 @@ START_TEST(nocap_limit_ends_with_award) {
 END_TEST
 
 START_TEST(max_plies_cap) {
-  configure_game("oware", "max_plies=5 cycle_award=draw");
-  game_pos p;
-  game_start(&G, &p);
+  configure("max_plies=5 cycle_award=draw");
+  game_pos p = start_pos();
   for (int i = 0; i < 5; i++) game_play(&G, &p, game_nth_action(game_legal(&G, &p), 0));
-  ck_assert_int_eq(p.status, GAME_OVER);
-  ck_assert_int_eq(p.end_reason, GAME_END_MAXPLIES);
-  ck_assert_int_eq(p.winner, GAME_DRAW);
+  expect_end(&p, GAME_END_MAXPLIES, -1, -1, GAME_DRAW);
 }
 END_TEST
 
@@ -456,9 +356,8 @@ END_TEST
 static int first_nth_repeat(const uint8_t *moves, int nmoves, int n) {
   static game_pos seen[1100];
   int len = 0;
-  configure_game("oware", "repetition=0");
-  game_pos p;
-  game_start(&G, &p);
+  configure("repetition=0");
+  game_pos p = start_pos();
   seen[len++] = p;
   for (int i = 0; i < nmoves; i++) {
     int flags = game_play(&G, &p, moves[i]);
@@ -482,12 +381,10 @@ START_TEST(repetition_counts) {
     /* A random game with repetition off, recorded. */
     uint8_t moves[1000];
     int n = 0;
-    configure_game("oware", "repetition=0");
-    game_pos p;
-    game_start(&G, &p);
+    configure("repetition=0");
+    game_pos p = start_pos();
     while (p.status == GAME_ONGOING && n < 1000) {
-      moves[n] = (uint8_t)game_nth_action(game_legal(&G, &p),
-                                          (int)rng_below(&r, (uint32_t)game_count(game_legal(&G, &p))));
+      moves[n] = (uint8_t)game_random_action(&r, game_legal(&G, &p));
       game_play(&G, &p, moves[n++]);
     }
     for (int rep = 1; rep <= 3; rep++) {
@@ -495,8 +392,8 @@ START_TEST(repetition_counts) {
       if (expect < 0) continue;
       char set[32];
       snprintf(set, sizeof set, "repetition=%d", rep);
-      configure_game("oware", set);
-      game_start(&G, &p);
+      configure(set);
+      p = start_pos();
       game_hist_reset(h, &p);
       int i = 0;
       while (p.status == GAME_ONGOING) game_step(&G, &p, h, moves[i++]);
@@ -512,24 +409,19 @@ START_TEST(repetition_counts) {
 END_TEST
 
 START_TEST(split_even_award_halves_odd_seed) {
-  configure_game("oware", "cycle_award=split_even max_plies=1");
-  game_pos p = board(0, ROW(1, 0, 0, 0, 0, 2), ROW(0, 0, 0, 0, 0, 2), 21, 22);
+  configure("cycle_award=split_even max_plies=1");
+  game_pos p = pos("0  1 0 0 0 0 2  0 0 0 0 0 2  21 22");
   game_play(&G, &p, 0);
-  ck_assert_int_eq(p.status, GAME_OVER);
   /* 5 seeds left: 2 each and half of the odd one. */
-  ck_assert_int_eq(p.final[0], 23);
-  ck_assert_int_eq(p.final[1], 24);
+  expect_end(&p, -1, 23, 24, GAME_NORTH);
   ck_assert_int_eq(p.half, 1);
-  ck_assert_int_eq(p.winner, GAME_NORTH);
 }
 END_TEST
 
 START_TEST(leftover_none_gives_board_to_nobody) {
-  configure_game("oware", "leftover=none");
-  game_pos p = board(0, ROW(3, 2, 1, 1, 0, 0), ROW(0, 0, 0, 0, 0, 0), 20, 21);
-  ck_assert_int_eq(p.status, GAME_OVER);
-  ck_assert_int_eq(p.final[0], 20);
-  ck_assert_int_eq(p.final[1], 21);
+  configure("leftover=none");
+  game_pos p = pos("0  3 2 1 1 0 0  0 0 0 0 0 0  20 21");
+  expect_end(&p, -1, 20, 21, -1);
 }
 END_TEST
 
@@ -537,27 +429,23 @@ START_TEST(feed_check_after_capture) {
   /* North's row is empty; South's 17 seeds lap the board and end in pit 11
    * with two seeds in every North pit: a grand slam that feeds by sowing
    * but, where it captures, leaves North nothing. */
-  configure_game("oware", "grand_slam=capture_continue");
-  game_pos p = board(0, ROW(0, 0, 0, 0, 1, 17), ROW(0, 0, 0, 0, 0, 0), 15, 15);
-  ck_assert_uint_eq(game_legal(&G, &p), 1u << 5);
-  configure_game("oware", "grand_slam=capture_continue feed_check=after_capture");
-  p = board(0, ROW(0, 0, 0, 0, 1, 17), ROW(0, 0, 0, 0, 0, 0), 15, 15);
-  ck_assert_int_eq(p.status, GAME_OVER);
-  ck_assert_int_eq(p.end_reason, GAME_END_FAMINE);
-  ck_assert_int_eq(p.final[0], 33);
-  configure_game("oware", "grand_slam=no_capture feed_check=after_capture");
-  p = board(0, ROW(0, 0, 0, 0, 1, 17), ROW(0, 0, 0, 0, 0, 0), 15, 15);
-  ck_assert_uint_eq(game_legal(&G, &p), 1u << 5);
+  const char *lap = "0  0 0 0 0 1 17  0 0 0 0 0 0  15 15";
+  configure("grand_slam=capture_continue");
+  ck_assert_uint_eq(game_legal(&G, (const game_pos[]){pos(lap)}), 1u << 5);
+  configure("grand_slam=capture_continue feed_check=after_capture");
+  game_pos p = pos(lap);
+  expect_end(&p, GAME_END_FAMINE, 33, -1, -1);
+  configure("grand_slam=no_capture feed_check=after_capture");
+  ck_assert_uint_eq(game_legal(&G, (const game_pos[]){pos(lap)}), 1u << 5);
 }
 END_TEST
 
 START_TEST(small_boards) {
-  configure_game("oware", "houses=3 seeds=2");
+  configure("houses=3 seeds=2");
   ck_assert_int_eq(G.n_actions, 3);
   ck_assert_int_eq(G.total_seeds, 12);
   ck_assert_int_eq(G.n_features, 34);
-  game_pos p;
-  game_start(&G, &p);
+  game_pos p = start_pos();
   ck_assert_uint_eq(game_legal(&G, &p), 7);
   game_play(&G, &p, 0); /* pit 0: 2 seeds into pits 1 and 2 */
   ck_assert_int_eq(p.pits[0], 0);
@@ -575,85 +463,51 @@ START_TEST(small_boards) {
 }
 END_TEST
 
-START_TEST(encode_is_from_movers_view) {
-  configure_game("oware", NULL);
-  game_pos a = board(0, ROW(1, 2, 3, 0, 0, 0), ROW(5, 6, 7, 8, 9, 2), 3, 2);
-  game_pos b = board(1, ROW(5, 6, 7, 8, 9, 2), ROW(1, 2, 3, 0, 0, 0), 2, 3);
-  float fa[GAME_MAX_FEATURES], fb[GAME_MAX_FEATURES];
-  expect_same_encoding(&a, &b, fa, fb);
-  ck_assert_float_eq(fa[0], 0.125f);    /* own pit 0: 1 seed */
-  ck_assert_float_eq(fa[2], 1.0f);      /* ... is a 1 */
-  ck_assert_float_eq(fa[60], 3.0f / 25); /* own store */
-}
-END_TEST
-
-START_TEST(setboard_rejects_bad_input) {
-  configure_game("oware", NULL);
-  setboard_fails("0 4 4", "setboard takes MOVER, 12 pits and 2 stores (15 numbers), got 3");
-  setboard_fails("0  4 4 4 4 4 4  4 4 4 4 4 4  0 1",
-                 "pits and stores hold 49 seeds, this game has 48");
-  setboard_fails("2  4 4 4 4 4 4  4 4 4 4 4 4  0 0", "bad mover '2' (0 or 1)");
-  setboard_fails("0  4 x 4 4 4 4  4 4 4 4 4 4  0 0", "bad seed count 'x' (0..48)");
-}
-END_TEST
-
-START_TEST(board_tokens_round_trip) {
-  configure_game("oware", NULL);
-  game_pos p;
-  game_start(&G, &p);
-  expect_tokens(&p, "4 4 4 4 4 4 4 4 4 4 4 4 0 0");
-  random_round_trips(3, 300);
-}
-END_TEST
-
-Suite *oware_suite(void) {
-  Suite *s = suite_create("oware");
-  TCase *t = tcase_create("reference");
-  tcase_set_timeout(t, 120);
-  tcase_add_test(t, reference_random);
-  tcase_add_test(t, reference_capture_biased);
-  suite_add_tcase(s, t);
-  TCase *ex = tcase_create("worked examples");
-  tcase_add_test(ex, o1_opening);
-  tcase_add_test(ex, o2_thirteen_seeds_skip_origin);
-  tcase_add_test(ex, o3_twelve_seeds_end_next_to_origin);
-  tcase_add_test(ex, o4_single_capture);
-  tcase_add_test(ex, o5_double_capture);
-  tcase_add_test(ex, o6_chain_stops_at_own_row);
-  tcase_add_test(ex, o7_forced_feed);
-  tcase_add_test(ex, o8_famine);
-  tcase_add_test(ex, o9_no_capture);
-  tcase_add_test(ex, o9_forbidden);
-  tcase_add_test(ex, o9_forbidden_only_move_stands_without_capture);
-  tcase_add_test(ex, o9_capture_continue);
-  tcase_add_test(ex, o9_capture_end);
-  tcase_add_test(ex, o9_loses);
-  tcase_add_test(ex, o9_end_prior_only);
-  tcase_add_test(ex, o9_stripped_loses);
-  tcase_add_test(ex, w1_warri_lap_capture_then_feed);
-  suite_add_tcase(s, ex);
-  TCase *pf = tcase_create("perft");
-  tcase_set_timeout(pf, 300);
-  tcase_add_test(pf, perft_start_by_hand);
-  tcase_add_loop_test(pf, perft_goldens, 0, 28);
-  suite_add_tcase(s, pf);
-  TCase *st = tcase_create("stress");
-  tcase_set_timeout(st, 300);
-  tcase_add_loop_test(st, stress_variant, 0, 7);
-  suite_add_tcase(s, st);
-  TCase *op = tcase_create("options");
-  tcase_add_test(op, nocap_limit_ends_with_award);
-  tcase_add_test(op, max_plies_cap);
-  tcase_add_test(op, repetition_counts);
-  tcase_add_test(op, split_even_award_halves_odd_seed);
-  tcase_add_test(op, leftover_none_gives_board_to_nobody);
-  tcase_add_test(op, feed_check_after_capture);
-  tcase_add_test(op, small_boards);
-  tcase_add_test(op, encode_is_from_movers_view);
-  tcase_add_test(op, setboard_rejects_bad_input);
-  tcase_add_test(op, board_tokens_round_trip);
-  suite_add_tcase(s, op);
-  return s;
+static Suite *oware_suite(void) {
+  /* Every position under every variant; index 7 * position + variant. */
+  static perft_case perft[4 * 7];
+  static char what[4 * 7][48], settings[7][40];
+  static stress_case stress[7];
+  for (int v = 0; v < 7; v++) {
+    snprintf(settings[v], sizeof settings[v], "grand_slam=%s", variants[v]);
+    stress[v] = (stress_case){settings[v],
+                              {.games = 100000, .seed = 7, .stream = (uint64_t)v,
+                               .max_ply = 1000, .check_move = stress_move,
+                               .check_game = stress_game,
+                               .common_ends = {GAME_END_TARGET, GAME_END_FAMINE,
+                                               GAME_END_REPETITION}}};
+    for (int i = 0; i < 4; i++) {
+      snprintf(what[7 * i + v], sizeof what[0], "%s %s", perft_positions[i].name, variants[v]);
+      /* Sanitizers: the shallower goldens. */
+      perft[7 * i + v] = (perft_case){what[7 * i + v], settings[v], perft_positions[i].tokens,
+                                      perft_golden[i][v], perft_positions[i].depth,
+                                      perft_positions[i].depth - 2, 1};
+    }
+  }
+  static const setboard_refusal refusals[] = {
+      {"0 4 4", "setboard takes MOVER, 12 pits and 2 stores (15 numbers), got 3"},
+      {"0  4 4 4 4 4 4  4 4 4 4 4 4  0 1", "pits and stores hold 49 seeds, this game has 48"},
+      {"2  4 4 4 4 4 4  4 4 4 4 4 4  0 0", "bad mover '2' (0 or 1)"},
+      {"0  4 x 4 4 4 4  4 4 4 4 4 4  0 0", "bad seed count 'x' (0..48)"},
+      {NULL, NULL}};
+  static const game_spec spec = {
+      .suite = "oware", .game = "oware", .perft = perft, .n_perft = 4 * 7, .stress = stress,
+      .n_stress = 7, .start_tokens = "4 4 4 4 4 4 4 4 4 4 4 4 0 0", .refusals = refusals,
+      /* own pit 0: 1 seed, which is a 1; own store 3 of 25 */
+      .encode = {"0  1 2 3 0 0 0  5 6 7 8 9 2  3 2",
+                 "1  5 6 7 8 9 2  1 2 3 0 0 0  2 3",
+                 64,
+                 {{0, 0.125f}, {2, 1.0f}, {60, 3.0f / 25}, {-1, 0}}}};
+  game_tests t = {
+      .examples = {o1_opening, o2_to_o6_sowing_and_captures, o7_forced_feed, o8_famine,
+                   o9_no_capture, o9_forbidden, o9_forbidden_only_move_stands_without_capture,
+                   o9_capture_continue, o9_endings, w1_warri_lap_capture_then_feed},
+      .rules = {nocap_limit_ends_with_award, max_plies_cap, repetition_counts,
+                split_even_award_halves_odd_seed, leftover_none_gives_board_to_nobody,
+                feed_check_after_capture, small_boards},
+      .reference = {reference_random, reference_capture_biased},
+      .perft = {perft_start_by_hand}};
+  return game_suite(&spec, &t);
 }
 
 TEST_MAIN(oware_suite)

@@ -6,6 +6,7 @@
 
 #include "base/base.h"
 #include "protocol/protocol.h"
+#include "tests/testkit.h"
 #include "tests/testutil.h"
 
 static proto *S;
@@ -19,92 +20,136 @@ static const char *ask(const char *line) {
   return out;
 }
 
+/* One exchange: a command line and its response. A NULL response is not
+ * checked (a step that sets the scene); one that does not end in a newline
+ * (whole responses end in a blank line, or are empty) is how the response
+ * starts. */
+typedef struct {
+  const char *line, *response;
+} exchange;
+
+/* Sends the lines of x in turn (a NULL line ends the list); each response
+ * must be the one given. */
+static void converse(const exchange *x) {
+  for (; x->line; x++) {
+    const char *got = ask(x->line);
+    if (!x->response) continue;
+    size_t n = strlen(x->response);
+    if (n && x->response[n - 1] != '\n')
+      ck_assert_msg(strncmp(got, x->response, n) == 0,
+                    "'%s' answered '%s', expected it to start with '%s'", x->line, got,
+                    x->response);
+    else
+      ck_assert_msg(strcmp(got, x->response) == 0, "'%s' answered '%s', expected '%s'", x->line,
+                    got, x->response);
+  }
+}
+
+#define START_STATE "= 0 4 4 4 4 4 4 4 4 4 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n"
+
 START_TEST(state_of_the_start) {
-  ck_assert_str_eq(ask("state"), "= 0 4 4 4 4 4 4 4 4 4 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n");
+  converse((const exchange[]){{"state", START_STATE}, {NULL, NULL}});
 }
 END_TEST
 
 START_TEST(play_undo_and_ids) {
-  ck_assert_str_eq(ask("7 play 4"), "=7 1 4 4 4 4 0 5 5 5 5 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n");
-  ck_assert_str_eq(ask("undo"), "= 0 4 4 4 4 4 4 4 4 4 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n");
-  ck_assert_str_eq(ask("undo"), "? nothing to undo\n\n");
-  ck_assert_str_eq(ask("12 undo"), "?12 nothing to undo\n\n");
+  converse((const exchange[]){
+      {"7 play 4", "=7 1 4 4 4 4 0 5 5 5 5 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n"},
+      {"undo", START_STATE},
+      {"undo", "? nothing to undo\n\n"},
+      {"12 undo", "?12 nothing to undo\n\n"},
+      {NULL, NULL}});
 }
 END_TEST
 
 START_TEST(moves_replays_from_the_start) {
-  ask("play 0");
-  ck_assert_str_eq(ask("moves 4"), "= 1 4 4 4 4 0 5 5 5 5 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n");
-  /* A bad move anywhere leaves the game as it was. */
-  ck_assert_str_eq(ask("moves 4 0 9"), "? move 3: bad move '9' (an action number 0..5)\n\n");
-  ck_assert_str_eq(ask("state"), "= 1 4 4 4 4 0 5 5 5 5 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n");
-  ck_assert_str_eq(ask("moves"), "= 0 4 4 4 4 4 4 4 4 4 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n");
+  const char *after_4 = "= 1 4 4 4 4 0 5 5 5 5 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n";
+  converse((const exchange[]){
+      {"play 0", NULL},
+      {"moves 4", after_4},
+      /* A bad move anywhere leaves the game as it was. */
+      {"moves 4 0 9", "? move 3: bad move '9' (an action number 0..5)\n\n"},
+      {"state", after_4},
+      {"moves", START_STATE},
+      {NULL, NULL}});
 }
 END_TEST
 
 START_TEST(illegal_moves_change_nothing) {
-  ask("setboard 0 1 1 0 0 2 0 0 0 0 0 0 0 22 22");
-  ck_assert_str_eq(ask("legal"), "= 4\n\n");
-  ck_assert_str_eq(ask("play 0"), "? illegal move 0 (legal: 4)\n\n");
-  ck_assert_str_eq(ask("play 2"), "? illegal move 2 (legal: 4)\n\n");
-  ck_assert_str_eq(ask("play -1"), "? bad move '-1' (an action number 0..5)\n\n");
-  ck_assert_str_eq(ask("play"), "? usage: play ACTION\n\n");
-  ck_assert_str_eq(ask("state"), "= 0 1 1 0 0 2 0 0 0 0 0 0 0 22 22 4 ongoing\n\n");
-  ck_assert_str_eq(ask("play 4"), "= 1 1 1 0 0 0 1 1 0 0 0 0 0 22 22 0 ongoing\n\n");
+  converse((const exchange[]){
+      {"setboard 0 1 1 0 0 2 0 0 0 0 0 0 0 22 22", NULL},
+      {"legal", "= 4\n\n"},
+      {"play 0", "? illegal move 0 (legal: 4)\n\n"},
+      {"play 2", "? illegal move 2 (legal: 4)\n\n"},
+      {"play -1", "? bad move '-1' (an action number 0..5)\n\n"},
+      {"play", "? usage: play ACTION\n\n"},
+      {"state", "= 0 1 1 0 0 2 0 0 0 0 0 0 0 22 22 4 ongoing\n\n"},
+      {"play 4", "= 1 1 1 0 0 0 1 1 0 0 0 0 0 22 22 0 ongoing\n\n"},
+      {NULL, NULL}});
 }
 END_TEST
 
 START_TEST(finished_games_report_final_scores) {
-  ck_assert_str_eq(ask("setboard 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21"),
-                   "= 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21 - over 27 21 0\n\n");
-  ck_assert_str_eq(ask("play 0"), "? illegal move 0: the game is over\n\n");
-  ck_assert_str_eq(ask("genmove"), "? the game is over\n\n");
-  ck_assert_str_eq(ask("legal"), "=\n\n");
+  converse((const exchange[]){
+      {"setboard 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21",
+       "= 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21 - over 27 21 0\n\n"},
+      {"play 0", "? illegal move 0: the game is over\n\n"},
+      {"genmove", "? the game is over\n\n"},
+      {"legal", "=\n\n"},
+      {NULL, NULL}});
 }
 END_TEST
 
 START_TEST(setboard_errors) {
-  ck_assert_str_eq(ask("setboard 0 4 4"),
-                   "? setboard takes MOVER, 12 pits and 2 stores (15 numbers), got 3\n\n");
-  ck_assert_str_eq(ask("setboard 0 4 4 4 4 4 4 4 4 4 4 4 4 0 1"),
-                   "? pits and stores hold 49 seeds, this game has 48\n\n");
-  ck_assert_str_eq(ask("state"), "= 0 4 4 4 4 4 4 4 4 4 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n");
+  converse((const exchange[]){
+      {"setboard 0 4 4", "? setboard takes MOVER, 12 pits and 2 stores (15 numbers), got 3\n\n"},
+      {"setboard 0 4 4 4 4 4 4 4 4 4 4 4 4 0 1",
+       "? pits and stores hold 49 seeds, this game has 48\n\n"},
+      {"state", START_STATE},
+      {NULL, NULL}});
 }
 END_TEST
 
 START_TEST(game_and_options) {
-  ck_assert_str_eq(ask("game wari houses=4"),
-                   "= oware houses=4 seeds=4 grand_slam=forbidden target=0 repetition=1 "
-                   "nocap_limit=0 max_plies=1000 cycle_award=own_side feed_check=sow "
-                   "leftover=own_row first_player=0\n\n");
-  ck_assert_str_eq(ask("state"), "= 0 4 4 4 4 4 4 4 4 0 0 0,1,2,3 ongoing\n\n");
-  ck_assert_str_eq(ask("game oware houses=9"), "? value 9 for option houses is out of range 2..8\n\n");
-  /* The failed command kept the 4-house game. */
-  ck_assert_str_eq(ask("state"), "= 0 4 4 4 4 4 4 4 4 0 0 0,1,2,3 ongoing\n\n");
-  ck_assert_str_eq(ask("game"), "? usage: game NAME [key=value ...]\n\n");
+  const char *four = "= 0 4 4 4 4 4 4 4 4 0 0 0,1,2,3 ongoing\n\n";
+  converse((const exchange[]){
+      {"game wari houses=4",
+       "= oware houses=4 seeds=4 grand_slam=forbidden target=0 repetition=1 "
+       "nocap_limit=0 max_plies=1000 cycle_award=own_side feed_check=sow "
+       "leftover=own_row first_player=0\n\n"},
+      {"state", four},
+      {"game oware houses=9", "? value 9 for option houses is out of range 2..8\n\n"},
+      /* The failed command kept the 4-house game. */
+      {"state", four},
+      {"game", "? usage: game NAME [key=value ...]\n\n"},
+      {NULL, NULL}});
 }
 END_TEST
 
 START_TEST(agents_and_genmove) {
-  ck_assert_str_eq(ask("agent"), "= random\n\n");
-  ck_assert_str_eq(ask("agent greedy"), "= greedy\n\n");
-  ck_assert_int_eq(strncmp(ask("agent wizard"), "? unknown agent 'wizard' (known: random, greedy", 47), 0);
-  ck_assert_str_eq(ask("agent greedy depth=3"), "? agent greedy takes no settings (got 'depth=3')\n\n");
-  ck_assert_str_eq(ask("agent"), "= greedy\n\n");
-  /* Greedy takes the capture of O4: South's pit 3 captures 3. */
-  ask("setboard 0 1 0 2 6 0 1 3 0 3 2 1 0 14 15");
-  ck_assert_str_eq(ask("genmove"), "= 3\n\n");
-  ck_assert_str_eq(ask("state"), "= 1 1 0 2 0 1 2 4 1 4 0 1 0 17 15 0,1,2,4 ongoing\n\n");
-  ck_assert_str_eq(ask("analyze"), "? agent greedy does not analyze positions\n\n");
+  converse((const exchange[]){
+      {"agent", "= random\n\n"},
+      {"agent greedy", "= greedy\n\n"},
+      {"agent wizard", "? unknown agent 'wizard' (known: random, greedy"},
+      {"agent greedy depth=3", "? agent greedy takes no settings (got 'depth=3')\n\n"},
+      {"agent", "= greedy\n\n"},
+      /* Greedy takes the capture of O4: South's pit 3 captures 3. */
+      {"setboard 0 1 0 2 6 0 1 3 0 3 2 1 0 14 15", NULL},
+      {"genmove", "= 3\n\n"},
+      {"state", "= 1 1 0 2 0 1 2 4 1 4 0 1 0 17 15 0,1,2,4 ongoing\n\n"},
+      {"analyze", "? agent greedy does not analyze positions\n\n"},
+      {NULL, NULL}});
 }
 END_TEST
 
 START_TEST(unknown_and_blank_lines) {
-  ck_assert_str_eq(ask("fly"), "? unknown command 'fly' (try help)\n\n");
-  ck_assert_str_eq(ask(""), "");
-  ck_assert_str_eq(ask("   # just a comment"), "");
-  ck_assert_str_eq(ask("42"), "?42 missing command\n\n");
-  ck_assert_str_eq(ask("name"), "= SowZero\n\n");
+  converse((const exchange[]){
+      {"fly", "? unknown command 'fly' (try help)\n\n"},
+      {"", ""},
+      {"   # just a comment", ""},
+      {"42", "?42 missing command\n\n"},
+      {"name", "= SowZero\n\n"},
+      {NULL, NULL}});
   ck_assert_int_eq(proto_handle(S, "quit", out, sizeof out), 1);
   ck_assert_str_eq(out, "=\n\n");
 }
@@ -171,27 +216,20 @@ START_TEST(garbage_input) {
   char big[20000];
   memset(big, 'a', sizeof big - 1);
   big[sizeof big - 1] = 0;
-  ck_assert_int_eq(strncmp(ask(big), "? command line too long", 23), 0);
+  converse((const exchange[]){{big, "? command line too long"}, {NULL, NULL}});
 }
 END_TEST
 
-Suite *protocol_suite(void) {
+static Suite *protocol_suite(void) {
   Suite *s = suite_create("protocol");
-  TCase *t = tcase_create("commands");
+  TCase *t = add_tests(s, "commands", 60,
+                       (const TTest *[]){state_of_the_start, play_undo_and_ids,
+                                         moves_replays_from_the_start, illegal_moves_change_nothing,
+                                         finished_games_report_final_scores, setboard_errors,
+                                         game_and_options, agents_and_genmove,
+                                         unknown_and_blank_lines, show_draws_the_board,
+                                         garbage_input, NULL});
   tcase_add_checked_fixture(t, setup, teardown);
-  tcase_set_timeout(t, 60);
-  tcase_add_test(t, state_of_the_start);
-  tcase_add_test(t, play_undo_and_ids);
-  tcase_add_test(t, moves_replays_from_the_start);
-  tcase_add_test(t, illegal_moves_change_nothing);
-  tcase_add_test(t, finished_games_report_final_scores);
-  tcase_add_test(t, setboard_errors);
-  tcase_add_test(t, game_and_options);
-  tcase_add_test(t, agents_and_genmove);
-  tcase_add_test(t, unknown_and_blank_lines);
-  tcase_add_test(t, show_draws_the_board);
-  tcase_add_test(t, garbage_input);
-  suite_add_tcase(s, t);
   return s;
 }
 

@@ -7,6 +7,7 @@
 
 #include "base/base.h"
 #include "game/game.h"
+#include "tests/testkit.h"
 #include "tests/testutil.h"
 #include "trainer/replay.h"
 
@@ -16,17 +17,10 @@ static char dir[256];
 static void setup(void) {
   char err[256];
   ck_assert_int_eq(game_configure(&G, "oware", 0, NULL, err, sizeof err), 0);
-  snprintf(dir, sizeof dir, "/tmp/sowzero-replay-%d", (int)getpid());
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
-  ck_assert_int_eq(system(cmd), 0);
+  scratch_dir(dir, sizeof dir, "replay");
 }
 
-static void teardown(void) {
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  if (system(cmd) != 0) return;
-}
+static void teardown(void) { remove_tree(dir); }
 
 /* Sample k: a distinct position (ply = k) and policy. */
 static replay_sample make(int k) {
@@ -105,6 +99,16 @@ static void fill_and_save(const char *path, int n, int cap) {
   replay_free(r);
 }
 
+/* The bytes of the file at path (at most cap of them); returns how many. */
+static size_t read_bytes(const char *path, unsigned char *buf, size_t cap) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  size_t n = fread(buf, 1, cap, f);
+  ck_assert_msg(fgetc(f) == EOF, "%s is larger than %zu bytes", path, cap);
+  fclose(f);
+  return n;
+}
+
 START_TEST(save_load_round_trip) {
   char path[300], err[256];
   snprintf(path, sizeof path, "%s/r.bin", dir);
@@ -119,9 +123,10 @@ START_TEST(save_load_round_trip) {
   char path2[300];
   snprintf(path2, sizeof path2, "%s/r2.bin", dir);
   ck_assert_int_eq(replay_save(r, path2, err, sizeof err), 0);
-  char cmd[700];
-  snprintf(cmd, sizeof cmd, "cmp -s %s %s", path, path2);
-  ck_assert_int_eq(system(cmd), 0);
+  unsigned char a[8192], b[8192];
+  size_t na = read_bytes(path, a, sizeof a), nb = read_bytes(path2, b, sizeof b);
+  ck_assert_uint_eq(na, nb);
+  ck_assert_int_eq(memcmp(a, b, na), 0);
   replay_free(r);
   /* A smaller buffer keeps the newest samples of the file. */
   replay *small = replay_create(&G, 5, err, sizeof err);
@@ -147,10 +152,8 @@ START_TEST(bad_files_are_refused_by_name) {
   snprintf(path, sizeof path, "%s/good.bin", dir);
   snprintf(bad, sizeof bad, "%s/bad.bin", dir);
   fill_and_save(path, 8, 8);
-  FILE *f = fopen(path, "rb");
   unsigned char buf[8192];
-  size_t n = fread(buf, 1, sizeof buf, f);
-  fclose(f);
+  size_t n = read_bytes(path, buf, sizeof buf);
   replay *r = replay_create(&G, 8, err, sizeof err);
   char expect[600];
 
@@ -205,16 +208,13 @@ START_TEST(bad_files_are_refused_by_name) {
 }
 END_TEST
 
-Suite *replay_suite(void) {
+static Suite *replay_suite(void) {
   Suite *s = suite_create("replay");
-  TCase *t = tcase_create("replay");
+  TCase *t = add_tests(s, "replay", 0,
+                       (const TTest *[]){policy_round_trip, ring_keeps_the_newest,
+                                         empty_buffer_cannot_sample, save_load_round_trip,
+                                         bad_files_are_refused_by_name, NULL});
   tcase_add_checked_fixture(t, setup, teardown);
-  tcase_add_test(t, policy_round_trip);
-  tcase_add_test(t, ring_keeps_the_newest);
-  tcase_add_test(t, empty_buffer_cannot_sample);
-  tcase_add_test(t, save_load_round_trip);
-  tcase_add_test(t, bad_files_are_refused_by_name);
-  suite_add_tcase(s, t);
   return s;
 }
 

@@ -14,6 +14,7 @@
 
 #include "base/base.h"
 #include "nn/nn.h"
+#include "tests/testkit.h"
 #include "tests/testutil.h"
 #include "arena/record.h"
 #include "trainer/config.h"
@@ -22,20 +23,15 @@
 #include "trainer/replay.h"
 #include "trainer/train.h"
 
-static char dir[256];
+/* The run's folder, not there yet, inside a scratch folder. */
+static char scratch[256], dir[300];
 
 static void fresh_dir(const char *tag) {
-  snprintf(dir, sizeof dir, "/tmp/sowzero-%s-%d", tag, (int)getpid());
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  ck_assert_int_eq(system(cmd), 0);
+  scratch_dir(scratch, sizeof scratch, tag);
+  snprintf(dir, sizeof dir, "%s/run", scratch);
 }
 
-static void remove_dir(void) {
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  if (system(cmd) != 0) return;
-}
+static void remove_dir(void) { remove_tree(scratch); }
 
 static int run_training(int n_over, char *const *over, char *err, size_t errlen) {
   train_args a = {"configs/tiny.ini", dir, n_over, over, NULL, NULL, NULL};
@@ -279,14 +275,10 @@ START_TEST(one_trainer_per_run) {
 }
 END_TEST
 
-Suite *run_suite(void) {
+static Suite *run_suite(void) {
   Suite *s = suite_create("run");
-  TCase *t = tcase_create("runs");
-  tcase_set_timeout(t, 600);
-  tcase_add_test(t, tiny_run_learns);
-  tcase_add_test(t, sigkill_and_resume);
-  tcase_add_test(t, one_trainer_per_run);
-  suite_add_tcase(s, t);
+  add_tests(s, "runs", 600,
+            (const TTest *[]){tiny_run_learns, sigkill_and_resume, one_trainer_per_run, NULL});
   return s;
 }
 

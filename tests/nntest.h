@@ -1,0 +1,118 @@
+/* Helpers shared by the network suites (test_nn.c, test_nn_file.c): random
+ * batches of inputs and targets, nets, workspaces and trainers that must be
+ * made, a small configuration and its metadata. */
+#ifndef SOWZERO_TESTS_NNTEST_H
+#define SOWZERO_TESTS_NNTEST_H
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "game/game.h"
+#include "nn/nn.h"
+
+typedef struct {
+  int batch, n_in, A;
+  float *x, *tp, *tv, *ts;
+  uint32_t *legal;
+} data;
+
+/* Random inputs in [-1, 1) with some exact zeros, random legal masks
+ * (row 1 of a masked batch of 3 or more has no legal action, row 2 one),
+ * target distributions that also put mass on illegal actions, decisive
+ * and drawn values, and score targets either side of the Huber kink. */
+static inline data make_data(int batch, int n_in, int A, int masked, uint64_t seed) {
+  data d = {batch, n_in, A, NULL, NULL, NULL, NULL, NULL};
+  rng_t r;
+  rng_seed(&r, seed, 7);
+  d.x = malloc(sizeof(float) * batch * n_in);
+  d.tp = malloc(sizeof(float) * batch * A);
+  d.tv = malloc(sizeof(float) * batch);
+  d.ts = malloc(sizeof(float) * batch);
+  d.legal = malloc(sizeof(uint32_t) * batch);
+  for (int i = 0; i < batch * n_in; i++)
+    d.x[i] = rng_below(&r, 5) == 0 ? 0.0f : (float)(2 * rng_double(&r) - 1);
+  uint32_t full = A >= 32 ? 0xffffffffu : (1u << A) - 1;
+  for (int b = 0; b < batch; b++) {
+    d.legal[b] = masked ? (uint32_t)rng_u64(&r) & full : full;
+    if (masked && d.legal[b] == 0) d.legal[b] = 1;
+    if (masked && batch >= 3 && b == 1) d.legal[b] = 0;
+    if (masked && batch >= 3 && b == 2) d.legal[b] = 1u << (A - 1);
+    double s = 0;
+    for (int a = 0; a < A; a++) s += d.tp[b * A + a] = (float)rng_double(&r);
+    for (int a = 0; a < A; a++) d.tp[b * A + a] = (float)(d.tp[b * A + a] / s);
+    d.tv[b] = b % 3 == 0 ? 0.0f : (float)(2 * rng_double(&r) - 1);
+    d.ts[b] = (float)(3 * rng_normal(&r));
+  }
+  return d;
+}
+
+static inline void free_data(data *d) {
+  free(d->x);
+  free(d->tp);
+  free(d->tv);
+  free(d->ts);
+  free(d->legal);
+}
+
+static inline nn_net *make_net(const nn_config *c, uint64_t seed) {
+  char err[256];
+  nn_net *n = nn_create(c, seed, err, sizeof err);
+  ck_assert_msg(n != NULL, "%s", err);
+  return n;
+}
+
+/* nn_create zeroes the biases, which would hide a bias the forward or
+ * backward pass forgot; tests that compare computations set them. */
+static inline void random_biases(nn_net *n, uint64_t seed) {
+  rng_t r;
+  rng_seed(&r, seed, 3);
+  for (int i = 0; i < nn_tensor_count(n); i++) {
+    const nn_tensor *t = nn_tensor_at(n, i);
+    if (t->rows == 1)
+      for (int j = 0; j < t->cols; j++)
+        nn_params_mut(n)[t->offset + j] = (float)(0.2 * rng_normal(&r));
+  }
+}
+
+static inline nn_ws *make_ws(const nn_net *n, int b) {
+  char err[256];
+  nn_ws *ws = nn_ws_create(n, b, err, sizeof err);
+  ck_assert_msg(ws != NULL, "%s", err);
+  return ws;
+}
+
+static inline nn_trainer *make_trainer(const nn_net *n, const nn_train_params *p) {
+  char err[256];
+  nn_trainer *t = nn_trainer_create(n, p, err, sizeof err);
+  ck_assert_msg(t != NULL, "%s", err);
+  return t;
+}
+
+/* |a - b| <= rel * max(|b|, 1): relative for large values, absolute near
+ * zero (probabilities and values live in [-1, 1]). */
+static inline int close_to(double a, double b, double rel) {
+  return fabs(a - b) <= rel * fmax(fabs(b), 1.0);
+}
+
+static const nn_config small_cfg = {.n_in = 20, .hidden = 48, .blocks = 2,
+                                    .n_actions = 7};
+
+static inline nn_meta test_meta(void) {
+  nn_meta m;
+  memset(&m, 0, sizeof m);
+  strcpy(m.game, "oware");
+  strcpy(m.rules, "grand_slam=no_capture");
+  m.encoding = 3;
+  return m;
+}
+
+/* An untrained net for game g: hidden units in one block, weights from seed. */
+static inline nn_net *game_net(const game *g, int hidden, uint64_t seed) {
+  nn_config c = {g->n_features, hidden, 1, g->n_actions};
+  return make_net(&c, seed);
+}
+
+#endif

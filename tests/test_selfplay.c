@@ -1,0 +1,434 @@
+/* Self-play (trainer/selfplay.c): the workers' games replay legally to the
+ * results they report; their samples are the positions of those games, in
+ * order, with target policies that sum to 1 over legal actions and outcomes
+ * and margins of the final positions; one worker's games repeat for a seed;
+ * two workers keep the shared counters exact while the best network is
+ * swapped under them; the best-network slot hands out whole copies. */
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/base.h"
+#include "game/game.h"
+#include "nn/nn.h"
+#include "search/mcts.h"
+#include "tests/nntest.h"
+#include "tests/testkit.h"
+#include "tests/testutil.h"
+#include "trainer/replay.h"
+#include "trainer/selfplay.h"
+
+static game G;
+
+static void setup(void) {
+  char err[256];
+  ck_assert_int_eq(game_configure(&G, "oware", 0, NULL, err, sizeof err), 0);
+}
+
+/* A small untrained net for G. */
+static nn_net *small_net(uint64_t seed) { return game_net(&G, 32, seed); }
+
+/* ---- Finished games, as the record sink sees them --------------------------------- */
+
+enum { MAX_GAMES = 512 };
+
+typedef struct {
+  pthread_mutex_t lock;
+  int n;
+  uint8_t *moves[MAX_GAMES];
+  int len[MAX_GAMES];
+  game_pos final[MAX_GAMES];
+} games_seen;
+
+static void record(void *ctx, const game *g, const uint8_t *moves, int n, const game_pos *final) {
+  (void)g;
+  games_seen *s = ctx;
+  pthread_mutex_lock(&s->lock);
+  if (s->n < MAX_GAMES) {
+    s->moves[s->n] = malloc((size_t)n + 1);
+    memcpy(s->moves[s->n], moves, (size_t)n);
+    s->len[s->n] = n;
+    s->final[s->n] = *final;
+    s->n++;
+  }
+  pthread_mutex_unlock(&s->lock);
+}
+
+static void games_free(games_seen *s) {
+  for (int i = 0; i < s->n; i++) free(s->moves[i]);
+  pthread_mutex_destroy(&s->lock);
+}
+
+/* ---- A self-play session --------------------------------------------------------------- */
+
+typedef struct {
+  games_seen seen;
+  replay *buffer;
+  selfplay_counters counters;
+  netslot *slot;
+  nn_net *net;
+} session;
+
+static selfplay_params params(uint64_t seed) {
+  selfplay_params p;
+  memset(&p, 0, sizeof p);
+  p.g = &G;
+  p.search = mcts_defaults();
+  p.search.sims = 8;
+  p.search.node_cap = 4000;
+  p.search.temp_plies = 12;
+  p.games = 4;
+  p.cap_sims = 0; /* every move a full search and a sample */
+  p.full_frac = 1;
+  p.record_every = 1;
+  p.seed = seed;
+  return p;
+}
+
+static void sleep_ms(int ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+  nanosleep(&ts, NULL);
+}
+
+/* Starts threads workers on a fresh net of net_seed; runs until `games`
+ * games have finished (at most 120 s), while publish, if set, is called
+ * every few milliseconds; then stops them. */
+static void run_session(session *s, const selfplay_params *p, int threads, uint64_t net_seed,
+                        int games, void (*publish)(session *, int)) {
+  char err[512];
+  memset(s, 0, sizeof *s);
+  pthread_mutex_init(&s->seen.lock, NULL);
+  s->net = small_net(net_seed);
+  s->slot = netslot_create(s->net, err, sizeof err);
+  ck_assert_msg(s->slot != NULL, "%s", err);
+  s->buffer = replay_create(&G, 1 << 17, err, sizeof err);
+  ck_assert_msg(s->buffer != NULL, "%s", err);
+  selfplay *sp = selfplay_start(p, threads, s->slot, s->buffer, &s->counters, record, &s->seen,
+                                err, sizeof err);
+  ck_assert_msg(sp != NULL, "%s", err);
+  double t0 = clock_wall();
+  for (int k = 0; atomic_load(&s->counters.games) < (uint64_t)games; k++) {
+    ck_assert_msg(clock_wall() - t0 < 120, "only %llu games in 120 s",
+                  (unsigned long long)atomic_load(&s->counters.games));
+    ck_assert(!selfplay_failed(sp));
+    if (publish) publish(s, k);
+    sleep_ms(2);
+  }
+  ck_assert_msg(selfplay_stop(sp, err, sizeof err) == 0, "%s", err);
+}
+
+static void session_free(session *s) {
+  replay_free(s->buffer);
+  netslot_free(s->slot);
+  nn_free(s->net);
+  games_free(&s->seen);
+}
+
+/* Replays game i of s from the start: every move legal, and the final
+ * position the one recorded; positions into path (the position before
+ * each move) when path is not NULL. */
+static void replay_game(const session *s, int i, game_pos *path) {
+  game_hist *h = malloc(sizeof *h);
+  game_pos p;
+  game_start(&G, &p);
+  game_hist_reset(h, &p);
+  for (int k = 0; k < s->seen.len[i]; k++) {
+    int a = s->seen.moves[i][k];
+    CHECK(p.status == GAME_ONGOING, "game %d: move %d after the end", i, k);
+    CHECK(game_legal(&G, &p) >> a & 1, "game %d: move %d (%d) is illegal", i, k, a);
+    if (path) path[k] = p;
+    game_step(&G, &p, h, a);
+  }
+  free(h);
+  const game_pos *f = &s->seen.final[i];
+  CHECK(p.status == GAME_OVER || s->seen.len[i] >= GAME_MAX_PLIES_CAP, "game %d unfinished", i);
+  CHECK(!memcmp(p.pits, f->pits, sizeof p.pits) && p.store[0] == f->store[0] &&
+            p.store[1] == f->store[1] && p.hash == f->hash,
+        "game %d: the moves lead to another final position", i);
+  CHECK(p.status == f->status && p.winner == f->winner && p.final[0] == f->final[0] &&
+            p.final[1] == f->final[1],
+        "game %d: another result", i);
+}
+
+/* ---- Samples in the order they were added ---------------------------------------------
+ * From the buffer's file (docs/FORMATS.md, "Replay buffer"): 312 header
+ * bytes, then 130 bytes a sample, oldest first. */
+
+typedef struct {
+  uint8_t pits[32];
+  int store[2], mover, ply;
+  uint64_t hash;
+  uint16_t policy[32];
+  int z, margin;
+} sample_rec;
+
+static sample_rec *read_samples(replay *r, int *count) {
+  char dir[128], path[200], err[512];
+  scratch_dir(dir, sizeof dir, "selfplay");
+  snprintf(path, sizeof path, "%s/replay.bin", dir);
+  ck_assert_msg(replay_save(r, path, err, sizeof err) == 0, "%s", err);
+  FILE *f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  unsigned char h[312], b[130];
+  ck_assert_uint_eq(fread(h, 1, sizeof h, f), sizeof h);
+  ck_assert_int_eq(memcmp(h, "SZRB", 4), 0);
+  ck_assert_uint_eq(get_u32le(h + 8), 130);
+  *count = (int)get_u32le(h + 12);
+  sample_rec *s = calloc((size_t)*count + 1, sizeof *s);
+  for (int i = 0; i < *count; i++) {
+    ck_assert_uint_eq(fread(b, 1, sizeof b, f), sizeof b);
+    memcpy(s[i].pits, b, 32);
+    s[i].store[0] = b[32] | b[33] << 8;
+    s[i].store[1] = b[34] | b[35] << 8;
+    s[i].mover = b[40];
+    s[i].ply = b[52] | b[53] << 8;
+    s[i].hash = get_u64le(b + 56);
+    for (int a = 0; a < 32; a++) s[i].policy[a] = (uint16_t)(b[64 + 2 * a] | b[65 + 2 * a] << 8);
+    s[i].z = (int8_t)b[128];
+    s[i].margin = (int8_t)b[129];
+  }
+  fclose(f);
+  remove_tree(dir);
+  return s;
+}
+
+/* ---- Tests ------------------------------------------------------------------------------ */
+
+START_TEST(samples_are_the_games_positions) {
+  session s;
+  selfplay_params p = params(11);
+  int want = (int)(12 * test_scale()) + 4;
+  run_session(&s, &p, 1, 5, want, NULL);
+  replay_stats st;
+  replay_get_stats(s.buffer, &st);
+  /* One worker: every finished game was recorded and its samples added. */
+  ck_assert_int_ge(s.seen.n, want);
+  ck_assert_uint_eq(atomic_load(&s.counters.games), (uint64_t)s.seen.n);
+  ck_assert_uint_eq(atomic_load(&s.counters.samples), st.added);
+  int count, at = 0;
+  sample_rec *rec = read_samples(s.buffer, &count);
+  ck_assert_int_eq(count, st.count);
+  game_pos *path = malloc(sizeof *path * GAME_MAX_PLIES_CAP);
+  uint64_t plies = 0, wins[3] = {0};
+  for (int i = 0; i < s.seen.n; i++) {
+    replay_game(&s, i, path);
+    const game_pos *end = &s.seen.final[i];
+    plies += end->ply;
+    int r = game_outcome(end, GAME_SOUTH);
+    wins[r > 0 ? 0 : r == 0 ? 1 : 2]++;
+    /* cap_sims 0: one sample per move, in the order played. */
+    for (int k = 0; k < s.seen.len[i]; k++, at++) {
+      ck_assert_int_lt(at, count);
+      const sample_rec *x = &rec[at];
+      const game_pos *q = &path[k];
+      CHECK(x->hash == q->hash && !memcmp(x->pits, q->pits, 32) && x->store[0] == q->store[0] &&
+                x->store[1] == q->store[1] && x->mover == q->mover && x->ply == q->ply,
+            "game %d move %d: the sample is another position", i, k);
+      game_moves legal = game_legal(&G, q);
+      long sum = 0;
+      for (int a = 0; a < 32; a++) {
+        CHECK(x->policy[a] == 0 || (legal >> a & 1), "game %d move %d: policy on illegal %d", i,
+              k, a);
+        sum += x->policy[a];
+      }
+      /* Probabilities x 65535, each rounded. */
+      CHECK(labs(sum - 65535) <= G.n_actions, "game %d move %d: policy sums to %ld / 65535", i, k,
+            sum);
+      int margin = game_margin(end, q->mover);
+      margin = margin > 127 ? 127 : margin < -127 ? -127 : margin;
+      CHECK(x->z == game_outcome(end, q->mover) && x->margin == margin,
+            "game %d move %d: outcome %d margin %d, the game's %d %d", i, k, x->z, x->margin,
+            game_outcome(end, q->mover), margin);
+    }
+  }
+  ck_assert_int_eq(at, count);
+  ck_assert_uint_eq(atomic_load(&s.counters.plies), plies);
+  /* Oware's first player is South. */
+  for (int r = 0; r < 3; r++) ck_assert_uint_eq(atomic_load(&s.counters.wins[r]), wins[r]);
+  free(path);
+  free(rec);
+  session_free(&s);
+}
+END_TEST
+
+/* The first n games of a and b are the same move for move. */
+static int same_games(const session *a, const session *b, int n) {
+  for (int i = 0; i < n; i++)
+    if (a->seen.len[i] != b->seen.len[i] ||
+        memcmp(a->seen.moves[i], b->seen.moves[i], (size_t)a->seen.len[i]) != 0)
+      return 0;
+  return 1;
+}
+
+START_TEST(one_worker_repeats_its_games_for_a_seed) {
+  session a, b, c;
+  selfplay_params p = params(21);
+  run_session(&a, &p, 1, 5, 6, NULL);
+  run_session(&b, &p, 1, 5, 6, NULL);
+  ck_assert_msg(same_games(&a, &b, 6), "the same seed played other games");
+  p.seed = 22;
+  run_session(&c, &p, 1, 5, 6, NULL);
+  ck_assert_msg(!same_games(&a, &c, 6), "another seed played the same games");
+  session_free(&a);
+  session_free(&b);
+  session_free(&c);
+}
+END_TEST
+
+/* Publishes the session's net with one weight changed, now and then. */
+static void publish_variant(session *s, int k) {
+  if (k % 5) return;
+  nn_params_mut(s->net)[k % 100] += 0.01f;
+  netslot_publish(s->slot, s->net);
+}
+
+START_TEST(two_workers_share_counters_and_the_slot) {
+  session s;
+  selfplay_params p = params(31);
+  p.games = 3;
+  p.cap_sims = 4; /* fast moves too: fewer samples than moves */
+  p.full_frac = 0.5f;
+  int want = (int)(16 * test_scale()) + 4;
+  uint64_t gen0 = 1;
+  run_session(&s, &p, 2, 7, want, publish_variant);
+  ck_assert_uint_gt(netslot_generation(s.slot), gen0);
+  ck_assert_int_ge(s.seen.n, want);
+  ck_assert_uint_eq(atomic_load(&s.counters.games), (uint64_t)s.seen.n);
+  uint64_t moves = 0, plies = 0;
+  for (int i = 0; i < s.seen.n; i++) {
+    replay_game(&s, i, NULL);
+    moves += (uint64_t)s.seen.len[i];
+    plies += s.seen.final[i].ply;
+  }
+  replay_stats st;
+  replay_get_stats(s.buffer, &st);
+  ck_assert_uint_eq(atomic_load(&s.counters.samples), st.added);
+  ck_assert_uint_eq(atomic_load(&s.counters.plies), plies);
+  ck_assert_uint_lt(st.added, moves);
+  ck_assert_uint_gt(st.added, 0);
+  uint64_t results = 0;
+  for (int r = 0; r < 3; r++) results += atomic_load(&s.counters.wins[r]);
+  ck_assert_uint_eq(results, (uint64_t)s.seen.n);
+  ck_assert_uint_ge(atomic_load(&s.counters.evals), atomic_load(&s.counters.eval_calls));
+  session_free(&s);
+}
+END_TEST
+
+/* ---- The best-network slot ------------------------------------------------------------------- */
+
+static int same_params(const nn_net *a, const nn_net *b) {
+  return !memcmp(nn_params(a), nn_params(b), sizeof(float) * nn_param_count(a));
+}
+
+START_TEST(slot_hands_out_each_generation_once) {
+  char err[256];
+  nn_net *a = small_net(1), *b = small_net(2), *dst = small_net(3);
+  netslot *slot = netslot_create(a, err, sizeof err);
+  ck_assert_msg(slot != NULL, "%s", err);
+  ck_assert_uint_eq(netslot_generation(slot), 1);
+  uint64_t gen = 0;
+  ck_assert_int_eq(netslot_fetch(slot, dst, &gen), 1);
+  ck_assert_uint_eq(gen, 1);
+  ck_assert(same_params(dst, a));
+  ck_assert_int_eq(netslot_fetch(slot, dst, &gen), 0);
+  /* The slot holds a copy: changing a does not reach it. */
+  nn_params_mut(a)[0] += 1.0f;
+  netslot_publish(slot, b);
+  ck_assert_uint_eq(netslot_generation(slot), 2);
+  ck_assert_int_eq(netslot_fetch(slot, dst, &gen), 1);
+  ck_assert_uint_eq(gen, 2);
+  ck_assert(same_params(dst, b));
+  nn_params_mut(b)[0] += 1.0f;
+  ck_assert_int_eq(netslot_fetch(slot, dst, &gen), 0);
+  ck_assert(!same_params(dst, b));
+  netslot_free(slot);
+  nn_free(a), nn_free(b), nn_free(dst);
+}
+END_TEST
+
+typedef struct {
+  netslot *slot;
+  const nn_net *nets[2];
+  _Atomic int fetched, done;
+  int published;
+} publisher;
+
+/* Publishes the two nets in turn until the reader has fetched 200 copies
+ * (or 100,000 publications). */
+static void *publish_loop(void *arg) {
+  publisher *p = arg;
+  while (atomic_load(&p->fetched) < 200 && p->published < 100000)
+    netslot_publish(p->slot, p->nets[p->published++ % 2]);
+  atomic_store(&p->done, 1);
+  return NULL;
+}
+
+/* While another thread publishes two nets in turn, every fetch gets one of
+ * them whole. */
+START_TEST(slot_copies_are_whole) {
+  char err[256];
+  nn_net *a = small_net(1), *b = small_net(2), *dst = small_net(3);
+  netslot *slot = netslot_create(a, err, sizeof err);
+  ck_assert_msg(slot != NULL, "%s", err);
+  static publisher pub;
+  memset(&pub, 0, sizeof pub);
+  pub.slot = slot;
+  pub.nets[0] = a;
+  pub.nets[1] = b;
+  pthread_t th;
+  ck_assert_int_eq(pthread_create(&th, NULL, publish_loop, &pub), 0);
+  uint64_t gen = 0;
+  while (!atomic_load(&pub.done))
+    if (netslot_fetch(slot, dst, &gen)) {
+      CHECK(same_params(dst, a) || same_params(dst, b), "fetch %d: a torn copy",
+            atomic_load(&pub.fetched));
+      atomic_fetch_add(&pub.fetched, 1);
+    }
+  pthread_join(th, NULL);
+  ck_assert_int_ge(atomic_load(&pub.fetched), 2);
+  netslot_fetch(slot, dst, &gen);
+  ck_assert_uint_eq(gen, (uint64_t)pub.published + 1);
+  ck_assert(same_params(dst, pub.nets[(pub.published - 1) % 2]));
+  netslot_free(slot);
+  nn_free(a), nn_free(b), nn_free(dst);
+}
+END_TEST
+
+START_TEST(start_refuses_no_threads_or_games) {
+  char err[256];
+  nn_net *n = small_net(1);
+  netslot *slot = netslot_create(n, err, sizeof err);
+  replay *r = replay_create(&G, 16, err, sizeof err);
+  selfplay_counters c;
+  memset(&c, 0, sizeof c);
+  selfplay_params p = params(1);
+  ck_assert_ptr_null(selfplay_start(&p, 0, slot, r, &c, NULL, NULL, err, sizeof err));
+  ck_assert_str_eq(err, "self-play needs at least one thread and one game");
+  p.games = 0;
+  ck_assert_ptr_null(selfplay_start(&p, 1, slot, r, &c, NULL, NULL, err, sizeof err));
+  ck_assert_str_eq(err, "self-play needs at least one thread and one game");
+  replay_free(r);
+  netslot_free(slot);
+  nn_free(n);
+}
+END_TEST
+
+static Suite *selfplay_suite(void) {
+  Suite *s = suite_create("selfplay");
+  TCase *w = add_tests(s, "workers", 300,
+                       (const TTest *[]){samples_are_the_games_positions,
+                                         one_worker_repeats_its_games_for_a_seed,
+                                         two_workers_share_counters_and_the_slot,
+                                         start_refuses_no_threads_or_games, NULL});
+  tcase_add_checked_fixture(w, setup, NULL);
+  TCase *n = add_tests(s, "slot", 120,
+                       (const TTest *[]){slot_hands_out_each_generation_once,
+                                         slot_copies_are_whole, NULL});
+  tcase_add_checked_fixture(n, setup, NULL);
+  return s;
+}
+
+TEST_MAIN(selfplay_suite)

@@ -1,0 +1,40 @@
+/* Helpers of the suites beside tests/testutil.h: scratch folders made and
+ * removed without a shell, and test cases built from lists. */
+#ifndef SOWZERO_TESTS_TESTKIT_H
+#define SOWZERO_TESTS_TESTKIT_H
+
+#include <check.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* A new empty folder /tmp/sowzero-TAG-XXXXXX; its path into buf. */
+static inline void scratch_dir(char *buf, size_t len, const char *tag) {
+  snprintf(buf, len, "/tmp/sowzero-%s-XXXXXX", tag);
+  ck_assert_msg(mkdtemp(buf) != NULL, "cannot make %s", buf);
+}
+
+static inline int remove_entry(const char *path, const struct stat *st, int type,
+                               struct FTW *ftw) {
+  (void)st, (void)type, (void)ftw;
+  return remove(path);
+}
+
+/* Removes path and everything below it (nothing there is fine). */
+static inline void remove_tree(const char *path) {
+  if (access(path, F_OK) == 0) nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A test case of suite s named name with the NULL-terminated tests; a
+ * timeout in seconds when positive (else Check's default). */
+static inline TCase *add_tests(Suite *s, const char *name, double timeout,
+                               const TTest *const *tests) {
+  TCase *tc = tcase_create(name);
+  if (timeout > 0) tcase_set_timeout(tc, timeout);
+  for (int i = 0; tests[i]; i++) tcase_add_test(tc, tests[i]);
+  suite_add_tcase(s, tc);
+  return tc;
+}
+
+#endif
