@@ -37,7 +37,7 @@ LIB      := $(BUILD)/libsowzero.a
 EXP_LIB  := $(BUILD)/libsowzero_export.a
 DEPS_OK  := $(BUILD)/.deps-ok
 
-.PHONY: all test asan tsan bench deps run format format-check layout-check clean
+.PHONY: all test asan tsan bench deps run format format-check layout-check mutants clean
 .DEFAULT_GOAL := all
 
 all: sowzero
@@ -75,7 +75,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 
 # The suites that include tests/gametest.h: the game suites share their
 # skeleton, the search suites its helpers.
-GAME_SUITES := oware namnam bao_kenya bao_laps kujifunza search agents alphabeta mcts_batch
+GAME_SUITES := oware namnam bao_kenya bao_laps kujifunza search agents alphabeta mcts_batch mcts_values
 $(GAME_SUITES:%=$(BUILD)/tests/test_%): $(BUILD)/tests/gametest.o
 
 $(BUILD)/tests/test_export: $(BUILD)/tests/test_export.o $(EXP_LIB) $(LIB)
@@ -112,6 +112,14 @@ format:
 
 format-check:
 	clang-format --dry-run -Werror $(FORMAT_SRC)
+
+# The mutation check (tests/mutants.txt): every planted bug must be caught.
+# MUTANTS=subset runs the part CI runs; MUTANTS_ONLY=ID,ID a few.
+MUTANTS ?=
+MUTANTS_ONLY ?=
+mutants: $(DEPS_OK)
+	python3 scripts/mutants.py $(if $(filter subset,$(MUTANTS)),--subset) \
+	  $(if $(MUTANTS_ONLY),--only $(MUTANTS_ONLY))
 
 # The dependency order, private headers and file sizes of docs/ARCHITECTURE.md.
 layout-check:

@@ -423,6 +423,22 @@ void mcts_target_policy(const mcts *m, float *pi) {
     mcts_visit_policy(m, pi);
 }
 
+int mcts_node_at(const mcts *m, int i, mcts_node_view *out) {
+  if (i < 0 || i >= m->used) return -1;
+  const mcts_node *x = &m->nodes[i];
+  out->action = i == 0 ? -1 : x->action;
+  out->visits = (int)x->n;
+  out->w = x->w;
+  out->v = x->v;
+  out->prior = x->prior;
+  out->mover = (x->flags & NODE_SEEN) || i == 0 ? x->mover : -1;
+  out->terminal = (x->flags & NODE_TERMINAL) != 0;
+  out->proof = node_proof(x);
+  out->first_child = (int)x->child;
+  out->nchild = x->nchild;
+  return 0;
+}
+
 int mcts_root_children(const mcts *m, int *action, int *visits, float *prior, float *value,
                        int *proof) {
   const mcts_node *r = &m->nodes[0];

@@ -202,6 +202,26 @@ void mcts_target_policy(const mcts *m, float *pi);
  * for the root mover). Returns the number of legal actions written. */
 int mcts_root_children(const mcts *m, int *action, int *visits, float *prior, float *value,
                        int *proof);
+/* One node of the tree as it stands, for tests and analysis tools: node 0
+ * is the root, the children of a node are `nchild` consecutive nodes from
+ * `first_child`. Values are as the search keeps them: w sums the values
+ * backed up through the node for its chooser (the mover at its parent), v
+ * is the evaluator's value of the node's own position for its mover. */
+typedef struct {
+  int action;        /* action from the parent (-1 at the root) */
+  int visits;
+  float w;           /* sum of backed-up values, for the chooser */
+  float v;           /* evaluator's value, for this node's mover */
+  float prior;       /* prior of the action at the parent (noise mixed in) */
+  int mover;         /* side to move at the node; -1 until it was reached */
+  int terminal;      /* the game is over at the node */
+  int proof;         /* MCTS_PROVEN_* for the chooser */
+  int first_child;   /* 0: not expanded */
+  int nchild;
+} mcts_node_view;
+/* Fills out for node i; -1 if there is no such node. */
+int mcts_node_at(const mcts *m, int i, mcts_node_view *out);
+
 /* The best action: a proven win if any, else the most visited (ties: the
  * higher mean value), avoiding proven losses; with gumbel=1 the action
  * sequential halving selected. */

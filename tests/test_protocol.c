@@ -220,6 +220,143 @@ START_TEST(garbage_input) {
 }
 END_TEST
 
+/* ---- Refused commands change nothing -------------------------------------------------
+ * Two sessions with the same past; one is sent a bad command. Whatever the
+ * command, the other's answers to a probe that reads everything a session
+ * holds (position, record, game, agent and its search tree and random
+ * stream) must then be the same. */
+
+static void setup_twin(proto *t) {
+  static const char *past[] = {"game oware",
+                               "setboard 1 3 0 2 5 1 4 4 2 0 6 3 2 8 8",
+                               "play 0",
+                               "play 2",
+                               "agent mcts sims=40",
+                               "genmove",
+                               NULL};
+  char o[PROTO_MAX_RESPONSE];
+  for (int i = 0; past[i]; i++) {
+    proto_handle(t, past[i], o, sizeof o);
+    ck_assert_msg(o[0] == '=', "'%s' answered '%s'", past[i], o);
+  }
+}
+
+static void probe(proto *t, char *buf, size_t len) {
+  static const char *lines[] = {"state", "options", "agent", "analyze", "genmove", "undo",
+                                "undo",  "undo",    "undo",  "state",   NULL};
+  char o[PROTO_MAX_RESPONSE];
+  size_t k = 0;
+  for (int i = 0; lines[i]; i++) {
+    proto_handle(t, lines[i], o, sizeof o);
+    k += (size_t)snprintf(buf + k, len - k, "%s -> %s", lines[i], o);
+  }
+}
+
+START_TEST(refused_commands_change_nothing) {
+  static const char *bad[] = {
+      "undo 3", "state x", "legal x", "show x", "genmove now", "analyze x", "options x", "name x",
+      "version 2", "help me", "quit now", "play", "play 1 2", "play x", "play 99",
+      "moves 0 99", "moves x", "moves 0 1 2 3 4 5 nosuch", "setboard", "setboard 0 1 2",
+      "setboard 0 4 4 4 4 4 4 4 4 4 4 4 4 0 1", "setboard 2 4 4 4 4 4 4 4 4 4 4 4 4 0 0",
+      "setboard 0 x 4 4 4 4 4 4 4 4 4 4 4 0 0", "game", "game nosuch", "game oware houses=99",
+      "game oware nosuch=1", "agent nosuch", "agent mcts sims=x", "agent alphabeta time=0",
+      "frobnicate", "99999999999999999999 state", "7", "\x01", NULL};
+  char want[16384], got[16384];
+  proto *ref = proto_create(5);
+  setup_twin(ref);
+  probe(ref, want, sizeof want);
+  proto_free(ref);
+  for (int i = 0; bad[i]; i++) {
+    proto *t = proto_create(5);
+    setup_twin(t);
+    char o[PROTO_MAX_RESPONSE];
+    int quit = proto_handle(t, bad[i], o, sizeof o);
+    ck_assert_msg(o[0] == '?' && !quit, "'%s' answered '%s'", bad[i], o);
+    probe(t, got, sizeof got);
+    ck_assert_msg(strcmp(got, want) == 0, "after '%s' the session differs:\n%s\nwant:\n%s", bad[i],
+                  got, want);
+    proto_free(t);
+  }
+}
+END_TEST
+
+/* undo goes back to where the record starts: setboard's position, moves'
+ * and game's start, never further, and never to another game's start. */
+START_TEST(undo_after_setboard_moves_and_game) {
+  const char *board = "= 0 1 1 0 0 2 0 0 3 0 0 0 0 21 20 0,1,4 ongoing\n\n";
+  converse((const exchange[]){
+      {"setboard 0 1 1 0 0 2 0 0 3 0 0 0 0 21 20", board},
+      {"play 4", NULL},
+      {"play 0", NULL},
+      {"undo", "= 1 1 1 0 0 0 1 1 3 0 0 0 0 21 20 0,1 ongoing\n\n"},
+      {"undo", board},
+      {"undo", "? nothing to undo\n\n"},
+      {"state", board},
+      /* moves starts a new record from the start position. */
+      {"moves 2 3", NULL},
+      {"undo", "= 1 4 4 0 5 5 5 5 4 4 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n"},
+      {"undo", START_STATE},
+      {"undo", "? nothing to undo\n\n"},
+      /* game starts one too; a setboard after moves starts another. */
+      {"play 5", NULL},
+      {"setboard 0 1 1 0 0 2 0 0 3 0 0 0 0 21 20", NULL},
+      {"undo", "? nothing to undo\n\n"},
+      {"play 4", NULL},
+      {"game warri", NULL},
+      {"play 0", NULL},
+      {"undo", START_STATE},
+      {"options", "= oware houses=6 seeds=4 grand_slam=capture_continue"},
+      {"undo", "? nothing to undo\n\n"},
+      {NULL, NULL}});
+}
+END_TEST
+
+/* One whole response per line, whatever the line holds. */
+START_TEST(every_line_gets_one_whole_answer) {
+  static char line[PROTO_MAX_LINE + 100];
+  for (size_t len = 8000; len < sizeof line - 1; len += 1500) {
+    memset(line, 'z', len);
+    line[len] = 0;
+    ask(line);
+    size_t n = strlen(out);
+    ck_assert_msg(n >= 3 && out[0] == '?' && !strcmp(out + n - 2, "\n\n"), "%zu bytes: %.80s", len,
+                  out);
+    ck_assert_msg(strstr(out, "\n\n") == out + n - 2, "a blank line inside the answer");
+  }
+  /* NUL bytes: the line is refused as a whole, its id kept. */
+  const struct {
+    const char *bytes;
+    size_t len;
+    const char *response;
+  } nul[] = {{"play 2\0junk", 11, "? the line holds a NUL byte (at byte 7)\n\n"},
+             {"\0play 2", 7, "? the line holds a NUL byte (at byte 1)\n\n"},
+             {"4 play 2\0", 9, "?4 the line holds a NUL byte (at byte 9)\n\n"}};
+  for (size_t i = 0; i < sizeof nul / sizeof nul[0]; i++) {
+    proto_handle_bytes(S, nul[i].bytes, nul[i].len, out, sizeof out);
+    ck_assert_str_eq(out, nul[i].response);
+  }
+  ck_assert_str_eq(ask("state"), START_STATE);
+  /* A response buffer too small for the answer still ends it properly. */
+  char tiny[24];
+  proto_handle(S, "help", tiny, sizeof tiny);
+  ck_assert_int_eq(strlen(tiny), sizeof tiny - 1);
+  ck_assert_str_eq(tiny + sizeof tiny - 3, "\n\n");
+}
+END_TEST
+
+/* state names the winner the rules chose, also when the scores say
+ * otherwise. */
+START_TEST(state_names_the_winner) {
+  converse((const exchange[]){
+      {"setboard 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21", "= 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21 - over 27 21 0\n\n"},
+      /* A grand slam that loses: North wins with fewer seeds. */
+      {"game oware grand_slam=loses", NULL},
+      {"setboard 0 3 0 0 0 0 1 1 0 0 0 0 0 22 21", NULL},
+      {"play 5", "= 0 3 0 0 0 0 0 2 0 0 0 0 0 22 21 - over 22 21 1\n\n"},
+      {NULL, NULL}});
+}
+END_TEST
+
 static Suite *protocol_suite(void) {
   Suite *s = suite_create("protocol");
   TCase *t = add_tests(s, "commands", 60,
@@ -228,7 +365,10 @@ static Suite *protocol_suite(void) {
                                          finished_games_report_final_scores, setboard_errors,
                                          game_and_options, agents_and_genmove,
                                          unknown_and_blank_lines, show_draws_the_board,
-                                         garbage_input, NULL});
+                                         garbage_input, refused_commands_change_nothing,
+                                         undo_after_setboard_moves_and_game,
+                                         every_line_gets_one_whole_answer, state_names_the_winner,
+                                         NULL});
   tcase_add_checked_fixture(t, setup, teardown);
   return s;
 }
