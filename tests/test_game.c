@@ -1,6 +1,7 @@
 /* The game registry, option parsing, INI configs and repetition history. */
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/base.h"
@@ -140,6 +141,28 @@ START_TEST(hist_counts_and_copies) {
 }
 END_TEST
 
+/* The one random legal move of random agents, playouts and openings is
+ * uniform over every legal action, the last one included. */
+START_TEST(random_action_is_uniform) {
+  static const game_moves masks[] = {0x1u, 0x21u, 0x3fu, 0x80000001u, 0xffffffffu, 0x5a5au};
+  rng_t r;
+  rng_seed(&r, 7, 0);
+  for (size_t i = 0; i < sizeof masks / sizeof masks[0]; i++) {
+    int k = game_count(masks[i]), count[32] = {0}, draws = 4000 * k;
+    for (int d = 0; d < draws; d++) {
+      int a = game_random_action(&r, masks[i]);
+      ck_assert_msg(a >= 0 && a < 32 && (masks[i] >> a & 1), "mask %x: action %d", masks[i], a);
+      count[a]++;
+    }
+    /* 4000 expected each: 5 standard deviations is about 310. */
+    for (int a = 0; a < 32; a++)
+      if (masks[i] >> a & 1)
+        ck_assert_msg(abs(count[a] - 4000) < 320, "mask %x: action %d drawn %d times of %d",
+                      masks[i], a, count[a], draws);
+  }
+}
+END_TEST
+
 START_TEST(ini_reads_sections_and_comments) {
   ini f;
   char err[256];
@@ -204,7 +227,8 @@ static Suite *game_suite(void) {
   add_tests(s, "registry", 0,
             (const TTest *[]){presets_set_grand_slam, options_override_presets,
                               option_errors_name_the_culprit, option_parser_garbage,
-                              registry_lists_everything, hist_counts_and_copies, NULL});
+                              registry_lists_everything, hist_counts_and_copies,
+                              random_action_is_uniform, NULL});
   add_tests(s, "config", 0,
             (const TTest *[]){ini_reads_sections_and_comments, ini_errors_name_file_and_line,
                               config_game_errors, NULL});

@@ -131,7 +131,35 @@ START_TEST(taught_net_promoted_untrained_rejected) {
   ck_assert_double_lt(down.score, 0.5);
   /* The SPRT stopped at its decision, before all the games. */
   ck_assert_int_lt(up.games, p.games);
+  /* And the run acts on the verdicts: the better network in, the worse out. */
+  ck_assert_int_eq(gate_promotes(&up, 1, 0.55), 1);
+  ck_assert_int_eq(gate_promotes(&down, 1, 0.55), 0);
   nn_free(taught), nn_free(fresh);
+}
+END_TEST
+
+/* The promotion rule on constructed results: the SPRT's verdict when it
+ * decided, the threshold otherwise (and always in threshold mode). */
+START_TEST(promotion_follows_the_verdict) {
+  const struct {
+    int verdict;
+    double score;
+    int sprt;
+    double threshold;
+    int promotes;
+  } c[] = {
+      {1, 0.40, 1, 0.55, 1},  /* accepted H1: in, whatever the score */
+      {-1, 0.70, 1, 0.55, 0}, /* accepted H0: out, whatever the score */
+      {0, 0.60, 1, 0.55, 1},  /* undecided: the threshold */
+      {0, 0.50, 1, 0.55, 0},
+      {0, 0.55, 1, 0.55, 1},  /* the threshold itself promotes */
+      {-1, 0.70, 0, 0.55, 1}, /* threshold mode ignores any verdict */
+      {1, 0.40, 0, 0.55, 0},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    match_result m = {.sprt_verdict = c[i].verdict, .score = c[i].score};
+    ck_assert_msg(gate_promotes(&m, c[i].sprt, c[i].threshold) == c[i].promotes, "case %zu", i);
+  }
 }
 END_TEST
 
@@ -189,7 +217,8 @@ static Suite *gating_suite(void) {
   Suite *s = suite_create("gating");
   TCase *g = add_tests(s, "gate", 300,
                        (const TTest *[]){net_against_itself_splits_every_pair,
-                                         taught_net_promoted_untrained_rejected, NULL});
+                                         taught_net_promoted_untrained_rejected,
+                                         promotion_follows_the_verdict, NULL});
   tcase_add_checked_fixture(g, setup, NULL);
   TCase *a = add_tests(s, "anchors", 300,
                        (const TTest *[]){greedy_beats_random, deterministic_agent_splits_every_pair,

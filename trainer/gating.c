@@ -177,3 +177,8 @@ done:
   free(rec);
   return rc;
 }
+
+int gate_promotes(const match_result *m, int sprt, double threshold) {
+  if (sprt && m->sprt_verdict != 0) return m->sprt_verdict > 0;
+  return m->score >= threshold;
+}

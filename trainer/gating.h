@@ -48,6 +48,12 @@ int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts
 
 /* Two agents by spec (the first is "ours"): paired games, opening_plies
  * random plies for each pair. */
+/* Whether a gating result promotes the candidate: with the SPRT (sprt = 1)
+ * its verdict when it decided; otherwise, and when the SPRT is still
+ * undecided after all the games (as Leela Zero's gating did), the score
+ * against the threshold. */
+int gate_promotes(const match_result *m, int sprt, double threshold);
+
 int anchor_match(const game *g, const char *spec_a, const char *spec_b, const match_params *p,
                  match_result *out, char *err, size_t errlen);
 

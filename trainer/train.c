@@ -453,10 +453,7 @@ static int gate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
     double t0 = clock_thread_cpu();
     if (gate_match(&c->g, r->cand, r->best, &c->search, &mp, &m, err, errlen) != 0) return -1;
     r->rc.gate_ns += (uint64_t)((clock_thread_cpu() - t0) * 1e9);
-    /* An SPRT still undecided after all the games falls back to the
-     * threshold, as Leela Zero's gating did. */
-    int promote = c->gating == GATE_SPRT && m.sprt_verdict != 0 ? m.sprt_verdict > 0
-                                                                 : m.score >= c->gate_threshold;
+    int promote = gate_promotes(&m, c->gating == GATE_SPRT, c->gate_threshold);
     snprintf(json, jlen,
              "\"gating\": {\"mode\": \"%s\", \"games\": %d, \"wins\": %d, \"draws\": %d, "
              "\"losses\": %d, \"score\": %.4f, \"elo\": %.1f, \"llr\": %.3f, \"promoted\": %s}",
