@@ -131,6 +131,24 @@ static void check_node(walk *w, int i, const game_pos *pos, game_path *path, int
   CHECK(pos->status == GAME_ONGOING, "node %d: the game is over but the node is not terminal", i);
   float own = hash_value(&G, pos);
   CHECK(fabsf(v.v - own) < 1e-6f, "node %d: evaluation %g, the evaluator says %g", i, v.v, own);
+  /* The children's priors: the evaluator's policy over the legal actions,
+   * renormalised. */
+  if (v.nchild) {
+    float pol[GAME_MAX_ACTIONS], val;
+    const game_pos *one = pos;
+    hash_evaluate(NULL, &G, &one, 1, pol, &val);
+    game_moves legal = game_legal(&G, pos);
+    float total = 0;
+    for (int a = 0; a < G.n_actions; a++)
+      if (legal >> a & 1) total += pol[a];
+    CHECK(v.nchild == game_count(legal), "node %d: %d children, %d legal actions", i, v.nchild,
+          game_count(legal));
+    for (int k = 0; k < v.nchild; k++) {
+      mcts_node_view c = node(w->m, v.first_child + k);
+      CHECK(fabsf(c.prior - pol[c.action] / total) < 1e-5f, "node %d action %d: prior %g, want %g",
+            i, c.action, c.prior, pol[c.action] / total);
+    }
+  }
   double sum = own;
   int n = 1;
   for (int k = 0; k < v.nchild; k++) {
