@@ -59,6 +59,8 @@ def parse(path):
                 cur.old.append(line[2:])
             elif line.startswith("+ ") or line == "+":
                 cur.new.append(line[2:])
+            elif line.startswith("# ----"):
+                continue  # a section heading, not a note
             elif line.startswith("# "):
                 cur.notes.append(line[2:])
             elif line.startswith("#"):
