@@ -187,7 +187,7 @@ static void values_are_exact(const char *game_name, const char *settings, const 
     walk w = {m, 0, 0};
     game_path_reset(path, h[i]);
     check_node(&w, 0, &root[i], path, root[i].mover);
-    ck_assert_int_gt(w.checked, 20);
+    ck_assert_int_gt(w.checked, 10);
     same += w.same_mover_edges;
     mcts_free(m);
   }
