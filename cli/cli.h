@@ -98,6 +98,7 @@ int cli_path(char *buf, size_t len, const char *dir, const char *name);
 typedef struct {
   int json; /* 1: JSON lines; 0: human table */
   FILE *out;
+  int started; /* the human table's header is out */
 } bench_out;
 
 void bench_figure(bench_out *b, const char *bench, const char *figure, double value,
@@ -105,7 +106,8 @@ void bench_figure(bench_out *b, const char *bench, const char *figure, double va
 /* A free-form note line (human mode only; JSON mode stays machine-readable). */
 void bench_note(bench_out *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The benchmarks; each parses its own options from argv. */
+/* The benchmarks; each parses its own options from argv (--json among
+ * them, which sets b->json) and returns an exit status. */
 int bench_engine(bench_out *b, int argc, char **argv);
 int bench_nn(bench_out *b, int argc, char **argv);
 int bench_search(bench_out *b, int argc, char **argv);
