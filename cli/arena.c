@@ -15,22 +15,8 @@
 #include "game/game.h"
 #include "search/agent.h"
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: sowzero arena [--game G] [--set key=value ...] AGENT AGENT [AGENT ...]\n"
-          "                     [--games N] [--threads T] [--gauntlet] [--openings K]\n"
-          "                     [--opening-plies P] [--book-depth D] [--book-margin M]\n"
-          "                     [--seed S] [--prior-draws X] [--json FILE] [--csv FILE]\n"
-          "                     [--anchor N|SPEC] [--records FILE] [--quiet]\n"
-          "  AGENT          an agent spec, quoted: \"alphabeta depth=6\", \"mcts sims=1000\"\n"
-          "  --games N      games per pairing (even: each opening with both colours; 100)\n"
-          "  --gauntlet     the first agent against each of the others only\n"
-          "  --openings K   a book of K random openings kept when a depth-D alphabeta\n"
-          "                 scores them within M (100 = one seed); default: start position\n"
-          "  --prior-draws  virtual draws per pairing in the Elo fit (1)\n"
-          "  --anchor       the agent rated 0: its place in the list (1 = the first) or\n"
-          "                 its spec; default: the first 'random' agent, else the first\n"
-          "agents:\n");
+static void list_agents(FILE *f) {
+  fprintf(f, "agents:\n");
   for (int i = 0; agent_usage(i); i++) fprintf(f, "  %s\n", agent_usage(i));
 }
 
@@ -45,8 +31,8 @@ typedef struct {
 
 static void on_game(const arena_game *rec, const arena_result *so_far, void *ud) {
   progress *pr = ud;
-  if (pr->records && record_write(pr->records, pr->g, rec, so_far->specs[rec->south],
-                                  so_far->specs[rec->north]))
+  if (pr->records &&
+      record_write(pr->records, pr->g, rec, so_far->specs[rec->south], so_far->specs[rec->north]))
     pr->failed_write = 1;
   if (pr->quiet) return;
   int done = so_far->games;
@@ -89,8 +75,8 @@ static void agent_totals(const arena_result *r, int i, int *w, int *d, int *l) {
   }
 }
 
-static int write_json(const char *path, const game *g, const arena_params *p,
-                      const arena_result *r, char *err, size_t errlen) {
+static int write_json(const char *path, const game *g, const arena_params *p, const arena_result *r,
+                      char *err, size_t errlen) {
   afile a;
   if (afile_open(&a, path, err, errlen)) return -1;
   FILE *f = a.f;
@@ -102,10 +88,11 @@ static int write_json(const char *path, const game *g, const arena_params *p,
   json_fput_string(f, g->preset);
   fprintf(f, ",\n  \"rules\": ");
   json_fput_string(f, opts);
-  fprintf(f, ",\n  \"games_per_pairing\": %d,\n  \"games\": %d,\n  \"threads\": %d,\n"
-             "  \"gauntlet\": %s,\n  \"openings\": %d,\n  \"seed\": %llu,\n"
-             "  \"seconds\": %.3f,\n  \"south_wins\": %d,\n  \"draws\": %d,\n"
-             "  \"north_wins\": %d,\n  \"anchor\": %d,\n  \"agents\": [\n",
+  fprintf(f,
+          ",\n  \"games_per_pairing\": %d,\n  \"games\": %d,\n  \"threads\": %d,\n"
+          "  \"gauntlet\": %s,\n  \"openings\": %d,\n  \"seed\": %llu,\n"
+          "  \"seconds\": %.3f,\n  \"south_wins\": %d,\n  \"draws\": %d,\n"
+          "  \"north_wins\": %d,\n  \"anchor\": %d,\n  \"agents\": [\n",
           p->games, r->games, p->threads, p->gauntlet ? "true" : "false", p->openings,
           (unsigned long long)p->seed, r->seconds, r->south_wins, r->draws, r->north_wins,
           r->anchor);
@@ -116,8 +103,9 @@ static int write_json(const char *path, const game *g, const arena_params *p,
     rating_score_ci(w, d, l, &s, &lo, &hi);
     fprintf(f, "    {\"spec\": ");
     json_fput_string(f, r->specs[i]);
-    fprintf(f, ", \"games\": %d, \"wins\": %d, \"draws\": %d, \"losses\": %d, \"score\": ",
-            w + d + l, w, d, l);
+    fprintf(f,
+            ", \"games\": %d, \"wins\": %d, \"draws\": %d, \"losses\": %d, \"score\": ", w + d + l,
+            w, d, l);
     json_num(f, s);
     fprintf(f, ", \"elo\": ");
     json_num(f, r->elo[i]);
@@ -129,8 +117,9 @@ static int write_json(const char *path, const game *g, const arena_params *p,
   for (int k = 0; k < r->n_pairings; k++) {
     const arena_pairing *q = &r->pairings[k];
     rating_summary m = rating_summarize(q->wins, q->draws, q->losses);
-    fprintf(f, "    {\"a\": %d, \"b\": %d, \"wins\": %d, \"draws\": %d, \"losses\": %d, "
-               "\"a_south\": [%d, %d, %d], \"score\": ",
+    fprintf(f,
+            "    {\"a\": %d, \"b\": %d, \"wins\": %d, \"draws\": %d, \"losses\": %d, "
+            "\"a_south\": [%d, %d, %d], \"score\": ",
             q->a, q->b, q->wins, q->draws, q->losses, q->a_south_wins, q->a_south_draws,
             q->a_south_losses);
     json_num(f, m.score);
@@ -163,17 +152,18 @@ static int write_csv(const char *path, const arena_result *r, char *err, size_t 
   afile a;
   if (afile_open(&a, path, err, errlen)) return -1;
   FILE *f = a.f;
-  fprintf(f, "agent_a,agent_b,games,wins,draws,losses,score,score_lo,score_hi,elo,elo_lo,elo_hi,"
-             "rating_a,rating_b\n");
+  fprintf(f,
+          "agent_a,agent_b,games,wins,draws,losses,score,score_lo,score_hi,elo,elo_lo,elo_hi,"
+          "rating_a,rating_b\n");
   for (int k = 0; k < r->n_pairings; k++) {
     const arena_pairing *q = &r->pairings[k];
     rating_summary m = rating_summarize(q->wins, q->draws, q->losses);
     csv_field(f, r->specs[q->a]);
     fputc(',', f);
     csv_field(f, r->specs[q->b]);
-    fprintf(f, ",%d,%d,%d,%d,%.6f,%.6f,%.6f,%.1f,%.1f,%.1f,%.1f,%.1f\n", m.games, q->wins,
-            q->draws, q->losses, m.score, m.score_lo, m.score_hi, m.elo, m.elo_lo, m.elo_hi,
-            r->elo[q->a], r->elo[q->b]);
+    fprintf(f, ",%d,%d,%d,%d,%.6f,%.6f,%.6f,%.1f,%.1f,%.1f,%.1f,%.1f\n", m.games, q->wins, q->draws,
+            q->losses, m.score, m.score_lo, m.score_hi, m.elo, m.elo_lo, m.elo_hi, r->elo[q->a],
+            r->elo[q->b]);
   }
   return afile_commit(&a, err, errlen);
 }
@@ -207,26 +197,16 @@ static void print_table(const game *g, const arena_params *p, const arena_result
   }
 }
 
-static int parse_int(const char *opt, const char *v, long lo, long hi, long *out) {
-  char *end;
-  long x = strtol(v, &end, 10);
-  if (!*v || *end || x < lo || x > hi) {
-    fprintf(stderr, "sowzero arena: bad value '%s' for %s (an integer %ld..%ld)\n", v, opt, lo,
-            hi);
-    return -1;
-  }
-  *out = x;
-  return 0;
-}
-
 /* The agent rated 0: `--anchor` as a place in the list (from 1) or an
  * agent's spec; without it the first agent of kind random (a fixed
  * yardstick whatever else plays), else the first. -1 if it names none. */
 static int find_anchor(const char *opt, int n, const char *const *specs) {
   if (opt) {
-    char *end;
-    long x = strtol(opt, &end, 10);
-    if (*opt && !*end) return x >= 1 && x <= n ? (int)x - 1 : -1;
+    /* Whole decimal digits only: " 3" or "3x" is not a place. */
+    if (strspn(opt, "0123456789") == strlen(opt)) {
+      long x = strlen(opt) <= 4 ? strtol(opt, NULL, 10) : 0;
+      return x >= 1 && x <= n ? (int)x - 1 : -1;
+    }
     for (int i = 0; i < n; i++)
       if (!strcmp(specs[i], opt)) return i;
     return -1;
@@ -239,105 +219,102 @@ static int find_anchor(const char *opt, int n, const char *const *specs) {
   return 0;
 }
 
+typedef struct {
+  arena_params p;
+  char game[64], anchor[256];
+  char json[CLI_PATH_MAX], csv[CLI_PATH_MAX], records[CLI_PATH_MAX];
+  int quiet;
+} arena_opts;
+
+#define O_(kind, name, F, ...) kind(name, arena_opts, F, __VA_ARGS__)
+static const kv_key arena_keys[] = {
+    O_(KV_S, "game", game, NULL, "NAME  the game or preset ('sowzero rules' lists them)"),
+    O_(KV_I, "games", p.games, 2, 100000000, NULL,
+       "games per pairing, even: each opening is played with both colours"),
+    O_(KV_I, "threads", p.threads, 1, 256, NULL, "worker threads"),
+    O_(KV_B, "gauntlet", p.gauntlet, NULL, "the first agent against each of the others only"),
+    O_(KV_I, "openings", p.openings, 0, 100000, NULL,
+       "K  a book of K random openings kept when a depth-D alphabeta scores them within M "
+       "(0: every game from the start position)"),
+    O_(KV_I, "opening-plies", p.opening_plies, 1, OPENING_MAX_PLIES, NULL,
+       "P  an opening is 1..P random plies (with --openings)"),
+    O_(KV_I, "book-depth", p.book_depth, 1, 20, NULL,
+       "D  the alphabeta depth that judges an opening (with --openings)"),
+    O_(KV_I, "book-margin", p.book_margin, 0, 100000000, NULL,
+       "M  an opening is kept if it scores within M, 100 = one seed (with --openings)"),
+    O_(KV_U, "seed", p.seed, NULL, "seed of the openings and the agents"),
+    O_(KV_D, "prior-draws", p.prior_draws, 0, 1e6, NULL,
+       "virtual draws per pairing in the Elo fit"),
+    O_(KV_S, "anchor", anchor, NULL,
+       "N|SPEC  the agent rated 0: its place in the list (1 = the first) or its spec; "
+       "default: the first 'random' agent, else the first"),
+    O_(KV_S, "json", json, NULL, "FILE  the results as JSON"),
+    O_(KV_S, "csv", csv, NULL, "FILE  the pairings as CSV"),
+    O_(KV_S, "records", records, NULL, "FILE  every game as a record (docs/FORMATS.md)"),
+    O_(KV_B, "quiet", quiet, NULL, "no progress lines"),
+};
+#undef O_
+static const kv_table arena_table = KV_TABLE(arena_keys);
+
 int cmd_arena(int argc, char **argv) {
-  const char *game_name = "oware", *json = NULL, *csv = NULL, *records = NULL, *anchor = NULL;
-  char *sets[64];
-  const char *specs[ARENA_MAX_AGENTS];
-  int nsets = 0, nspecs = 0, quiet = 0;
-  arena_params p = arena_defaults();
-  for (int i = 0; i < argc; i++) {
-    const char *o = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    long x;
-    if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-      usage(stdout);
-      return 0;
-    } else if (!strcmp(o, "--gauntlet")) {
-      p.gauntlet = 1;
-    } else if (!strcmp(o, "--quiet")) {
-      quiet = 1;
-    } else if (o[0] == '-' && o[1] == '-') {
-      if (!v) {
-        fprintf(stderr, "sowzero arena: %s needs a value\n", o);
-        return 2;
-      }
-      i++;
-      if (!strcmp(o, "--game")) {
-        game_name = v;
-      } else if (!strcmp(o, "--set")) {
-        if (nsets == 64) {
-          fprintf(stderr, "sowzero arena: too many --set\n");
-          return 2;
-        }
-        sets[nsets++] = argv[i];
-      } else if (!strcmp(o, "--games")) {
-        if (parse_int(o, v, 2, 100000000, &x)) return 2;
-        p.games = (int)x;
-      } else if (!strcmp(o, "--threads")) {
-        if (parse_int(o, v, 1, 256, &x)) return 2;
-        p.threads = (int)x;
-      } else if (!strcmp(o, "--openings")) {
-        if (parse_int(o, v, 0, 100000, &x)) return 2;
-        p.openings = (int)x;
-      } else if (!strcmp(o, "--opening-plies")) {
-        if (parse_int(o, v, 1, OPENING_MAX_PLIES, &x)) return 2;
-        p.opening_plies = (int)x;
-      } else if (!strcmp(o, "--book-depth")) {
-        if (parse_int(o, v, 1, 20, &x)) return 2;
-        p.book_depth = (int)x;
-      } else if (!strcmp(o, "--book-margin")) {
-        if (parse_int(o, v, 0, 100000000, &x)) return 2;
-        p.book_margin = (int)x;
-      } else if (!strcmp(o, "--seed")) {
-        char *end;
-        p.seed = strtoull(v, &end, 10);
-        if (!*v || *end) {
-          fprintf(stderr, "sowzero arena: bad seed '%s'\n", v);
-          return 2;
-        }
-      } else if (!strcmp(o, "--prior-draws")) {
-        char *end;
-        p.prior_draws = strtod(v, &end);
-        if (!*v || *end || !(p.prior_draws >= 0)) {
-          fprintf(stderr, "sowzero arena: bad value '%s' for --prior-draws\n", v);
-          return 2;
-        }
-      } else if (!strcmp(o, "--anchor")) {
-        anchor = v;
-      } else if (!strcmp(o, "--json")) {
-        json = v;
-      } else if (!strcmp(o, "--csv")) {
-        csv = v;
-      } else if (!strcmp(o, "--records")) {
-        records = v;
-      } else {
-        fprintf(stderr, "sowzero arena: unknown option '%s'\n", o);
-        usage(stderr);
-        return 2;
-      }
-    } else {
-      if (nspecs == ARENA_MAX_AGENTS) {
-        fprintf(stderr, "sowzero arena: at most %d agents\n", ARENA_MAX_AGENTS);
-        return 2;
-      }
-      specs[nspecs++] = o;
-    }
+  arena_opts o;
+  memset(&o, 0, sizeof o);
+  o.p = arena_defaults();
+  snprintf(o.game, sizeof o.game, "oware");
+  char *sets[64], *pos[ARENA_MAX_AGENTS];
+  cli_list set = {"set", "KEY=VALUE", "a rule option of the game ('sowzero rules')", 1, 64, sets,
+                  0};
+  cli_cmd c = {.name = "arena",
+               .synopsis = "arena [options] AGENT AGENT [AGENT ...]",
+               .about =
+                   "  A round robin (or a gauntlet) between agents: scores, confidence "
+                   "intervals,\n  Elo ratings, results as JSON or CSV, game records.\n"
+                   "  AGENT  an agent spec, quoted: \"alphabeta depth=6\", "
+                   "\"mcts sims=1000\"\n",
+               .more = list_agents,
+               .opts = &arena_table,
+               .base = &o,
+               .lists = &set,
+               .n_lists = 1,
+               .pos_name = "AGENT",
+               .min_pos = 2,
+               .max_pos = ARENA_MAX_AGENTS,
+               .pos = pos};
+  int status;
+  if (cli_parse(&c, argc, argv, &status)) return status;
+  arena_params p = o.p;
+  const char *const *specs = (const char *const *)pos;
+  int nspecs = c.n_pos, quiet = o.quiet;
+  const char *json = o.json[0] ? o.json : NULL, *csv = o.csv[0] ? o.csv : NULL,
+             *records = o.records[0] ? o.records : NULL;
+  if (p.games % 2)
+    return cli_fail(&c, 2,
+                    "bad value '%d' for --games (an even number: each opening is played "
+                    "with both colours)",
+                    p.games);
+  if (!p.openings) {
+    static const char *const book[] = {"opening-plies", "book-depth", "book-margin"};
+    for (int i = 0; i < 3; i++)
+      if (cli_given(&c, book[i]))
+        return cli_fail(&c, 2, "--%s shapes the opening book: it needs --openings K (K > 0)",
+                        book[i]);
   }
-  if (nspecs < 2) {
-    fprintf(stderr, "sowzero arena: name at least two agents\n");
-    usage(stderr);
-    return 2;
-  }
-  if ((p.anchor = find_anchor(anchor, nspecs, specs)) < 0) {
-    fprintf(stderr, "sowzero arena: --anchor '%s' is neither 1..%d nor one of the agents\n",
-            anchor, nspecs);
-    return 2;
-  }
+  if ((json && csv && !strcmp(json, csv)) || (json && records && !strcmp(json, records)) ||
+      (csv && records && !strcmp(csv, records)))
+    return cli_fail(&c, 2, "--json, --csv and --records need different files");
+  if ((p.anchor = find_anchor(cli_given(&c, "anchor") ? o.anchor : NULL, nspecs, specs)) < 0)
+    return cli_fail(&c, 2,
+                    "bad value '%s' for --anchor (a place 1..%d, or one of the agents' "
+                    "specs as given)",
+                    o.anchor, nspecs);
   char err[1024];
   game g;
-  if (game_configure(&g, game_name, nsets, sets, err, sizeof err)) {
-    fprintf(stderr, "sowzero arena: %s\n", err);
-    return 2;
+  if (game_configure(&g, o.game, set.n, sets, err, sizeof err)) return cli_fail(&c, 2, "%s", err);
+  /* Bad specs are usage errors, found before any game is played. */
+  for (int i = 0; i < nspecs; i++) {
+    agent *a = agent_create(&g, specs[i], 1, err, sizeof err);
+    if (!a) return cli_fail(&c, 2, "agent '%s': %s", specs[i], err);
+    agent_free(a);
   }
   progress pr;
   memset(&pr, 0, sizeof pr);
@@ -348,41 +325,34 @@ int cmd_arena(int argc, char **argv) {
   pr.total = (p.gauntlet ? nspecs - 1 : nspecs * (nspecs - 1) / 2) * p.games;
   afile rec_file;
   if (records) {
-    if (afile_open(&rec_file, records, err, sizeof err)) {
-      fprintf(stderr, "sowzero arena: %s\n", err);
-      return 1;
-    }
+    if (afile_open(&rec_file, records, err, sizeof err)) return cli_fail(&c, 1, "%s", err);
     pr.records = rec_file.f;
     record_write_header(pr.records, NULL);
   }
   arena_result *r = malloc(sizeof *r);
-  if (!r) return 1;
+  if (!r) {
+    if (records) afile_abort(&rec_file);
+    return cli_fail(&c, 1, "out of memory");
+  }
   int rc = arena_run(&g, nspecs, specs, &p, on_game, &pr, r, err, sizeof err);
   if (rc) {
     if (pr.tty && !quiet) fputc('\n', stderr);
-    fprintf(stderr, "sowzero arena: %s\n", err);
+    cli_fail(&c, 1, "%s", err);
     if (records) afile_abort(&rec_file);
     free(r);
     return 1;
   }
-  int status = 0;
+  status = 0;
   if (records) {
     if (pr.failed_write || afile_commit(&rec_file, err, sizeof err)) {
-      fprintf(stderr, "sowzero arena: writing %s: %s\n", records,
-              pr.failed_write ? "write error" : err);
+      cli_fail(&c, 1, "writing %s: %s", records, pr.failed_write ? "write error" : err);
       if (pr.failed_write) afile_abort(&rec_file);
       status = 1;
     }
   }
   print_table(&g, &p, r);
-  if (json && write_json(json, &g, &p, r, err, sizeof err)) {
-    fprintf(stderr, "sowzero arena: %s\n", err);
-    status = 1;
-  }
-  if (csv && write_csv(csv, r, err, sizeof err)) {
-    fprintf(stderr, "sowzero arena: %s\n", err);
-    status = 1;
-  }
+  if (json && write_json(json, &g, &p, r, err, sizeof err)) status = cli_fail(&c, 1, "%s", err);
+  if (csv && write_csv(csv, r, err, sizeof err)) status = cli_fail(&c, 1, "%s", err);
   free(r);
   return status;
 }

@@ -5,20 +5,30 @@
 
 #include "cli/cli.h"
 
+/* The human table's header, once, before its first line. */
+static void start(bench_out *b) {
+  if (b->started || b->json) return;
+  fprintf(b->out, "  %-8s %-34s %14s %-8s\n", "bench", "figure", "value", "unit");
+  b->started = 1;
+}
+
 void bench_figure(bench_out *b, const char *bench, const char *figure, double value,
                   const char *unit, const char *extra) {
+  start(b);
   if (b->json)
-    fprintf(b->out, "{\"bench\": \"%s\", \"figure\": \"%s\", \"value\": %.10g, \"unit\": \"%s\"%s%s}\n",
+    fprintf(b->out,
+            "{\"bench\": \"%s\", \"figure\": \"%s\", \"value\": %.10g, \"unit\": \"%s\"%s%s}\n",
             bench, figure, value, unit, extra ? ", " : "", extra ? extra : "");
   else
-    fprintf(b->out, fabs(value) >= 1000 ? "  %-8s %-34s %14.0f %-8s %s\n"
-                                         : "  %-8s %-34s %14.4g %-8s %s\n",
+    fprintf(b->out,
+            fabs(value) >= 1000 ? "  %-8s %-34s %14.0f %-8s %s\n" : "  %-8s %-34s %14.4g %-8s %s\n",
             bench, figure, value, unit, extra ? extra : "");
   fflush(b->out);
 }
 
 void bench_note(bench_out *b, const char *fmt, ...) {
   if (b->json) return;
+  start(b);
   va_list ap;
   va_start(ap, fmt);
   fputs("  # ", b->out);
@@ -28,43 +38,66 @@ void bench_note(bench_out *b, const char *fmt, ...) {
   fflush(b->out);
 }
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: sowzero bench [engine|nn|search|all] [--json] [options]\n"
-          "  engine  random playouts/s and plies/s, with a deterministic signature\n"
-          "          (--game G, --games N for the signature, --seconds S per repetition)\n"
-          "  nn      network forward/training throughput against plain sgemm\n"
-          "  search  simulations/s of the searching agents\n"
-          "  --json  one JSON object per figure and line\n");
-}
+typedef struct {
+  int json;
+} all_opts;
+
+static const kv_key all_keys[] = {
+    KV_B("json", all_opts, json, NULL, "one JSON object per figure and line"),
+};
+static const kv_table all_table = KV_TABLE(all_keys);
 
 int cmd_bench(int argc, char **argv) {
-  bench_out b = {0, stdout};
-  const char *which = "all";
-  char *rest[64];
-  int nrest = 0;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--json"))
-      b.json = 1;
-    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      usage(stdout);
-      return 0;
-    } else if (i == 0 && argv[i][0] != '-')
-      which = argv[i];
-    else if (nrest < 64)
-      rest[nrest++] = argv[i];
+  bench_out b = {0, stdout, 0};
+  all_opts o = {0};
+  cli_cmd c = {.name = "bench",
+               .synopsis = "bench [engine|nn|search|all] [--json] [options]",
+               .about =
+                   "  engine  random playouts/s and plies/s, with a deterministic signature\n"
+                   "  nn      network forward/training throughput against plain sgemm\n"
+                   "  search  simulations/s of the searching agents\n"
+                   "  all     each of them with its defaults (the default)\n"
+                   "  'sowzero bench BENCHMARK --help' lists a benchmark's options.\n",
+               .opts = &all_table,
+               .base = &o};
+  static const char *const names[] = {"engine", "nn", "search", "all"};
+  int which = 3;
+  if (argc > 0 && argv[0][0] != '-') {
+    for (which = 0; which < 4 && strcmp(argv[0], names[which]); which++) {}
+    if (which == 4)
+      return cli_fail(&c, 2, "unknown benchmark '%s' (engine, nn, search or all)", argv[0]);
+    argc--, argv++;
   }
-  int run_engine = !strcmp(which, "engine"), run_nn = !strcmp(which, "nn"),
-      run_search = !strcmp(which, "search"), all = !strcmp(which, "all");
-  if (!run_engine && !run_nn && !run_search && !all) {
-    fprintf(stderr, "sowzero bench: unknown benchmark '%s'\n", which);
-    usage(stderr);
-    return 2;
+  int rc = 0, status;
+  switch (which) {
+    case 0:
+      return bench_engine(&b, argc, argv);
+    case 1:
+      return bench_nn(&b, argc, argv);
+    case 2:
+      return bench_search(&b, argc, argv);
+    default:
+      /* `all` takes --json alone: the benchmarks' options differ. */
+      for (int i = 0; i < argc; i++)
+        if (argv[i][0] == '-' && strcmp(argv[i], "--json") && strcmp(argv[i], "-h") &&
+            strcmp(argv[i], "--help"))
+          return cli_fail(&c, 2,
+                          "'%s': options other than --json go with one benchmark "
+                          "('sowzero bench engine %s ...'); all runs each with its defaults",
+                          argv[i], argv[i]);
+      for (int i = 0; i < argc; i++)
+        for (int k = 0; k < 4; k++)
+          if (!strcmp(argv[i], names[k]))
+            return cli_fail(&c, 2, "'%s': the benchmark comes first: sowzero bench %s [options]",
+                            argv[i], argv[i]);
+      if (cli_parse(&c, argc, argv, &status)) return status;
+      b.json = o.json;
+      char *none[] = {NULL};
+      if (b.json) none[0] = "--json";
+      int n = b.json ? 1 : 0;
+      int r[3] = {bench_engine(&b, n, none), bench_nn(&b, n, none), bench_search(&b, n, none)};
+      for (int i = 0; i < 3; i++)
+        if (r[i] > rc) rc = r[i];
+      return rc;
   }
-  if (!b.json) fprintf(b.out, "  %-8s %-34s %14s %-8s\n", "bench", "figure", "value", "unit");
-  int rc = 0;
-  if (run_engine || all) rc |= bench_engine(&b, nrest, rest);
-  if (run_nn || all) rc |= bench_nn(&b, all ? 0 : nrest, rest);
-  if (run_search || all) rc |= bench_search(&b, all ? 0 : nrest, rest);
-  return rc ? 1 : 0;
 }

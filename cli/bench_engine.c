@@ -32,37 +32,45 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+typedef struct {
+  char game[64];
+  int games;
+  double seconds;
+  int reps, json;
+} engine_opts;
+
+#define O_(kind, name, F, ...) kind(name, engine_opts, F, __VA_ARGS__)
+static const kv_key engine_keys[] = {
+    O_(KV_S, "game", game, NULL, "NAME  the game or preset ('sowzero rules' lists them)"),
+    O_(KV_I, "games", games, 1, 1000000000, NULL, "random games of the signature"),
+    O_(KV_D, "seconds", seconds, 0.001, 3600, NULL, "S  thread CPU seconds per repetition"),
+    O_(KV_I, "reps", reps, 1, 99, NULL, "repetitions (the median is reported)"),
+    O_(KV_B, "json", json, NULL, "one JSON object per figure and line"),
+};
+#undef O_
+static const kv_table engine_table = KV_TABLE(engine_keys);
+
 int bench_engine(bench_out *b, int argc, char **argv) {
-  const char *name = "oware";
-  long sig_games = 10000;
-  double seconds = 1.0;
-  int reps = 5;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--game") && i + 1 < argc)
-      name = argv[++i];
-    else if (!strcmp(argv[i], "--games") && i + 1 < argc)
-      sig_games = atol(argv[++i]);
-    else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
-      seconds = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
-      reps = atoi(argv[++i]);
-    else {
-      fprintf(stderr, "sowzero bench engine: unknown option '%s'\n", argv[i]);
-      return 1;
-    }
-  }
-  if (sig_games < 1 || seconds <= 0 || reps < 1 || reps > 99) {
-    fprintf(stderr, "sowzero bench engine: --games, --seconds and --reps must be positive\n");
-    return 1;
-  }
+  engine_opts o = {"oware", 10000, 1.0, 5, b->json};
+  cli_cmd c = {.name = "bench engine",
+               .synopsis = "bench engine [--game G] [--games N] [--seconds S] [--reps R] [--json]",
+               .about =
+                   "  Random playouts through the full rules, with repetition tracking, on "
+                   "one thread,\n  and a signature: the plies of N seeded random games.\n",
+               .opts = &engine_table,
+               .base = &o};
+  int status;
+  if (cli_parse(&c, argc, argv, &status)) return status;
+  b->json = o.json;
+  const char *name = o.game;
+  long sig_games = o.games;
+  double seconds = o.seconds;
+  int reps = o.reps;
   game g;
   char err[256];
-  if (game_configure(&g, name, 0, NULL, err, sizeof err) != 0) {
-    fprintf(stderr, "sowzero bench engine: %s\n", err);
-    return 1;
-  }
+  if (game_configure(&g, name, 0, NULL, err, sizeof err) != 0) return cli_fail(&c, 2, "%s", err);
   game_hist *h = malloc(sizeof *h);
-  if (!h) return 1;
+  if (!h) return cli_fail(&c, 1, "out of memory");
 
   double t0 = clock_thread_cpu();
   long long sig = playouts(&g, h, 1, sig_games);
@@ -87,8 +95,10 @@ int bench_engine(bench_out *b, int argc, char **argv) {
 
   char extra[128];
   snprintf(extra, sizeof extra, "\"game\": \"%s\", \"threads\": 1", name);
-  bench_note(b, "engine: %s, random playouts with repetition tracking, one thread, "
-                "median of %d x %ld games (thread CPU time)", name, reps, per_rep);
+  bench_note(b,
+             "engine: %s, random playouts with repetition tracking, one thread, "
+             "median of %d x %ld games (thread CPU time)",
+             name, reps, per_rep);
   bench_figure(b, "engine", "playouts_per_s", games_s[reps / 2], "1/s", extra);
   bench_figure(b, "engine", "plies_per_s", plies_s[reps / 2], "1/s", extra);
   bench_figure(b, "engine", "playouts_per_s_wall", wall_s[reps / 2], "1/s", extra);

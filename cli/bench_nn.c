@@ -25,7 +25,22 @@ typedef struct {
   double seconds; /* per figure, split over the repetitions */
   int reps;
   int train_batch;
+  int json;
 } opts;
+
+#define O_(kind, name, F, ...) kind(name, opts, F, __VA_ARGS__)
+static const kv_key nn_keys[] = {
+    O_(KV_I, "hidden", cfg.hidden, 1, 4096, NULL, "width of the hidden layers"),
+    O_(KV_I, "blocks", cfg.blocks, 0, 64, NULL, "residual blocks"),
+    O_(KV_I, "inputs", cfg.n_in, 1, 65536, NULL, "input features"),
+    O_(KV_I, "actions", cfg.n_actions, 1, NN_MAX_ACTIONS, NULL, "policy outputs"),
+    O_(KV_D, "seconds", seconds, 0.001, 3600, NULL, "S  thread CPU seconds per figure"),
+    O_(KV_I, "reps", reps, 1, REPS_MAX, NULL, "repetitions (the median is reported)"),
+    O_(KV_I, "train-batch", train_batch, 1, 4096, NULL, "batch of the training step"),
+    O_(KV_B, "json", json, NULL, "one JSON object per figure and line"),
+};
+#undef O_
+static const kv_table nn_table = KV_TABLE(nn_keys);
 
 /* What one timed call does, and on how many positions. */
 typedef struct ctx {
@@ -56,8 +71,7 @@ static double median(double *v, int n) {
 
 /* Runs c->fn enough times for seconds / reps per repetition; returns the
  * median units per second by thread CPU time and by wall time. */
-static void measure(ctx *c, const opts *o, double *cpu_rate,
-                    double *wall_rate) {
+static void measure(ctx *c, const opts *o, double *cpu_rate, double *wall_rate) {
   c->fn(c); /* warm-up: caches, BLAS buffers */
   double t0 = clock_thread_cpu();
   int probe = 0;
@@ -81,22 +95,20 @@ static void measure(ctx *c, const opts *o, double *cpu_rate,
 }
 
 static void run_forward(ctx *c) {
-  nn_forward(c->net, c->ws, c->x, c->legal, c->batch, c->policy, c->value,
-             c->score);
+  nn_forward(c->net, c->ws, c->x, c->legal, c->batch, c->policy, c->value, c->score);
 }
 
 static void run_forward1(ctx *c) {
   const int NI = nn_config_of(c->net).n_in;
   c->pos = (c->pos + 1) % c->pool;
-  nn_forward(c->net, c->ws, c->x + (size_t)c->pos * NI, c->legal + c->pos, 1,
-             c->policy, c->value, c->score);
+  nn_forward(c->net, c->ws, c->x + (size_t)c->pos * NI, c->legal + c->pos, 1, c->policy, c->value,
+             c->score);
 }
 
 static void run_train(ctx *c) {
   /* A tiny rate keeps the weights sane over thousands of repeats of one
    * batch; the work does not depend on it. */
-  nn_train_step(c->net, c->tr, c->ws, c->x, c->legal, c->tp, c->tv, c->ts,
-                c->batch, 1e-5f, NULL);
+  nn_train_step(c->net, c->tr, c->ws, c->x, c->legal, c->tp, c->tv, c->ts, c->batch, 1e-5f, NULL);
 }
 
 /* The forward pass's GEMMs with the same shapes, betas and weights, without
@@ -109,22 +121,21 @@ static void run_sgemm_forward(ctx *c) {
   int t = 0;
   const nn_tensor *T = nn_tensor_at(c->net, t);
   /* a (B x H) = x (B x NI) . W_in (NI x H) */
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, NI, 1.0f, c->x,
-              NI, P + T->offset, H, 0.0f, a, H);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, NI, 1.0f, c->x, NI, P + T->offset, H,
+              0.0f, a, H);
   for (int b = 0; b < k.blocks; b++) {
-    const nn_tensor *W1 = nn_tensor_at(c->net, 2 + 4 * b),
-                    *W2 = nn_tensor_at(c->net, 4 + 4 * b);
+    const nn_tensor *W1 = nn_tensor_at(c->net, 2 + 4 * b), *W2 = nn_tensor_at(c->net, 4 + 4 * b);
     /* u (B x H) = a (B x H) . W1 (H x H) */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, H, 1.0f, a,
-                H, P + W1->offset, H, 0.0f, u, H);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, H, 1.0f, a, H, P + W1->offset, H,
+                0.0f, u, H);
     /* a (B x H) += u (B x H) . W2 (H x H) */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, H, 1.0f, u,
-                H, P + W2->offset, H, 1.0f, a, H);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, H, 1.0f, u, H, P + W2->offset, H,
+                1.0f, a, H);
   }
   T = nn_tensor_at(c->net, 2 + 4 * k.blocks);
   /* out (B x O) = a (B x H) . W_head (H x O) */
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, O, H, 1.0f, a, H,
-              P + T->offset, O, 0.0f, c->buf[2], O);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, O, H, 1.0f, a, H, P + T->offset, O,
+              0.0f, c->buf[2], O);
 }
 
 /* The training step's GEMMs: the forward ones plus, per layer, dW = X^T G
@@ -138,88 +149,42 @@ static void run_sgemm_train(ctx *c) {
   const float *dout = c->buf[2];
   const nn_tensor *T = nn_tensor_at(c->net, 2 + 4 * k.blocks);
   /* dW_head (H x O) = a^T (H x B) . dout (B x O) */
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, O, B, 1.0f, a, H,
-              dout, O, 0.0f, dw, O);
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, O, B, 1.0f, a, H, dout, O, 0.0f, dw, O);
   /* g1 (B x H) = dout (B x O) . W_head^T (O x H) */
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, O, 1.0f, dout, O,
-              P + T->offset, O, 0.0f, g1, H);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, O, 1.0f, dout, O, P + T->offset, O,
+              0.0f, g1, H);
   for (int b = k.blocks - 1; b >= 0; b--) {
-    const nn_tensor *W1 = nn_tensor_at(c->net, 2 + 4 * b),
-                    *W2 = nn_tensor_at(c->net, 4 + 4 * b);
+    const nn_tensor *W1 = nn_tensor_at(c->net, 2 + 4 * b), *W2 = nn_tensor_at(c->net, 4 + 4 * b);
     /* dW2 (H x H) = a^T (H x B) . g1 (B x H) */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, H, B, 1.0f, a, H,
-                g1, H, 0.0f, dw, H);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, H, B, 1.0f, a, H, g1, H, 0.0f, dw, H);
     /* g2 (B x H) = g1 (B x H) . W2^T (H x H) */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, H, 1.0f, g1, H,
-                P + W2->offset, H, 0.0f, g2, H);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, H, 1.0f, g1, H, P + W2->offset, H,
+                0.0f, g2, H);
     /* dW1 (H x H) = a^T (H x B) . g2 (B x H) */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, H, B, 1.0f, a, H,
-                g2, H, 0.0f, dw, H);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, H, B, 1.0f, a, H, g2, H, 0.0f, dw, H);
     /* g1 (B x H) += g2 (B x H) . W1^T (H x H) */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, H, 1.0f, g2, H,
-                P + W1->offset, H, 1.0f, g1, H);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, H, 1.0f, g2, H, P + W1->offset, H,
+                1.0f, g1, H);
   }
   /* dW_in (NI x H) = x^T (NI x B) . g1 (B x H) */
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, NI, H, B, 1.0f, c->x,
-              NI, g1, H, 0.0f, dw, H);
-}
-
-static int parse_int(const char *name, const char *s, int lo, int hi,
-                     int *out) {
-  char *end;
-  long v = s ? strtol(s, &end, 10) : 0;
-  if (!s || *end || v < lo || v > hi) {
-    fprintf(stderr, "sowzero bench nn: %s needs an integer in %d..%d\n", name,
-            lo, hi);
-    return -1;
-  }
-  *out = (int)v;
-  return 0;
-}
-
-static int parse(int argc, char **argv, opts *o) {
-  o->cfg = nn_config_default();
-  o->seconds = 0.5;
-  o->reps = 5;
-  o->train_batch = 256;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int rc;
-    if (!strcmp(a, "--hidden"))
-      rc = parse_int(a, v, 1, 4096, &o->cfg.hidden);
-    else if (!strcmp(a, "--blocks"))
-      rc = parse_int(a, v, 0, 64, &o->cfg.blocks);
-    else if (!strcmp(a, "--inputs"))
-      rc = parse_int(a, v, 1, 65536, &o->cfg.n_in);
-    else if (!strcmp(a, "--actions"))
-      rc = parse_int(a, v, 1, NN_MAX_ACTIONS, &o->cfg.n_actions);
-    else if (!strcmp(a, "--reps"))
-      rc = parse_int(a, v, 1, REPS_MAX, &o->reps);
-    else if (!strcmp(a, "--train-batch"))
-      rc = parse_int(a, v, 1, 4096, &o->train_batch);
-    else if (!strcmp(a, "--seconds")) {
-      char *end;
-      o->seconds = v ? strtod(v, &end) : 0;
-      rc = v && !*end && o->seconds > 0 && o->seconds < 3600 ? 0 : -1;
-      if (rc)
-        fprintf(stderr, "sowzero bench nn: --seconds needs a positive number\n");
-    } else {
-      fprintf(stderr,
-              "sowzero bench nn: unknown option '%s' (options: --hidden N "
-              "--blocks N --inputs N --actions N --seconds S --reps N "
-              "--train-batch N)\n",
-              a);
-      return -1;
-    }
-    if (rc) return -1;
-    i++;
-  }
-  return 0;
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, NI, H, B, 1.0f, c->x, NI, g1, H, 0.0f, dw,
+              H);
 }
 
 int bench_nn(bench_out *b, int argc, char **argv) {
-  opts o;
-  if (parse(argc, argv, &o) != 0) return 2;
+  opts o = {nn_config_default(), 0.5, 5, 256, b->json};
+  cli_cmd cmd = {.name = "bench nn",
+                 .synopsis =
+                     "bench nn [--hidden N --blocks N --inputs N --actions N --seconds S "
+                     "--reps N --train-batch N] [--json]",
+                 .about =
+                     "  Network forward and training throughput on one thread, against "
+                     "plain sgemm.\n",
+                 .opts = &nn_table,
+                 .base = &o};
+  int status;
+  if (cli_parse(&cmd, argc, argv, &status)) return status;
+  b->json = o.json;
   static const int batches[] = {1, 8, 32, 64, 256, 1024};
   const int nbatch = (int)(sizeof batches / sizeof batches[0]);
   int maxb = o.train_batch > 1024 ? o.train_batch : 1024;
@@ -237,7 +202,7 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   nn_train_params tparams = nn_train_defaults();
   c.tr = c.ws ? nn_trainer_create(c.net, &tparams, err, sizeof err) : NULL;
   if (!c.tr) {
-    fprintf(stderr, "sowzero bench nn: %s\n", err);
+    cli_fail(&cmd, 1, "%s", err);
     goto out;
   }
   x = malloc(sizeof(float) * (size_t)maxb * NI);
@@ -248,13 +213,11 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   ts = malloc(sizeof(float) * (size_t)maxb);
   c.value = malloc(sizeof(float) * (size_t)maxb);
   c.score = malloc(sizeof(float) * (size_t)maxb);
-  size_t bufsz = (size_t)maxb * (H > O ? H : O) +
-                 (size_t)(H > NI ? H : NI) * (H > O ? H : O);
+  size_t bufsz = (size_t)maxb * (H > O ? H : O) + (size_t)(H > NI ? H : NI) * (H > O ? H : O);
   for (int i = 0; i < 6; i++) c.buf[i] = calloc(bufsz, sizeof(float));
-  if (!x || !legal || !policy || !tp || !tv || !ts || !c.value || !c.score ||
-      !c.buf[0] || !c.buf[1] || !c.buf[2] || !c.buf[3] || !c.buf[4] ||
-      !c.buf[5]) {
-    fprintf(stderr, "sowzero bench nn: out of memory\n");
+  if (!x || !legal || !policy || !tp || !tv || !ts || !c.value || !c.score || !c.buf[0] ||
+      !c.buf[1] || !c.buf[2] || !c.buf[3] || !c.buf[4] || !c.buf[5]) {
+    cli_fail(&cmd, 1, "out of memory");
     goto out;
   }
   /* Positions like encoded boards: about half the features zero. */
@@ -281,9 +244,8 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   nn_blas_info(info, sizeof info);
   const char *ct = getenv("OPENBLAS_CORETYPE");
   bench_note(b, "%s; OPENBLAS_CORETYPE=%s", info, ct ? ct : "(unset)");
-  bench_note(b, "network %d-%dx%d-%d, %zu parameters, %.0f FLOP per position",
-             NI, H, k->blocks, A, nn_param_count(c.net),
-             nn_flops_per_position(k));
+  bench_note(b, "network %d-%dx%d-%d, %zu parameters, %.0f FLOP per position", NI, H, k->blocks, A,
+             nn_param_count(c.net), nn_flops_per_position(k));
   const double fl = nn_flops_per_position(k);
 
   for (int i = 0; i < nbatch; i++) {
@@ -316,8 +278,7 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     c.units = 1;
     c.fn = run_forward1;
     measure(&c, &o, &cpu, &wall);
-    snprintf(extra, sizeof extra, "\"batch\": 1, \"method\": \"%s\"",
-             methods[i].name);
+    snprintf(extra, sizeof extra, "\"batch\": 1, \"method\": \"%s\"", methods[i].name);
     bench_figure(b, "nn", "batch1_pos_per_s", cpu, "1/s", extra);
   }
   nn_ws_set_small_path(c.ws, NN_SMALL_AUTO);
@@ -336,8 +297,7 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     bench_figure(b, "nn", "train_samples_per_s", cpu, "1/s", extra);
     bench_figure(b, "nn", "train_samples_per_s_wall", wall, "1/s", extra);
     bench_figure(b, "nn", "train_gflops", cpu * tfl / 1e9, "GFLOP/s", extra);
-    bench_figure(b, "nn", "train_sgemm_gflops", gcpu * tfl / 1e9, "GFLOP/s",
-                 extra);
+    bench_figure(b, "nn", "train_sgemm_gflops", gcpu * tfl / 1e9, "GFLOP/s", extra);
     bench_figure(b, "nn", "train_sgemm_ratio", cpu / gcpu, "", extra);
   }
   rc = 0;

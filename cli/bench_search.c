@@ -52,7 +52,7 @@ static int bench_rollouts(bench_out *b, const game *g, int sims, int reps) {
   mcts_eval ev = mcts_rollout_eval(ro);
   mcts *m = mcts_create(g, &p, &ev, 1, err, sizeof err);
   if (!m) {
-    fprintf(stderr, "bench search: %s\n", err);
+    fprintf(stderr, "sowzero bench search: %s\n", err);
     mcts_rollout_free(ro);
     return -1;
   }
@@ -99,12 +99,12 @@ static int bench_network(bench_out *b, const game *g, int batch, int sims, int m
   c.n_actions = g->n_actions;
   nn_net *net = nn_create(&c, 7, err, sizeof err);
   if (!net) {
-    fprintf(stderr, "bench search: %s\n", err);
+    fprintf(stderr, "sowzero bench search: %s\n", err);
     return -1;
   }
   mcts_nn *nev = mcts_nn_create(g, net, batch, err, sizeof err);
   if (!nev) {
-    fprintf(stderr, "bench search: %s\n", err);
+    fprintf(stderr, "sowzero bench search: %s\n", err);
     nn_free(net);
     return -1;
   }
@@ -115,19 +115,20 @@ static int bench_network(bench_out *b, const game *g, int batch, int sims, int m
   p.node_cap = sims * 8 + 64;
   mcts_batch *mb = mcts_batch_create(g, &p, &ev, batch, 1, err, sizeof err);
   if (!mb) {
-    fprintf(stderr, "bench search: %s\n", err);
+    fprintf(stderr, "sowzero bench search: %s\n", err);
     mcts_nn_free(nev);
     nn_free(net);
     return -1;
   }
   game_pos start;
   game_start(g, &start);
-  for (int i = 0; i < batch; i++) mcts_set_root(mcts_batch_search(mb, i), &start, NULL, err, sizeof err);
+  for (int i = 0; i < batch; i++)
+    mcts_set_root(mcts_batch_search(mb, i), &start, NULL, err, sizeof err);
   double w0 = clock_wall(), c0 = clock_thread_cpu();
   int rc = 0;
   for (int mv = 0; mv < moves && !rc; mv++) {
     if (mcts_batch_run(mb, NULL, sims, err, sizeof err)) {
-      fprintf(stderr, "bench search: %s\n", err);
+      fprintf(stderr, "sowzero bench search: %s\n", err);
       rc = -1;
       break;
     }
@@ -143,12 +144,12 @@ static int bench_network(bench_out *b, const game *g, int batch, int sims, int m
     mcts_batch_get_info(mb, &bi);
     char extra[200];
     snprintf(extra, sizeof extra,
-             "\"batch\": %d, \"sims\": %d, \"moves\": %d, \"hidden\": %d, \"blocks\": %d",
-             batch, sims, moves, c.hidden, c.blocks);
+             "\"batch\": %d, \"sims\": %d, \"moves\": %d, \"hidden\": %d, \"blocks\": %d", batch,
+             sims, moves, c.hidden, c.blocks);
     bench_figure(b, "search", "zero_sims_per_s", bi.sims / cpu, "1/s", extra);
     bench_figure(b, "search", "zero_evals_per_s", bi.evals / cpu, "1/s", extra);
-    bench_figure(b, "search", "zero_mean_batch", bi.eval_calls ? (double)bi.evals / bi.eval_calls : 0,
-                 "", extra);
+    bench_figure(b, "search", "zero_mean_batch",
+                 bi.eval_calls ? (double)bi.evals / bi.eval_calls : 0, "", extra);
     bench_figure(b, "search", "zero_eval_share", cpu > 0 ? te.cpu / cpu : 0, "", extra);
     bench_figure(b, "search", "zero_wall_over_cpu", cpu > 0 ? wall / cpu : 0, "", extra);
   }
@@ -158,61 +159,71 @@ static int bench_network(bench_out *b, const game *g, int batch, int sims, int m
   return rc;
 }
 
+typedef struct {
+  char game[64], batches[128];
+  int sims, reps, nn_sims, moves, no_nn, json;
+} search_opts;
+
+#define O_(kind, name, F, ...) kind(name, search_opts, F, __VA_ARGS__)
+static const kv_key search_keys[] = {
+    O_(KV_S, "game", game, NULL, "NAME  the game or preset ('sowzero rules' lists them)"),
+    O_(KV_I, "sims", sims, 1, 10000000, NULL, "simulations per move of rollout MCTS"),
+    O_(KV_I, "reps", reps, 1, 1000, NULL, "fresh rollout searches timed (the median is reported)"),
+    O_(KV_I, "nn-sims", nn_sims, 1, 1000000, NULL, "simulations per move of the network search"),
+    O_(KV_I, "moves", moves, 1, 10000, NULL, "moves of the network search per batch size"),
+    O_(KV_S, "batches", batches, NULL,
+       "B,B,...  batch sizes of the network search, 1..4096 each, at most 8"),
+    O_(KV_B, "no-nn", no_nn, NULL, "the rollout search only"),
+    O_(KV_B, "json", json, NULL, "one JSON object per figure and line"),
+};
+#undef O_
+static const kv_table search_table = KV_TABLE(search_keys);
+
 int bench_search(bench_out *b, int argc, char **argv) {
-  const char *game_name = "oware";
-  int sims = 1000, reps = 7, nn_sims = 100, moves = 4, skip_nn = 0;
-  int batches[8] = {1, 16, 64, 256}, nb = 4;
-  for (int i = 0; i < argc; i++) {
-    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(o, "--no-nn")) {
-      skip_nn = 1;
-      continue;
-    }
-    if (!v) {
-      fprintf(stderr, "bench search: unknown or incomplete option '%s' (--game G, --sims N, "
-              "--reps R, --nn-sims N, --moves M, --batches 1,16,..., --no-nn)\n", o);
-      return -1;
-    }
-    i++;
-    if (!strcmp(o, "--game"))
-      game_name = v;
-    else if (!strcmp(o, "--sims"))
-      sims = atoi(v);
-    else if (!strcmp(o, "--reps"))
-      reps = atoi(v);
-    else if (!strcmp(o, "--nn-sims"))
-      nn_sims = atoi(v);
-    else if (!strcmp(o, "--moves"))
-      moves = atoi(v);
-    else if (!strcmp(o, "--batches")) {
-      nb = 0;
-      char buf[128], *save = NULL;
-      snprintf(buf, sizeof buf, "%s", v);
-      for (char *t = strtok_r(buf, ",", &save); t && nb < 8; t = strtok_r(NULL, ",", &save))
-        batches[nb++] = atoi(t);
-    } else {
-      /* Options of the other benchmarks pass through `bench all`. */
-      continue;
-    }
+  search_opts o = {"oware", "1,16,64,256", 1000, 7, 100, 4, 0, b->json};
+  cli_cmd cmd = {.name = "bench search",
+                 .synopsis =
+                     "bench search [--game G] [--sims N] [--reps R] [--nn-sims N] "
+                     "[--moves M] [--batches 1,16,...] [--no-nn] [--json]",
+                 .about =
+                     "  Simulations per second of rollout MCTS, and of the network search "
+                     "through the\n  batched driver at several batch sizes.\n",
+                 .opts = &search_table,
+                 .base = &o};
+  int status;
+  if (cli_parse(&cmd, argc, argv, &status)) return status;
+  b->json = o.json;
+  const char *game_name = o.game;
+  int sims = o.sims, reps = o.reps, nn_sims = o.nn_sims, moves = o.moves, skip_nn = o.no_nn;
+  int batches[8], nb = 0;
+  /* Whole numbers between commas: "1,,2", "1, 2" and "1x" are refused. */
+  static const kv_key batch_key = {"batch", KV_INT, 0, 1, 4096, NULL, 0, NULL, ""};
+  for (const char *t = o.batches;; t++) {
+    char item[32];
+    size_t n = strcspn(t, ",");
+    if (nb == 8 || n >= sizeof item)
+      return cli_fail(&cmd, 2,
+                      "bad value '%s' for --batches (at most 8 batch sizes, each an "
+                      "integer 1..4096, separated by commas)",
+                      o.batches);
+    memcpy(item, t, n);
+    item[n] = 0;
+    char err[256];
+    if (kv_parse(&batch_key, &batches[nb], item, err, sizeof err) != 0)
+      return cli_fail(&cmd, 2,
+                      "bad value '%s' for --batches: batch size '%s' is not an integer "
+                      "1..4096",
+                      o.batches, item);
+    nb++;
+    t += n;
+    if (!*t) break;
   }
-  if (sims < 1 || reps < 1 || nn_sims < 1 || moves < 1) {
-    fprintf(stderr, "bench search: --sims, --reps, --nn-sims and --moves must be positive\n");
-    return -1;
-  }
-  for (int i = 0; i < nb; i++)
-    if (batches[i] < 1 || batches[i] > 4096) {
-      fprintf(stderr, "bench search: batch sizes must be 1..4096\n");
-      return -1;
-    }
   char err[256];
   game g;
-  if (game_configure(&g, game_name, 0, NULL, err, sizeof err)) {
-    fprintf(stderr, "bench search: %s\n", err);
-    return -1;
-  }
+  if (game_configure(&g, game_name, 0, NULL, err, sizeof err)) return cli_fail(&cmd, 2, "%s", err);
   bench_note(b, "search: %s, rollout MCTS %d sims from the start position, median of %d", g.preset,
              sims, reps);
-  if (bench_rollouts(b, &g, sims, reps)) return -1;
+  if (bench_rollouts(b, &g, sims, reps)) return 1;
   if (skip_nn) return 0;
   char info[256];
   nn_blas_single_thread();
@@ -220,6 +231,6 @@ int bench_search(bench_out *b, int argc, char **argv) {
   bench_note(b, "search: network (default config) via the batched driver, %d sims x %d moves; %s",
              nn_sims, moves, info);
   for (int i = 0; i < nb; i++)
-    if (bench_network(b, &g, batches[i], nn_sims, moves)) return -1;
+    if (bench_network(b, &g, batches[i], nn_sims, moves)) return 1;
   return 0;
 }

@@ -3,7 +3,10 @@
 #ifndef SOWZERO_CLI_H
 #define SOWZERO_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
+
+#include "base/kv.h"
 
 /* Subcommands: each takes the arguments after its name and returns the
  * process exit code (0 ok, 1 failure, 2 usage error). */
@@ -18,6 +21,74 @@ int cmd_train(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
+/* ---- Command lines ----------------------------------------------------------
+ * Every subcommand reads its arguments with cli_parse, from a description of
+ * what it takes (cli_cmd):
+ *   options   a kv table (base/kv.h) over the command's settings struct:
+ *             option --NAME is key NAME, its value parsed whole and checked
+ *             by kv ("--games 4" or "--games=4"; "4x", "", " 4", "inf",
+ *             "nan", out of range are refused); KV_BOOL keys are flags that
+ *             take no value. A key's help may start with the value's name
+ *             and two spaces ("FILE  where the results go"); else the usage
+ *             names it by type (N, X, a|b, TEXT). Defaults are what the
+ *             struct holds before cli_parse (the tables' `def` is unused).
+ *   lists     options that may be given more than once (--set), each value
+ *             kept in the caller's array; a `keyed` list takes KEY=VALUE
+ *             values and refuses a KEY given twice.
+ *   positional arguments, min_pos..max_pos of them.
+ * "--" ends the options. Refused: an unknown option, a missing or empty
+ * value, a value where the next option was expected ("--json --quiet"), an
+ * option given twice (unless a list), a flag given a value, too many or too
+ * few positional arguments. Each refusal is one line on stderr naming the
+ * culprit and what would be accepted, and exit status 2. -h or --help prints
+ * the usage on stdout (status 0). */
+
+typedef struct {
+  const char *name; /* the option without dashes: "set" */
+  const char *meta; /* its value in the usage: "KEY=VALUE" */
+  const char *help;
+  int keyed;     /* 1: values are KEY=VALUE, a KEY at most once */
+  int max;       /* values at most (the size of `values`) */
+  char **values; /* filled: the values, pointers into argv */
+  int n;         /* filled: how many */
+} cli_list;
+
+typedef struct {
+  const char *name;      /* "arena", "bench engine": messages start "sowzero NAME: " */
+  const char *synopsis;  /* the usage line after "usage: sowzero " */
+  const char *about;     /* lines after the synopsis (positional arguments, notes), or NULL */
+  void (*more)(FILE *f); /* prints further lines after the options, or NULL */
+  const kv_table *opts;  /* may be NULL */
+  void *base;            /* the struct opts describes */
+  cli_list *lists;
+  int n_lists;
+  const char *pos_name; /* one positional argument, for messages: "AGENT" */
+  int min_pos, max_pos;
+  char **pos;     /* filled: the positional arguments (max_pos entries) */
+  int n_pos;      /* filled */
+  uint64_t given; /* filled: bit i, option key i was given */
+} cli_cmd;
+
+/* 0: go on and run the command. -1: stop and exit with *status (0 after
+ * --help, 2 after a usage error, already reported). */
+int cli_parse(cli_cmd *c, int argc, char **argv, int *status);
+/* 1 if option `name` (a key of c->opts) was given. */
+int cli_given(const cli_cmd *c, const char *name);
+/* Prints the usage of c to f. */
+void cli_usage(const cli_cmd *c, FILE *f);
+/* Prints "sowzero NAME: MESSAGE" as one line on stderr (control characters
+ * escaped, so a value with a newline cannot add lines) and returns status:
+ * `return cli_fail(&c, 2, "...")`. */
+int cli_fail(const cli_cmd *c, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The same for a message with its own prefix ("sowzero: ..."). */
+void cli_error_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Writes dir/name into buf; -1 if it does not fit. */
+int cli_path(char *buf, size_t len, const char *dir, const char *name);
+
+/* Room for a file name taken from the command line, terminator included. */
+#define CLI_PATH_MAX 4096
+
 /* ---- Benchmarks -------------------------------------------------------------
  * Every figure goes through bench_figure: a table row for people, or with
  * --json one JSON object per line:
@@ -25,17 +96,18 @@ int cmd_export(int argc, char **argv);
  * `extra` is either NULL or a JSON fragment of further fields
  * ("\"batch\": 64") added to the object. */
 typedef struct {
-  int json;       /* 1: JSON lines; 0: human table */
+  int json; /* 1: JSON lines; 0: human table */
   FILE *out;
+  int started; /* the human table's header is out */
 } bench_out;
 
-void bench_figure(bench_out *b, const char *bench, const char *figure,
-                  double value, const char *unit, const char *extra);
+void bench_figure(bench_out *b, const char *bench, const char *figure, double value,
+                  const char *unit, const char *extra);
 /* A free-form note line (human mode only; JSON mode stays machine-readable). */
-void bench_note(bench_out *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void bench_note(bench_out *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The benchmarks; each parses its own options from argv. */
+/* The benchmarks; each parses its own options from argv (--json among
+ * them, which sets b->json) and returns an exit status. */
 int bench_engine(bench_out *b, int argc, char **argv);
 int bench_nn(bench_out *b, int argc, char **argv);
 int bench_search(bench_out *b, int argc, char **argv);

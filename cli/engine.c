@@ -13,30 +13,22 @@ typedef struct {
 } engine_opts;
 
 static const kv_key engine_keys[] = {
-    KV_U("seed", engine_opts, seed, "1", "seed of the agents' random choices"),
+    KV_U("seed", engine_opts, seed, NULL, "seed of the agents' random choices"),
 };
 static const kv_table engine_table = KV_TABLE(engine_keys);
 
 int cmd_engine(int argc, char **argv) {
-  engine_opts o;
-  char err[256];
-  kv_defaults(&engine_table, &o, NULL, 0);
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-      if (kv_set(&engine_table, &o, "seed", argv[++i], err, sizeof err) != 0) {
-        fprintf(stderr, "sowzero engine: --seed: %s\n", err);
-        return 2;
-      }
-    } else {
-      fprintf(stderr, "sowzero engine: unexpected argument '%s'\nusage: sowzero engine [--seed N]\n",
-              argv[i]);
-      return 2;
-    }
-  }
+  engine_opts o = {1};
+  cli_cmd c = {.name = "engine",
+               .synopsis = "engine [--seed N]",
+               .about = "  The engine protocol on stdin and stdout (docs/PROTOCOL.md).\n",
+               .opts = &engine_table,
+               .base = &o};
+  int status;
+  if (cli_parse(&c, argc, argv, &status)) return status;
   proto *s = proto_create(o.seed);
   if (!s) {
-    fprintf(stderr, "sowzero engine: out of memory\n");
-    return 1;
+    return cli_fail(&c, 1, "out of memory");
   }
   static char out[PROTO_MAX_RESPONSE];
   char *line = NULL;

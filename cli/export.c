@@ -64,14 +64,6 @@ static const struct {
      "named b<col>|f<col> then ccw|cw, columns from the mover's left"},
 };
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: sowzero export RUN_OR_WEIGHTS --format onnx|json --out FILE\n"
-          "  Writes a network for other front ends: a run directory (its best.weights) or a\n"
-          "  .weights file, as an ONNX model or as JSON (docs/FORMATS.md). The file is\n"
-          "  checked against its game first; the page in web/ plays Oware with the ONNX.\n");
-}
-
 /* Splits the weight file's "key=value key=value" string for game_configure. */
 static int split_rules(char *rules, char **out, int cap) {
   int n = 0;
@@ -82,59 +74,63 @@ static int split_rules(char *rules, char **out, int cap) {
   return n;
 }
 
+typedef struct {
+  char format[64];
+  char out[CLI_PATH_MAX];
+} export_opts;
+
+static const kv_key export_keys[] = {
+    KV_S("format", export_opts, format, NULL, "onnx|json  the file's format (docs/FORMATS.md)"),
+    KV_S("out", export_opts, out, NULL, "FILE  the file to write"),
+};
+static const kv_table export_table = KV_TABLE(export_keys);
+
 int cmd_export(int argc, char **argv) {
-  const char *src = NULL, *format = NULL, *out = NULL;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--format") && i + 1 < argc) {
-      format = argv[++i];
-    } else if (!strcmp(a, "--out") && i + 1 < argc) {
-      out = argv[++i];
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "sowzero export: unknown option '%s'\n", a);
-      usage(stderr);
-      return 2;
-    } else if (!src) {
-      src = a;
-    } else {
-      fprintf(stderr, "sowzero export: one network at a time ('%s' is extra)\n", a);
-      return 2;
-    }
-  }
-  if (!src || !format || !out) {
-    usage(stderr);
-    return 2;
-  }
-  int onnx = !strcmp(format, "onnx");
-  if (!onnx && strcmp(format, "json")) {
-    fprintf(stderr, "sowzero export: unknown format '%s' (onnx or json)\n", format);
-    return 2;
-  }
+  export_opts o;
+  memset(&o, 0, sizeof o);
+  char *pos[1];
+  cli_cmd c = {.name = "export",
+               .synopsis = "export RUN_OR_WEIGHTS --format onnx|json --out FILE",
+               .about =
+                   "  Writes a network for other front ends: a run directory (its "
+                   "best.weights) or a\n  .weights file, as an ONNX model or as JSON "
+                   "(docs/FORMATS.md). The file is\n  checked against its game first; the "
+                   "page in web/ plays Oware with the ONNX.\n",
+               .opts = &export_table,
+               .base = &o,
+               .pos_name = "RUN_OR_WEIGHTS",
+               .min_pos = 1,
+               .max_pos = 1,
+               .pos = pos};
+  int status;
+  if (cli_parse(&c, argc, argv, &status)) return status;
+  if (!cli_given(&c, "format") || !cli_given(&c, "out"))
+    return cli_fail(&c, 2, "missing %s (usage: sowzero %s)",
+                    cli_given(&c, "format") ? "--out FILE" : "--format onnx|json", c.synopsis);
+  const char *src = pos[0], *out = o.out;
+  int onnx = !strcmp(o.format, "onnx");
+  if (!onnx && strcmp(o.format, "json"))
+    return cli_fail(&c, 2, "--format: unknown format '%s' (onnx or json)", o.format);
 
   /* A run directory stands for its best network. */
-  char path[1100];
+  char path[CLI_PATH_MAX];
   struct stat st;
   if (stat(src, &st) == 0 && S_ISDIR(st.st_mode)) {
-    snprintf(path, sizeof path, "%s/best.weights", src);
-    if (stat(path, &st) != 0) {
-      fprintf(stderr, "sowzero export: %s: no best.weights in this run directory (%s)\n", src,
-              strerror(errno));
-      return 1;
-    }
+    if (cli_path(path, sizeof path, src, "best.weights"))
+      return cli_fail(&c, 2, "the run directory's name is too long (%zu characters)", strlen(src));
+    if (stat(path, &st) != 0)
+      return cli_fail(&c, 1, "%s: no best.weights in this run directory (%s)", src,
+                      strerror(errno));
   } else {
+    if (strlen(src) >= sizeof path)
+      return cli_fail(&c, 2, "the file name is too long (%zu characters)", strlen(src));
     snprintf(path, sizeof path, "%s", src);
   }
 
   char err[1024];
   nn_meta meta;
   nn_net *net = nn_load(path, NULL, &meta, err, sizeof err);
-  if (!net) {
-    fprintf(stderr, "sowzero export: %s\n", err);
-    return 1;
-  }
+  if (!net) return cli_fail(&c, 1, "%s", err);
   nn_free(net);
 
   /* The game as this build configures it from the file's own settings. */
@@ -143,21 +139,17 @@ int cmd_export(int argc, char **argv) {
   int nset = split_rules(rules, settings, GAME_MAX_OPTIONS + 1);
   game g;
   if (nset < 0 || game_configure(&g, meta.game, nset, settings, err, sizeof err) != 0) {
-    fprintf(stderr, "sowzero export: %s: made for game '%s' with rule options '%s', which "
-                    "this build cannot set up: %s\n",
-            path, meta.game, meta.rules, nset < 0 ? "too many options" : err);
-    return 1;
+    return cli_fail(&c, 1,
+                    "%s: made for game '%s' with rule options '%s', which this build "
+                    "cannot set up: %s",
+                    path, meta.game, meta.rules, nset < 0 ? "too many options" : err);
   }
   net = mcts_nn_load(&g, path, err, sizeof err);
-  if (!net) {
-    fprintf(stderr, "sowzero export: %s\n", err);
-    return 1;
-  }
+  if (!net) return cli_fail(&c, 1, "%s", err);
   nn_meta want;
   if (mcts_nn_meta(&g, &want, err, sizeof err) != 0) {
-    fprintf(stderr, "sowzero export: %s\n", err);
     nn_free(net);
-    return 1;
+    return cli_fail(&c, 1, "%s", err);
   }
 
   const char *encoding = NULL, *actions = NULL;
@@ -183,13 +175,12 @@ int cmd_export(int argc, char **argv) {
   int rc = onnx ? export_onnx(net, &info, out, err, sizeof err)
                 : export_json(net, &info, out, err, sizeof err);
   if (rc != 0) {
-    fprintf(stderr, "sowzero export: %s\n", err);
     nn_free(net);
-    return 1;
+    return cli_fail(&c, 1, "%s", err);
   }
-  nn_config c = nn_config_of(net);
+  nn_config k = nn_config_of(net);
   char shape[64];
-  nn_shape_string(&c, shape, sizeof shape);
+  nn_shape_string(&k, shape, sizeof shape);
   printf("%s: %s network %s for %s (%s), from %s\n", out, onnx ? "ONNX" : "JSON", shape,
          g.rules->name, want.rules, path);
   nn_free(net);

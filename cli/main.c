@@ -24,13 +24,23 @@ static const struct {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: sowzero COMMAND [options]\n\ncommands:\n");
-  for (int i = 0; i < N_SUB; i++) fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].help);
+  for (int i = 0; i < N_SUB; i++)
+    fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].help);
   fprintf(f, "\n'sowzero COMMAND --help' tells more.\n");
 }
 
+static void command_names(char *buf, size_t len) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (int i = 0; i < N_SUB && at < len; i++)
+    at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", subcommands[i].name);
+}
+
 int main(int argc, char **argv) {
+  char names[256];
+  command_names(names, sizeof names);
   if (argc < 2) {
-    usage(stderr);
+    cli_error_line("sowzero: missing COMMAND (commands: %s; 'sowzero --help' tells more)", names);
     return 2;
   }
   if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
@@ -39,7 +49,6 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < N_SUB; i++)
     if (!strcmp(argv[1], subcommands[i].name)) return subcommands[i].fn(argc - 2, argv + 2);
-  fprintf(stderr, "sowzero: unknown command '%s'\n", argv[1]);
-  usage(stderr);
+  cli_error_line("sowzero: unknown command '%s' (commands: %s)", argv[1], names);
   return 2;
 }

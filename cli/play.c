@@ -1,4 +1,5 @@
-/* `sowzero play`: a person against an agent in the terminal. */
+/* `sowzero play`: a person against an agent in the terminal. Moves are read
+ * and written as the board drawing labels them (game_move_label). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,85 +8,148 @@
 #include "game/game.h"
 #include "search/agent.h"
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: sowzero play [--game NAME] [--set key=value ...] [--agent SPEC]\n"
-          "                    [--side south|north] [--seed N]\n"
-          "  Type an action number to move, 'u' to take back your last move, 'q' to quit.\n");
+typedef struct {
+  char game[64], agent[1024];
+  int side;
+  uint64_t seed;
+} play_opts;
+
+static const char *const sides[] = {"south", "north", NULL};
+
+#define O_(kind, name, F, ...) kind(name, play_opts, F, __VA_ARGS__)
+static const kv_key play_keys[] = {
+    O_(KV_S, "game", game, NULL, "NAME  the game or preset ('sowzero rules' lists them)"),
+    O_(KV_S, "agent", agent, NULL, "SPEC  the agent you play against ('sowzero arena --help')"),
+    O_(KV_E, "side", side, sides, NULL, "the side you play; South moves first"),
+    O_(KV_U, "seed", seed, NULL, "seed of the agent's random choices"),
+};
+#undef O_
+static const kv_table play_table = KV_TABLE(play_keys);
+
+/* "0 1 5" or "b0ccw f3cw ...": the legal moves of p as the board labels them. */
+static void legal_list(const game *g, const game_pos *p, char *buf, size_t len) {
+  size_t at = 0;
+  game_moves m = game_legal(g, p);
+  buf[0] = 0;
+  for (int a = 0; a < g->n_actions && at < len; a++)
+    if (m >> a & 1) {
+      char name[32];
+      game_move_label(g, p->mover, a, name, sizeof name);
+      at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? " " : "", name);
+    }
+}
+
+/* The legal action of p labelled `text`, or -1. */
+static int parse_move(const game *g, const game_pos *p, const char *text) {
+  game_moves m = game_legal(g, p);
+  for (int a = 0; a < g->n_actions; a++) {
+    char name[32];
+    if ((m >> a & 1) && game_move_label(g, p->mover, a, name, sizeof name) == 0 &&
+        !strcmp(name, text))
+      return a;
+  }
+  return -1;
+}
+
+/* Reads one line into buf without its end and surrounding spaces: 1, 0 at
+ * the end of input, -1 for a line longer than buf (read and dropped). */
+static int read_line(char *buf, size_t len) {
+  if (!fgets(buf, (int)len, stdin)) return 0;
+  size_t n = strlen(buf);
+  if (n == len - 1 && buf[n - 1] != '\n') {
+    int ch;
+    while ((ch = getchar()) != EOF && ch != '\n') {}
+    return -1;
+  }
+  buf[strcspn(buf, "\r\n")] = 0;
+  char *s = buf + strspn(buf, " \t");
+  memmove(buf, s, strlen(s) + 1);
+  for (n = strlen(buf); n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t'); n--) buf[n - 1] = 0;
+  return 1;
 }
 
 int cmd_play(int argc, char **argv) {
-  const char *name = "oware", *spec = "greedy";
-  char *sets[32];
-  int nset = 0, human = 0;
-  uint64_t seed = 1;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--game") && i + 1 < argc)
-      name = argv[++i];
-    else if (!strcmp(argv[i], "--set") && i + 1 < argc && nset < 32)
-      sets[nset++] = argv[++i];
-    else if (!strcmp(argv[i], "--agent") && i + 1 < argc)
-      spec = argv[++i];
-    else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-      seed = strtoull(argv[++i], NULL, 10);
-    else if (!strcmp(argv[i], "--side") && i + 1 < argc) {
-      const char *s = argv[++i];
-      if (strcmp(s, "south") && strcmp(s, "north")) {
-        fprintf(stderr, "sowzero play: --side takes south or north, not '%s'\n", s);
-        return 2;
-      }
-      human = !strcmp(s, "north");
-    } else {
-      usage(!strcmp(argv[i], "--help") ? stdout : stderr);
-      return !strcmp(argv[i], "--help") ? 0 : 2;
-    }
-  }
+  play_opts o = {.side = 0, .seed = 1};
+  snprintf(o.game, sizeof o.game, "oware");
+  snprintf(o.agent, sizeof o.agent, "greedy");
+  char *sets[64];
+  cli_list set = {"set", "KEY=VALUE", "a rule option of the game ('sowzero rules')", 1, 64, sets,
+                  0};
+  cli_cmd c = {.name = "play",
+               .synopsis =
+                   "play [--game NAME] [--set KEY=VALUE ...] [--agent SPEC] "
+                   "[--side south|north] [--seed N]",
+               .about =
+                   "  You against an agent in the terminal. Type a move as the board labels "
+                   "it\n  (the legal ones are listed), 'u' to take back your last move, 'q' "
+                   "to quit.\n",
+               .opts = &play_table,
+               .base = &o,
+               .lists = &set,
+               .n_lists = 1};
+  int status;
+  if (cli_parse(&c, argc, argv, &status)) return status;
+  int human = o.side;
+  const char *spec = o.agent;
   char err[512];
   game g;
-  if (game_configure(&g, name, nset, sets, err, sizeof err) != 0) {
-    fprintf(stderr, "sowzero play: %s\n", err);
-    return 1;
-  }
-  agent *a = agent_create(&g, spec, seed, err, sizeof err);
-  if (!a) {
-    fprintf(stderr, "sowzero play: %s\n", err);
-    return 1;
-  }
+  if (game_configure(&g, o.game, set.n, sets, err, sizeof err) != 0)
+    return cli_fail(&c, 2, "%s", err);
+  agent *a = agent_create(&g, spec, o.seed, err, sizeof err);
+  if (!a) return cli_fail(&c, 2, "--agent '%s': %s", spec, err);
   /* The record behind undo: positions after each move, and one history. */
   game_pos *rec = malloc(sizeof(game_pos) * (GAME_MAX_PLIES_CAP + 1));
   game_hist *h = malloc(sizeof *h);
-  if (!rec || !h) {
-    fprintf(stderr, "sowzero play: out of memory\n");
-    return 1;
+  uint8_t *moves = malloc(GAME_MAX_PLIES_CAP);
+  if (!rec || !h || !moves) {
+    free(rec);
+    free(h);
+    free(moves);
+    agent_free(a);
+    return cli_fail(&c, 1, "out of memory");
   }
-  int n = 0;
-  uint8_t moves[GAME_MAX_PLIES_CAP];
+  int n = 0, rc = 0;
   game_start(&g, &rec[0]);
   game_hist_reset(h, &rec[0]);
-  char board[2048], line[256];
-  printf("You play %s against %s. Actions count from your left.\n\n",
-         human ? "North" : "South", spec);
+  char board[2048], line[256], legal[512], name[32];
+  printf(
+      "You play %s against %s. Moves are named as the board labels them; 'u' takes back "
+      "your last move, 'q' quits.\n\n",
+      human ? "North" : "South", spec);
   for (;;) {
     game_pos *p = &rec[n];
     game_render(&g, p, board, sizeof board);
     fputs(board, stdout);
     if (p->status != GAME_ONGOING) break;
+    if (n >= GAME_MAX_PLIES_CAP) {
+      printf("the game is too long to go on\n");
+      break;
+    }
     if (p->mover != human) {
       int act = agent_choose(a, p, h);
       if (act < 0) {
-        fprintf(stderr, "sowzero play: %s\n", agent_error(a));
+        rc = cli_fail(&c, 1, "%s", agent_error(a));
         break;
       }
-      printf("%s plays %d\n\n", spec, act);
+      game_move_label(&g, p->mover, act, name, sizeof name);
+      printf("%s plays %s\n\n", spec, name);
       rec[n + 1] = *p;
       game_step(&g, &rec[n + 1], h, act);
       moves[n++] = (uint8_t)act;
       continue;
     }
-    printf("your move> ");
+    legal_list(&g, p, legal, sizeof legal);
+    printf("legal moves: %s\nyour move> ", legal);
     fflush(stdout);
-    if (!fgets(line, sizeof line, stdin)) break;
-    line[strcspn(line, "\r\n")] = 0;
+    int got = read_line(line, sizeof line);
+    if (got == 0) {
+      printf("\n");
+      break;
+    }
+    if (got < 0) {
+      printf("that line is too long; legal moves: %s\n\n", legal);
+      continue;
+    }
     if (!strcmp(line, "q")) break;
     if (!strcmp(line, "u")) {
       /* Back to the human's previous turn, then rebuild the history. */
@@ -101,18 +165,18 @@ int cmd_play(int argc, char **argv) {
       for (int i = 0; i < n; i++) game_step(&g, &q, h, moves[i]);
       continue;
     }
-    int act = game_parse_action(&g, line, err, sizeof err);
-    if (act < 0 || !(game_legal(&g, p) >> act & 1)) {
-      printf("%s\n\n", act < 0 ? err : "that move is not legal here");
+    int act = parse_move(&g, p, line);
+    if (act < 0) {
+      printf("'%s' is not a legal move here; legal moves: %s\n\n", line, legal);
       continue;
     }
     rec[n + 1] = *p;
     game_step(&g, &rec[n + 1], h, act);
     moves[n++] = (uint8_t)act;
-    if (n >= GAME_MAX_PLIES_CAP) break;
   }
   free(rec);
   free(h);
+  free(moves);
   agent_free(a);
-  return 0;
+  return rc;
 }

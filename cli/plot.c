@@ -1,14 +1,57 @@
 /* `sowzero plot RUN`: loss, gating and Elo curves of a run, drawn to PNG
- * by gnuplot from metrics.jsonl. */
+ * by gnuplot from metrics.jsonl.
+ *
+ * No shell and no names in the script: gnuplot is started with an argument
+ * vector (posix_spawnp), and the script, the same text for every run, gets
+ * the file names, the title and the anchor's spec as its arguments (ARG1 ..
+ * ARG6 of `gnuplot -c`), which gnuplot keeps as strings and never parses, so
+ * no quote, newline or backquote in them can change what it runs. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "base/base.h"
 #include "base/json.h"
 #include "cli/cli.h"
+
+extern char **environ;
+
+/* ARG1 the PNG, ARG2 the data, ARG3 the title, ARG4 the anchor's spec, ARG5
+ * and ARG6 "1" to draw the gating and the Elo panel. */
+static const char script_text[] =
+    "# Written by 'sowzero plot'; run as: gnuplot -c plot.gp OUT.png DATA TITLE ANCHOR GATING "
+    "ELO\n"
+    "gating = (ARG5 eq \"1\")\n"
+    "elo = (ARG6 eq \"1\")\n"
+    "panels = 1 + gating + elo\n"
+    "set terminal pngcairo size 1200,300*panels+60 noenhanced\n"
+    "set output ARG1\n"
+    "set multiplot layout panels,1 title ARG3\n"
+    "set grid\n"
+    "set key outside right\n"
+    "set xlabel 'training minutes'\n"
+    "set ylabel 'loss'\n"
+    "plot ARG2 using 1:2 with lines title 'total', '' using 1:3 with lines title 'policy', "
+    "'' using 1:4 with lines title 'value'\n"
+    "if (gating) {\n"
+    "  set ylabel 'candidate score'\n"
+    "  set yrange [0:1]\n"
+    "  plot ARG2 using 1:5 with linespoints title 'gating score', 0.55 with lines dt 2 "
+    "title 'threshold'\n"
+    "  set autoscale y\n"
+    "}\n"
+    "if (elo) {\n"
+    "  set ylabel 'Elo'\n"
+    "  plot ARG2 using 1:6 with linespoints title 'best vs '.ARG4\n"
+    "}\n"
+    "unset multiplot\n";
 
 /* Member key of object obj as a number; NAN if absent or not a number. */
 static double number_at(const json_doc *d, int obj, const char *key) {
@@ -16,44 +59,23 @@ static double number_at(const json_doc *d, int obj, const char *key) {
   return json_get_number(d, obj, key, &v) == 0 ? v : NAN;
 }
 
-int cmd_plot(int argc, char **argv) {
-  const char *run = NULL, *out = NULL;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--out") && i + 1 < argc)
-      out = argv[++i];
-    else if (argv[i][0] != '-' && !run)
-      run = argv[i];
-    else {
-      fprintf(stderr, "usage: sowzero plot RUN [--out FILE.png]\n");
-      return 2;
-    }
-  }
-  if (!run) {
-    fprintf(stderr, "usage: sowzero plot RUN [--out FILE.png]\n");
-    return 2;
-  }
-  char path[1024], data[1100], png[1100], script[1100];
-  snprintf(path, sizeof path, "%s/metrics.jsonl", run);
-  snprintf(data, sizeof data, "%s/plot.dat", run);
-  snprintf(png, sizeof png, "%s", out ? out : "");
-  if (!out) snprintf(png, sizeof png, "%s/progress.png", run);
-  FILE *in = fopen(path, "r");
-  if (!in) {
-    fprintf(stderr, "sowzero plot: %s: %s\n", path, strerror(errno));
-    return 1;
-  }
-  afile a;
-  char err[512];
-  if (afile_open(&a, data, err, sizeof err) != 0) {
-    fprintf(stderr, "sowzero plot: %s\n", err);
-    fclose(in);
-    return 1;
-  }
-  /* Columns: time_min total policy value gate_score elo_vs_last_anchor */
+typedef struct {
+  char out[CLI_PATH_MAX];
+} plot_opts;
+
+static const kv_key plot_keys[] = {
+    KV_S("out", plot_opts, out, NULL, "FILE  the PNG to write (default RUN/progress.png)"),
+};
+static const kv_table plot_table = KV_TABLE(plot_keys);
+
+/* metrics.jsonl to the data file. Columns: time_min total policy value
+ * gate_score elo_vs_last_anchor. Counts the rows and those with a gating
+ * score and an Elo; the last anchor's spec goes to anchor. */
+static int write_data(FILE *in, FILE *out, int *rows, int *gated, int *rated, char *anchor,
+                      size_t len) {
   char *line = NULL;
   size_t cap = 0;
-  int rows = 0;
-  char anchor[128] = "";
+  *rows = *gated = *rated = 0;
   while (getline(&line, &cap, in) > 0) {
     json_doc *d = json_parse(line, NULL, 0);
     double t = d ? number_at(d, 0, "time_min") : NAN;
@@ -68,56 +90,170 @@ int cmd_plot(int argc, char **argv) {
     int last = -1;
     for (int e = json_first(d, json_get(d, 0, "eval")); e >= 0; e = json_next(d, e)) last = e;
     if (last >= 0) {
-      snprintf(anchor, sizeof anchor, "%s", json_key(d, last));
+      snprintf(anchor, len, "%s", json_key(d, last));
       v[4] = number_at(d, last, "elo");
     }
     json_free(d);
-    fprintf(a.f, "%.4f", t);
+    fprintf(out, "%.4f", t);
     for (int k = 0; k < 5; k++) {
-      if (isnan(v[k]))
-        fprintf(a.f, " NaN");
+      if (isnan(v[k]) || isinf(v[k]))
+        fprintf(out, " NaN");
       else
-        fprintf(a.f, " %.6g", v[k]);
+        fprintf(out, " %.6g", v[k]);
     }
-    fputc('\n', a.f);
-    rows++;
+    fputc('\n', out);
+    (*rows)++;
+    *gated += !isnan(v[3]);
+    *rated += !isnan(v[4]);
   }
   free(line);
+  return ferror(in) ? -1 : 0;
+}
+
+/* Runs gnuplot with argv; 0 when it drew, else -1 with the last line it
+ * wrote (or why it did not start) in err. */
+static int run_gnuplot(char *const *argv, char *err, size_t errlen) {
+  int fd[2];
+  if (pipe(fd) != 0) {
+    errf(err, errlen, "pipe: %s", strerror(errno));
+    return -1;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+  posix_spawn_file_actions_addclose(&fa, fd[0]);
+  posix_spawn_file_actions_addclose(&fa, fd[1]);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fd[1]);
+  if (rc != 0) {
+    close(fd[0]);
+    if (rc == ENOENT)
+      errf(err, errlen, "gnuplot is not installed ('make deps' installs it)");
+    else
+      errf(err, errlen, "cannot start gnuplot: %s", strerror(rc));
+    return -1;
+  }
+  /* Everything it says, keeping the end: its last line names the problem. */
+  char text[8192];
+  size_t n = 0;
+  for (;;) {
+    if (n > sizeof text / 2) { /* keep the newer half */
+      memmove(text, text + n - sizeof text / 4, sizeof text / 4);
+      n = sizeof text / 4;
+    }
+    ssize_t r = read(fd[0], text + n, sizeof text / 2 - 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    n += (size_t)r;
+  }
+  close(fd[0]);
+  text[n] = 0;
+  int st;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' ')) text[--n] = 0;
+  char *last = strrchr(text, '\n');
+  last = last ? last + 1 : text;
+  /* Its complaint follows "line N: "; the last line may add the system's. */
+  const char *what = NULL;
+  for (const char *t = text; (t = strstr(t, "line ")); t++) {
+    size_t d = strspn(t + 5, "0123456789");
+    if (d && t[5 + d] == ':' && t[6 + d] == ' ') what = t + 7 + d;
+  }
+  char why[512] = "";
+  size_t wl = what ? strcspn(what, "\n") : 0;
+  if (what) snprintf(why, sizeof why, ": %.*s", (int)wl, what);
+  if (*last && (!what || last != what))
+    snprintf(why + strlen(why), sizeof why - strlen(why), what ? " (%s)" : ": %s", last);
+  if (WIFEXITED(st))
+    errf(err, errlen, "gnuplot failed (exit %d)%s", WEXITSTATUS(st), why);
+  else
+    errf(err, errlen, "gnuplot was killed by signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  return -1;
+}
+
+int cmd_plot(int argc, char **argv) {
+  plot_opts o = {""};
+  char *pos[1];
+  cli_cmd c = {.name = "plot",
+               .synopsis = "plot RUN [--out FILE.png]",
+               .about =
+                   "  Draws a run's loss, gating and Elo curves with gnuplot (RUN/plot.gp, "
+                   "RUN/plot.dat).\n",
+               .opts = &plot_table,
+               .base = &o,
+               .pos_name = "RUN",
+               .min_pos = 1,
+               .max_pos = 1,
+               .pos = pos};
+  int status;
+  if (cli_parse(&c, argc, argv, &status)) return status;
+  const char *run = pos[0];
+  char path[CLI_PATH_MAX], data[CLI_PATH_MAX], script[CLI_PATH_MAX], png[CLI_PATH_MAX];
+  if (cli_path(path, sizeof path, run, "metrics.jsonl") ||
+      cli_path(data, sizeof data, run, "plot.dat") ||
+      cli_path(script, sizeof script, run, "plot.gp") ||
+      (!o.out[0] && cli_path(png, sizeof png, run, "progress.png")))
+    return cli_fail(&c, 2, "the run directory's name is too long (%zu characters)", strlen(run));
+  if (o.out[0]) snprintf(png, sizeof png, "%s", o.out);
+  struct stat st;
+  if (stat(run, &st) != 0)
+    return cli_fail(&c, 1, "run directory '%s': %s", run,
+                    errno == ENOENT ? "does not exist" : strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return cli_fail(&c, 1, "'%s' is not a run directory", run);
+  FILE *in = fopen(path, "r");
+  if (!in) {
+    if (errno == ENOENT)
+      return cli_fail(&c, 1,
+                      "'%s' has no metrics.jsonl: not a run directory, or its first "
+                      "iteration has not finished",
+                      run);
+    return cli_fail(&c, 1, "%s: %s", path, strerror(errno));
+  }
+  afile a;
+  char err[1024], anchor[256] = "";
+  if (afile_open(&a, data, err, sizeof err) != 0) {
+    fclose(in);
+    return cli_fail(&c, 1, "%s", err);
+  }
+  int rows, gated, rated;
+  int rd = write_data(in, a.f, &rows, &gated, &rated, anchor, sizeof anchor);
   fclose(in);
-  if (afile_commit(&a, err, sizeof err) != 0) {
-    fprintf(stderr, "sowzero plot: %s\n", err);
-    return 1;
+  if (rd != 0) {
+    afile_abort(&a);
+    return cli_fail(&c, 1, "%s: read error", path);
   }
   if (rows == 0) {
-    fprintf(stderr, "sowzero plot: %s has no iterations yet\n", path);
-    return 1;
+    afile_abort(&a);
+    return cli_fail(&c, 1, "%s has no iterations yet: nothing to plot", path);
   }
-  snprintf(script, sizeof script, "%s/plot.gp", run);
-  FILE *gp = fopen(script, "w");
-  if (!gp) {
-    fprintf(stderr, "sowzero plot: %s: %s\n", script, strerror(errno));
-    return 1;
-  }
-  fprintf(gp,
-          "set terminal pngcairo size 1200,900 noenhanced\nset output '%s'\n"
-          "set multiplot layout 3,1 title '%s'\nset grid\nset key outside right\n"
-          "set xlabel 'training minutes'\nset ylabel 'loss'\n"
-          "plot '%s' using 1:2 with lines title 'total', '' using 1:3 with lines title 'policy',"
-          " '' using 1:4 with lines title 'value'\n"
-          "set ylabel 'candidate score'\nset yrange [0:1]\n"
-          "plot '%s' using 1:5 with linespoints title 'gating score', 0.55 with lines dt 2 "
-          "title 'threshold'\nset autoscale y\n"
-          "set ylabel 'Elo'\nplot '%s' using 1:6 with linespoints title 'best vs %s'\n"
-          "unset multiplot\n",
-          png, run, data, data, data, anchor[0] ? anchor : "anchor");
-  fclose(gp);
-  char cmd[3400];
-  snprintf(cmd, sizeof cmd, "gnuplot '%s'", script);
-  int rc = system(cmd);
-  if (rc != 0) {
-    fprintf(stderr, "sowzero plot: gnuplot failed (is gnuplot installed? 'make deps')\n");
-    return 1;
-  }
+  if (afile_commit(&a, err, sizeof err) != 0) return cli_fail(&c, 1, "%s", err);
+  if (afile_open(&a, script, err, sizeof err) != 0) return cli_fail(&c, 1, "%s", err);
+  fputs(script_text, a.f);
+  if (afile_commit(&a, err, sizeof err) != 0) return cli_fail(&c, 1, "%s", err);
+  if (!rated || !gated)
+    cli_fail(&c, 0, "%s has no %s yet; plotting %s only", path,
+             !rated && !gated ? "gating results or evaluations"
+             : !rated         ? "evaluations"
+                              : "gating results",
+             !rated && !gated ? "the losses"
+             : !rated         ? "the losses and gating"
+                              : "the losses and Elo");
+  char *gv[] = {"gnuplot",
+                "-c",
+                script,
+                png,
+                data,
+                (char *)run,
+                anchor[0] ? anchor : "anchor",
+                gated ? "1" : "0",
+                rated ? "1" : "0",
+                NULL};
+  if (run_gnuplot(gv, err, sizeof err) != 0) return cli_fail(&c, 1, "drawing %s: %s", png, err);
   printf("%s\n", png);
   return 0;
 }

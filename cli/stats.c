@@ -9,15 +9,7 @@
 #include "base/json.h"
 #include "cli/cli.h"
 #include "game/game.h"
-
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: sowzero stats [--game G] [--set key=value ...] [FIRST [SECOND]]\n"
-          "                     [--games N] [--threads T] [--seed S] [--json FILE]\n"
-          "  FIRST, SECOND  agent specs for the player who moves first and the other\n"
-          "                 (default: random random)\n"
-          "  --games N      games to play (1000)\n");
-}
+#include "search/agent.h"
 
 static void rate_json(FILE *f, const char *name, const stats_rate *r, int last) {
   fprintf(f, "  \"%s\": {\"count\": %d, \"rate\": %.6f, \"lo\": %.6f, \"hi\": %.6f}%s\n", name,
@@ -44,11 +36,12 @@ static int write_json(const char *path, const game *g, const char *first, const 
   rate_json(f, "first_win", &r->first_win, 0);
   rate_json(f, "draw", &r->draw, 0);
   rate_json(f, "first_loss", &r->first_loss, 0);
-  fprintf(f, "  \"first_score\": {\"score\": %.6f, \"lo\": %.6f, \"hi\": %.6f},\n",
-          r->first_score, r->first_score_lo, r->first_score_hi);
+  fprintf(f, "  \"first_score\": {\"score\": %.6f, \"lo\": %.6f, \"hi\": %.6f},\n", r->first_score,
+          r->first_score_lo, r->first_score_hi);
   fprintf(f, "  \"mean_margin\": %.4f,\n", r->mean_margin);
-  fprintf(f, "  \"length\": {\"mean\": %.3f, \"sd\": %.3f, \"min\": %d, \"p10\": %d, "
-             "\"p25\": %d, \"median\": %d, \"p75\": %d, \"p90\": %d, \"max\": %d},\n",
+  fprintf(f,
+          "  \"length\": {\"mean\": %.3f, \"sd\": %.3f, \"min\": %d, \"p10\": %d, "
+          "\"p25\": %d, \"median\": %d, \"p75\": %d, \"p90\": %d, \"max\": %d},\n",
           r->len_mean, r->len_sd, r->len_min, r->len_p10, r->len_p25, r->len_median, r->len_p75,
           r->len_p90, r->len_max);
   fprintf(f, "  \"grand_slams\": %d,\n  \"endings\": {", r->grand_slams);
@@ -58,73 +51,59 @@ static int write_json(const char *path, const game *g, const char *first, const 
   return afile_commit(&a, err, errlen);
 }
 
+typedef struct {
+  stats_params p;
+  char game[64], json[CLI_PATH_MAX];
+} stats_opts;
+
+#define O_(kind, name, F, ...) kind(name, stats_opts, F, __VA_ARGS__)
+static const kv_key stats_keys[] = {
+    O_(KV_S, "game", game, NULL, "NAME  the game or preset ('sowzero rules' lists them)"),
+    O_(KV_I, "games", p.games, 1, 100000000, NULL, "games to play"),
+    O_(KV_I, "threads", p.threads, 1, 256, NULL, "worker threads"),
+    O_(KV_U, "seed", p.seed, NULL, "seed of the agents"),
+    O_(KV_S, "json", json, NULL, "FILE  the statistics as JSON"),
+};
+#undef O_
+static const kv_table stats_table = KV_TABLE(stats_keys);
+
 int cmd_stats(int argc, char **argv) {
-  const char *game_name = "oware", *json = NULL, *spec[2] = {"random", "random"};
-  char *sets[64];
-  int nsets = 0, nspecs = 0;
-  stats_params p = stats_defaults();
-  for (int i = 0; i < argc; i++) {
-    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-      usage(stdout);
-      return 0;
-    }
-    if (o[0] != '-') {
-      if (nspecs == 2) {
-        fprintf(stderr, "sowzero stats: at most two agents\n");
-        return 2;
-      }
-      spec[nspecs++] = o;
-      continue;
-    }
-    if (!v) {
-      fprintf(stderr, "sowzero stats: %s needs a value\n", o);
-      return 2;
-    }
-    i++;
-    char *end = NULL;
-    if (!strcmp(o, "--game")) {
-      game_name = v;
-    } else if (!strcmp(o, "--set")) {
-      if (nsets == 64) return 2;
-      sets[nsets++] = argv[i];
-    } else if (!strcmp(o, "--games") || !strcmp(o, "--threads")) {
-      long x = strtol(v, &end, 10);
-      long hi = !strcmp(o, "--games") ? 100000000 : 256;
-      if (!*v || *end || x < 1 || x > hi) {
-        fprintf(stderr, "sowzero stats: bad value '%s' for %s (1..%ld)\n", v, o, hi);
-        return 2;
-      }
-      if (!strcmp(o, "--games"))
-        p.games = (int)x;
-      else
-        p.threads = (int)x;
-    } else if (!strcmp(o, "--seed")) {
-      p.seed = strtoull(v, &end, 10);
-      if (!*v || *end) {
-        fprintf(stderr, "sowzero stats: bad seed '%s'\n", v);
-        return 2;
-      }
-    } else if (!strcmp(o, "--json")) {
-      json = v;
-    } else {
-      fprintf(stderr, "sowzero stats: unknown option '%s'\n", o);
-      usage(stderr);
-      return 2;
-    }
-  }
-  if (nspecs == 1) spec[1] = spec[0];
+  stats_opts o;
+  memset(&o, 0, sizeof o);
+  o.p = stats_defaults();
+  snprintf(o.game, sizeof o.game, "oware");
+  char *sets[64], *pos[2];
+  cli_list set = {"set", "KEY=VALUE", "a rule option of the game ('sowzero rules')", 1, 64, sets,
+                  0};
+  cli_cmd c = {.name = "stats",
+               .synopsis = "stats [options] [FIRST [SECOND]]",
+               .about =
+                   "  How a rule variant plays: first-player results, game lengths, endings.\n"
+                   "  FIRST, SECOND  agent specs for the player who moves first and the other\n"
+                   "                 (default: random random; one spec plays both sides)\n",
+               .opts = &stats_table,
+               .base = &o,
+               .lists = &set,
+               .n_lists = 1,
+               .pos_name = "agent",
+               .max_pos = 2,
+               .pos = pos};
+  int status;
+  if (cli_parse(&c, argc, argv, &status)) return status;
+  stats_params p = o.p;
+  const char *json = o.json[0] ? o.json : NULL, *spec[2] = {"random", "random"};
+  for (int i = 0; i < c.n_pos; i++) spec[i] = pos[i];
+  if (c.n_pos == 1) spec[1] = spec[0];
   char err[1024];
   game g;
-  if (game_configure(&g, game_name, nsets, sets, err, sizeof err)) {
-    fprintf(stderr, "sowzero stats: %s\n", err);
-    return 2;
+  if (game_configure(&g, o.game, set.n, sets, err, sizeof err)) return cli_fail(&c, 2, "%s", err);
+  for (int i = 0; i < c.n_pos; i++) {
+    agent *a = agent_create(&g, pos[i], 1, err, sizeof err);
+    if (!a) return cli_fail(&c, 2, "agent '%s': %s", pos[i], err);
+    agent_free(a);
   }
   stats_result r;
-  if (stats_run(&g, spec[0], spec[1], &p, &r, err, sizeof err)) {
-    fprintf(stderr, "sowzero stats: %s\n", err);
-    return 1;
-  }
+  if (stats_run(&g, spec[0], spec[1], &p, &r, err, sizeof err)) return cli_fail(&c, 1, "%s", err);
   char opts[512];
   game_options_string(&g, opts, sizeof opts);
   printf("stats: %s (%s)\n", g.preset, opts);
@@ -139,19 +118,18 @@ int cmd_stats(int argc, char **argv) {
          100 * r.first_loss.lo, 100 * r.first_loss.hi);
   printf("               score %4.1f%% [%5.1f, %5.1f], mean margin %+.2f seeds\n\n",
          100 * r.first_score, 100 * r.first_score_lo, 100 * r.first_score_hi, r.mean_margin);
-  printf("length (plies) mean %.1f (sd %.1f), min %d, p10 %d, p25 %d, median %d, p75 %d, "
-         "p90 %d, max %d\n\n",
-         r.len_mean, r.len_sd, r.len_min, r.len_p10, r.len_p25, r.len_median, r.len_p75,
-         r.len_p90, r.len_max);
+  printf(
+      "length (plies) mean %.1f (sd %.1f), min %d, p10 %d, p25 %d, median %d, p75 %d, "
+      "p90 %d, max %d\n\n",
+      r.len_mean, r.len_sd, r.len_min, r.len_p10, r.len_p25, r.len_median, r.len_p75, r.len_p90,
+      r.len_max);
   printf("endings\n");
   for (int e = 1; e < GAME_END_COUNT; e++)
     if (r.end_reason[e])
       printf("  %-12s %7d  %5.1f%%\n", game_end_name(e), r.end_reason[e],
              100.0 * r.end_reason[e] / r.games);
   printf("grand-slam moves: %d (%.3f per game)\n", r.grand_slams, (double)r.grand_slams / r.games);
-  if (json && write_json(json, &g, spec[0], spec[1], &p, &r, err, sizeof err)) {
-    fprintf(stderr, "sowzero stats: %s\n", err);
-    return 1;
-  }
+  if (json && write_json(json, &g, spec[0], spec[1], &p, &r, err, sizeof err))
+    return cli_fail(&c, 1, "%s", err);
   return 0;
 }

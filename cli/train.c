@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/ini.h"
 #include "cli/cli.h"
 #include "trainer/config.h"
 #include "trainer/train.h"
@@ -39,74 +40,181 @@ static void progress(void *ctx, int kind, const train_status *st, const char *li
   fprintf(stderr,
           "\r\033[Kiter %d | %s | %llu games, %llu samples (%d held) | %llu steps, loss %.3f | "
           "%s%s",
-          st->iteration, st->phase, (unsigned long long)st->games,
-          (unsigned long long)st->samples, st->buffer, (unsigned long long)st->steps, st->loss,
+          st->iteration, st->phase, (unsigned long long)st->games, (unsigned long long)st->samples,
+          st->buffer, (unsigned long long)st->steps, st->loss,
           st->last_gate[0] ? st->last_gate : "no gating yet", eta);
   fflush(stderr);
   p->status_shown = 1;
 }
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: sowzero train CONFIG [--run DIR] [--set section.key=value ...]\n"
-          "                            [--minutes M] [--iterations N]\n"
-          "  Trains in DIR (default runs/NAME for configs/NAME.ini); a DIR that already holds\n"
-          "  a run is resumed with its own config.ini (overrides still apply).\n"
-          "  Ctrl-C stops cleanly; so does the end of the budget.\n"
-          "  'sowzero train --keys' lists every config key with its default.\n");
+typedef struct {
+  /* The trainer keeps a run directory's name in 512 bytes (trainer/train.c);
+   * a longer one is refused here rather than cut there. */
+  char run[512];
+  char minutes[64], iterations[64];
+  int keys;
+} train_opts;
+
+#define O_(kind, name, F, ...) kind(name, train_opts, F, __VA_ARGS__)
+static const kv_key train_keys[] = {
+    O_(KV_S, "run", run, NULL,
+       "DIR  the run directory (default runs/NAME for CONFIG .../NAME.ini); a DIR that holds "
+       "a run is resumed with its own config.ini, and CONFIG may then be left out"),
+    O_(KV_S, "minutes", minutes, NULL, "M  the budget in wall minutes: --set run.minutes=M"),
+    O_(KV_S, "iterations", iterations, NULL, "N  stop after N iterations: --set run.iterations=N"),
+    O_(KV_B, "keys", keys, NULL, "list every config key with its default, and do nothing else"),
+};
+#undef O_
+static const kv_table train_table = KV_TABLE(train_keys);
+
+/* An override's parts; -1 unless it is SECTION.KEY=VALUE. */
+static int split_override(const char *s, size_t *sec, size_t *key, size_t *val) {
+  const char *dot = strchr(s, '.'), *eq = strchr(s, '=');
+  if (!dot || !eq || dot > eq || dot == s || eq == dot + 1) return -1;
+  *sec = (size_t)(dot - s);
+  *key = (size_t)(eq - dot - 1);
+  *val = strlen(eq + 1);
+  return 0;
 }
 
 int cmd_train(int argc, char **argv) {
-  const char *config = NULL, *dir = NULL;
-  char *over[64], buf[64][96];
-  int n_over = 0;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--keys")) {
-      config_describe(stdout);
-      return 0;
-    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--run") && i + 1 < argc) {
-      dir = argv[++i];
-    } else if ((!strcmp(a, "--set") || !strcmp(a, "--minutes") || !strcmp(a, "--iterations")) &&
-               i + 1 < argc) {
-      if (n_over == 64) {
-        fprintf(stderr, "sowzero train: too many overrides\n");
-        return 2;
-      }
-      if (!strcmp(a, "--set"))
-        snprintf(buf[n_over], sizeof buf[n_over], "%s", argv[++i]);
-      else
-        snprintf(buf[n_over], sizeof buf[n_over], "run.%s=%s", a + 2, argv[++i]);
-      over[n_over] = buf[n_over];
-      n_over++;
-    } else if (a[0] != '-' && !config) {
-      config = a;
-    } else {
-      fprintf(stderr, "sowzero train: unexpected argument '%s'\n", a);
-      usage(stderr);
-      return 2;
-    }
+  train_opts o;
+  memset(&o, 0, sizeof o);
+  char *sets[64], *pos[1];
+  cli_list set = {"set",
+                  "SECTION.KEY=VALUE",
+                  "a config setting over the file's ('sowzero train --keys' lists them)",
+                  1,
+                  64,
+                  sets,
+                  0};
+  cli_cmd c = {.name = "train",
+               .synopsis =
+                   "train CONFIG [--run DIR] [--set SECTION.KEY=VALUE ...] [--minutes M] "
+                   "[--iterations N]",
+               .about =
+                   "  Trains a run from CONFIG in DIR (default runs/NAME for configs/NAME.ini);\n"
+                   "  a DIR that already holds a run is resumed with its own config.ini\n"
+                   "  (overrides still apply): 'sowzero train --run DIR' resumes it.\n"
+                   "  Ctrl-C stops cleanly; so does the end of the budget.\n"
+                   "  'sowzero train --keys' lists every config key with its default.\n",
+               .opts = &train_table,
+               .base = &o,
+               .lists = &set,
+               .n_lists = 1,
+               .pos_name = "CONFIG",
+               .max_pos = 1,
+               .pos = pos};
+  int status;
+  if (cli_parse(&c, argc, argv, &status)) return status;
+  if (o.keys) {
+    if (c.n_pos || set.n || cli_given(&c, "run") || cli_given(&c, "minutes") ||
+        cli_given(&c, "iterations"))
+      return cli_fail(&c, 2, "--keys lists the config keys and takes no other argument");
+    config_describe(stdout);
+    return 0;
   }
-  if (!config && !dir) {
-    usage(stderr);
-    return 2;
-  }
+  const char *config = c.n_pos ? pos[0] : NULL, *dir = o.run[0] ? o.run : NULL;
+  if (!config && !dir)
+    return cli_fail(&c, 2,
+                    "missing CONFIG (or --run DIR of a run to resume; usage: sowzero "
+                    "train CONFIG [--run DIR] [options])");
   char dirbuf[512];
   if (!dir) {
     /* runs/NAME for .../NAME.ini */
     const char *base = strrchr(config, '/');
     base = base ? base + 1 : config;
     size_t n = strcspn(base, ".");
+    if (n == 0)
+      return cli_fail(&c, 2, "cannot name a run after CONFIG '%s'; give --run DIR", config);
+    if (n + 6 >= sizeof dirbuf)
+      return cli_fail(&c, 2, "CONFIG '%s' makes too long a run name; give --run DIR", config);
     snprintf(dirbuf, sizeof dirbuf, "runs/%.*s", (int)n, base);
     dir = dirbuf;
-    if (mkdir("runs", 0755) != 0 && errno != EEXIST) {
-      fprintf(stderr, "sowzero train: cannot create runs/\n");
-      return 1;
-    }
   }
+  /* Resume or start: the trainer resumes a DIR that has a config.ini. */
+  char cfg_path[600];
+  struct stat st;
+  snprintf(cfg_path, sizeof cfg_path, "%s/config.ini", dir);
+  int dir_exists = stat(dir, &st) == 0;
+  if (dir_exists && !S_ISDIR(st.st_mode))
+    return cli_fail(&c, 2, "run directory '%s' is not a directory", dir);
+  int resume = dir_exists && stat(cfg_path, &st) == 0;
+  if (!resume && !config) {
+    if (!dir_exists)
+      return cli_fail(&c, 2,
+                      "--run '%s': no such run to resume; to start one there, name "
+                      "its CONFIG: sowzero train CONFIG --run DIR",
+                      dir);
+    return cli_fail(&c, 2,
+                    "--run '%s' holds no run to resume (no config.ini); to start one "
+                    "there, name its CONFIG: sowzero train CONFIG --run DIR",
+                    dir);
+  }
+  if (resume && config && o.run[0])
+    cli_fail(&c, 0, "%s holds a run: resuming it with its own config.ini (%s is not read)", dir,
+             config);
+  const char *load = resume ? cfg_path : config;
+
+  /* The overrides, each with the argument it came from. */
+  char *over[66], minutes[80], iterations[80];
+  const char *origin[66];
+  int n_over = 0;
+  for (int i = 0; i < set.n; i++) {
+    size_t ls, lk, lv;
+    ini_entry e;
+    if (split_override(sets[i], &ls, &lk, &lv))
+      return cli_fail(&c, 2, "bad value '%s' for --set (expected SECTION.KEY=VALUE)", sets[i]);
+    if (ls >= sizeof e.section || lk >= sizeof e.key || lv >= sizeof e.value)
+      return cli_fail(&c, 2, "--set %.*s: the %s is %zu characters long (at most %zu)",
+                      (int)(ls + 1 + lk), sets[i],
+                      lv >= sizeof e.value     ? "value"
+                      : ls >= sizeof e.section ? "section"
+                                               : "key",
+                      lv >= sizeof e.value     ? lv
+                      : ls >= sizeof e.section ? ls
+                                               : lk,
+                      (lv >= sizeof e.value     ? sizeof e.value
+                       : ls >= sizeof e.section ? sizeof e.section
+                                                : sizeof e.key) -
+                          1);
+    if ((o.minutes[0] && !strncmp(sets[i], "run.minutes=", 12)) ||
+        (o.iterations[0] && !strncmp(sets[i], "run.iterations=", 15)))
+      return cli_fail(&c, 2, "--set %.*s and --%s say the same thing: give one",
+                      (int)strcspn(sets[i], "="), sets[i],
+                      sets[i][4] == 'm' ? "minutes" : "iterations");
+    over[n_over] = sets[i];
+    origin[n_over++] = "--set";
+  }
+  if (o.minutes[0]) {
+    snprintf(minutes, sizeof minutes, "run.minutes=%s", o.minutes);
+    over[n_over] = minutes;
+    origin[n_over++] = "--minutes";
+  }
+  if (o.iterations[0]) {
+    snprintf(iterations, sizeof iterations, "run.iterations=%s", o.iterations);
+    over[n_over] = iterations;
+    origin[n_over++] = "--iterations";
+  }
+  /* Checked before anything starts: the config, then each override. */
+  char err[1024];
+  train_config *tc = malloc(sizeof *tc);
+  if (!tc) return cli_fail(&c, 1, "out of memory");
+  if (config_load(tc, load, 0, NULL, err, sizeof err) != 0) {
+    free(tc);
+    return cli_fail(&c, 1, "%s", err);
+  }
+  for (int i = 0; i < n_over; i++)
+    if (config_load(tc, load, 1, &over[i], err, sizeof err) != 0) {
+      free(tc);
+      return cli_fail(&c, 2, "%s %s: %s", origin[i],
+                      strcmp(origin[i], "--set") ? strchr(over[i], '=') + 1 : over[i], err);
+    }
+  int bad = config_load(tc, load, n_over, over, err, sizeof err);
+  free(tc);
+  if (bad) return cli_fail(&c, 2, "%s", err);
+  if (dir == dirbuf && mkdir("runs", 0755) != 0 && errno != EEXIST)
+    return cli_fail(&c, 1, "cannot create runs/: %s", strerror(errno));
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
@@ -114,13 +222,9 @@ int cmd_train(int argc, char **argv) {
   sigaction(SIGTERM, &sa, NULL);
   progress_ctx pc = {isatty(2), 0};
   train_args ta = {config, dir, n_over, over, progress, &pc, &stop_requested};
-  char err[1024];
   int rc = train_run(&ta, err, sizeof err);
   if (pc.status_shown) fputs("\n", stderr);
-  if (rc != 0) {
-    fprintf(stderr, "sowzero train: %s\n", err);
-    return 1;
-  }
+  if (rc != 0) return cli_fail(&c, 1, "%s", err);
   if (dir == dirbuf)
     fprintf(stderr, "%s: saved; 'sowzero train %s' resumes it.\n", dir, config);
   else

@@ -271,6 +271,13 @@ int game_move_name(const game *g, int action, char *buf, size_t len) {
   return w < 0 || (size_t)w >= len ? -1 : 0;
 }
 
+int game_move_label(const game *g, int mover, int action, char *buf, size_t len) {
+  if (g->rules->move_name) return g->rules->move_name(g, action, buf, len);
+  int pit = (action + g->n_pits / 2 * (mover ? 1 : 0)) % g->n_pits;
+  int w = snprintf(buf, len, "%d", pit);
+  return w < 0 || (size_t)w >= len ? -1 : 0;
+}
+
 void game_render(const game *g, const game_pos *p, char *buf, size_t len) {
   g->rules->render(g, p, buf, len);
 }

@@ -275,6 +275,13 @@ int game_parse_action(const game *g, const char *s, char *err, size_t errlen);
 /* The name of an action: move_name, or the number. Returns 0, or -1 if buf
  * is too small. */
 int game_move_name(const game *g, int action, char *buf, size_t len);
+/* A move of `mover` as a person reads it on the board drawing: the game's
+ * move name if it has one (the same for both sides, e.g. "b6ccw"), else the
+ * number the drawing labels the sown pit with. Every game without move
+ * names is a board of two rows whose mover-relative action a is the pit
+ * (a + n_pits/2 * mover) mod n_pits (docs/games/). Returns 0, or -1 if buf
+ * is too small. */
+int game_move_label(const game *g, int mover, int action, char *buf, size_t len);
 void game_render(const game *g, const game_pos *p, char *buf, size_t len);
 /* Number of set bits. */
 static inline int game_count(game_moves m) { return __builtin_popcount(m); }
