@@ -11,7 +11,7 @@ struct replay {
   replay_sample *ring; /* capacity entries */
   int capacity, count, head; /* head: where the next sample goes */
   uint64_t added;
-  game g;         /* the game the samples are positions of */
+  game g; /* the game the samples are positions of */
   char game[32];
   char rules[256];
 };
@@ -203,20 +203,20 @@ static int check_sample(const game *g, const replay_sample *s, char *why, size_t
     errf(why, len, "not a position of %s: %s", g->rules->name, e);
     return -1;
   }
-  const char *field = memcmp(q.pits, p->pits, sizeof q.pits) ? "pits"
+  const char *field = memcmp(q.pits, p->pits, sizeof q.pits)                   ? "pits"
                       : q.store[0] != p->store[0] || q.store[1] != p->store[1] ? "stores"
-                      : q.owner != p->owner                                   ? "pit owners"
-                      : q.mover != p->mover                                   ? "side to move"
-                      : q.round != p->round                                   ? "round"
-                      : q.phase != p->phase                                   ? "phase"
-                      : q.aux[0] != p->aux[0]                                 ? "game state"
-                      : q.status != GAME_ONGOING                              ? "status"
-                      : q.hash != p->hash                                     ? "hash"
-                                                                              : NULL;
+                      : q.owner != p->owner                                    ? "pit owners"
+                      : q.mover != p->mover                                    ? "side to move"
+                      : q.round != p->round                                    ? "round"
+                      : q.phase != p->phase                                    ? "phase"
+                      : q.aux[0] != p->aux[0]                                  ? "game state"
+                      : q.status != GAME_ONGOING                               ? "status"
+                      : q.hash != p->hash                                      ? "hash"
+                                                                               : NULL;
   if (field) {
-    errf(why, len, "not a position of %s (its %s do%s not match its board)", g->rules->name,
-         field, strcmp(field, "pits") && strcmp(field, "stores") && strcmp(field, "pit owners")
-                    ? "es" : "");
+    int plural = !strcmp(field, "pits") || !strcmp(field, "stores") || !strcmp(field, "pit owners");
+    errf(why, len, "not a position of %s (its %s %s not match its board)", g->rules->name, field,
+         plural ? "do" : "does");
     return -1;
   }
   game_moves legal = game_legal(g, p);
