@@ -93,11 +93,19 @@ int cmd_plot(int argc, char **argv) {
     return 1;
   }
   snprintf(script, sizeof script, "%s/plot.gp", run);
-  FILE *gp = fopen(script, "w");
-  if (!gp) {
-    fprintf(stderr, "sowzero plot: %s: %s\n", script, strerror(errno));
+  /* The picture, like every file, goes to a temporary (gnuplot writes
+   * that) renamed over the destination only if it is a regular file. */
+  afile img, gpf;
+  if (afile_open(&img, png, err, sizeof err) != 0) {
+    fprintf(stderr, "sowzero plot: %s\n", err);
     return 1;
   }
+  if (afile_open(&gpf, script, err, sizeof err) != 0) {
+    fprintf(stderr, "sowzero plot: %s\n", err);
+    afile_abort(&img);
+    return 1;
+  }
+  FILE *gp = gpf.f;
   fprintf(gp,
           "set terminal pngcairo size 1200,900 noenhanced\nset output '%s'\n"
           "set multiplot layout 3,1 title '%s'\nset grid\nset key outside right\n"
@@ -109,13 +117,22 @@ int cmd_plot(int argc, char **argv) {
           "title 'threshold'\nset autoscale y\n"
           "set ylabel 'Elo'\nplot '%s' using 1:6 with linespoints title 'best vs %s'\n"
           "unset multiplot\n",
-          png, run, data, data, data, anchor[0] ? anchor : "anchor");
-  fclose(gp);
+          img.tmp, run, data, data, data, anchor[0] ? anchor : "anchor");
+  if (afile_commit(&gpf, err, sizeof err) != 0) {
+    fprintf(stderr, "sowzero plot: %s\n", err);
+    afile_abort(&img);
+    return 1;
+  }
   char cmd[3400];
   snprintf(cmd, sizeof cmd, "gnuplot '%s'", script);
   int rc = system(cmd);
   if (rc != 0) {
     fprintf(stderr, "sowzero plot: gnuplot failed (is gnuplot installed? 'make deps')\n");
+    afile_abort(&img);
+    return 1;
+  }
+  if (afile_commit(&img, err, sizeof err) != 0) {
+    fprintf(stderr, "sowzero plot: %s\n", err);
     return 1;
   }
   printf("%s\n", png);
