@@ -1,10 +1,11 @@
 /* Run directories: what `train` finds in one decides what it does, and
  * what does not fit is refused with nothing changed. A run is made in
- * order (config.ini, the checkpoint of iteration 0, best.weights); a run
- * whose checkpoint, best network or config is gone, a config that makes
- * another run, a run file that is a link or a FIFO, or a bad anchor are
- * refused; only SowZero's own stale temporaries are removed. Runs here
- * are a session stopped at once or one short iteration of a tiny config. */
+ * order (config.ini, the checkpoint of iteration 0, metrics.jsonl,
+ * best.weights); a run whose checkpoint, best network or config is gone,
+ * a config that makes another run, a run file that is a link or a FIFO,
+ * or a bad anchor are refused; only SowZero's own stale temporaries are
+ * removed. Runs here are a session stopped at once or one short iteration
+ * of a tiny config. */
 #include <check.h>
 #include <dirent.h>
 #include <signal.h>

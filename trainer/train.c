@@ -258,7 +258,7 @@ static int write_config(run *r, char *err, size_t errlen) {
 
 /* ---- What a run directory holds ------------------------------------------------------
  * A run is made in this order: config.ini, the checkpoint of iteration 0,
- * best.weights; so config.ini exists whenever anything else of the run
+ * an empty metrics.jsonl, best.weights; so config.ini exists whenever anything else of the run
  * does, and the checkpoint whenever the run has done any work. What does
  * not fit is refused rather than guessed at: a run's files without its
  * config.ini, a run's work without its checkpoint, promotions in the
@@ -434,6 +434,12 @@ static int setup(run *r, char *err, size_t errlen) {
   } else if (save_checkpoint(r, err, errlen) != 0) { /* iteration 0 */
     return -1;
   }
+  /* Drop metrics of iterations the checkpoint does not cover (a new run's
+   * metrics.jsonl is made here, before best.weights). */
+  if (metrics_append(r, r->rc.iteration, NULL, e, sizeof e) != 0) {
+    errf(err, errlen, "%s", e);
+    return -1;
+  }
 
   /* The best network: from the run, or the untrained one of the run seed
    * while no promotion made another. */
@@ -459,11 +465,6 @@ static int setup(run *r, char *err, size_t errlen) {
     if (replay_load(r->buf, path, err, errlen) != 0) return -1;
   } else {
     lost_buffer = r->rc.iteration >= (uint32_t)c->checkpoint_every;
-  }
-  /* Drop metrics of iterations the checkpoint does not cover. */
-  if (metrics_append(r, r->rc.iteration, NULL, e, sizeof e) != 0) {
-    errf(err, errlen, "%s", e);
-    return -1;
   }
 
   int b = c->batch, nf = c->g.n_features, na = c->g.n_actions;

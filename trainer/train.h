@@ -14,7 +14,8 @@
  * checkpoint is written last in an iteration and is the commit point: on
  * resume, metrics lines of iterations after it are dropped, so a run killed
  * at any moment loses at most the iteration in progress. A run is made in
- * the order config.ini, checkpoint (iteration 0), best.weights.
+ * the order config.ini, checkpoint (iteration 0), metrics.jsonl,
+ * best.weights.
  *
  * What the directory holds decides, and what does not fit is refused with
  * nothing written (docs/TRAINING.md): a config that differs from the run's
