@@ -78,6 +78,7 @@ START_TEST(values_and_overrides) {
   ck_assert_int_eq(memcmp(&c.search, &d.search, sizeof c.search), 0);
   ck_assert_int_eq(memcmp(c.g.opt, d.g.opt, sizeof c.g.opt), 0);
   remove(path2);
+  remove(p);
 }
 END_TEST
 
