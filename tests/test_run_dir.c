@@ -84,9 +84,9 @@ static const char *refusal(const char *config, int n_over, char *const *over) {
   return msg;
 }
 
-/* Every entry of the run (subfolders too, .lock aside): name, kind, size
- * and checksum, one a line in name order. Equal snapshots: nothing was
- * written, created or removed. */
+/* Every entry of the run (subfolders too, .lock aside): name, kind, inode,
+ * size and checksum, one a line in name order. Equal snapshots: nothing
+ * was written (not even the same bytes again), created or removed. */
 static void snapshot_of(const char *root, const char *sub, char *out, size_t len, size_t *k) {
   char path[400];
   snprintf(path, sizeof path, "%s%s%s", root, sub[0] ? "/" : "", sub);
@@ -107,8 +107,9 @@ static void snapshot_of(const char *root, const char *sub, char *out, size_t len
         while (f && (r = fread(buf, 1, sizeof buf, f)) > 0) sum = checksum64(buf, r, sum);
         if (f) fclose(f);
       }
-      *k += (size_t)snprintf(out + *k, *k < len ? len - *k : 0, "%s %o %lld %016llx\n", rel,
-                             (unsigned)st.st_mode, (long long)st.st_size, (unsigned long long)sum);
+      *k += (size_t)snprintf(out + *k, *k < len ? len - *k : 0, "%s %o %llu %lld %016llx\n", rel,
+                             (unsigned)st.st_mode, (unsigned long long)st.st_ino,
+                             (long long)st.st_size, (unsigned long long)sum);
       if (S_ISDIR(st.st_mode)) snapshot_of(root, rel, out, len, k);
     }
     free(e[i]);
@@ -301,6 +302,27 @@ START_TEST(a_run_without_its_config_is_refused) {
 }
 END_TEST
 
+START_TEST(a_damaged_file_is_refused_before_anything_is_written) {
+  quick_run();
+  /* One bit of the replay buffer flipped: the run is refused before its
+   * config, checkpoint or metrics are touched. */
+  FILE *f = fopen(in(dir, "replay.bin"), "r+b");
+  ck_assert_ptr_nonnull(f);
+  fseek(f, 1000, SEEK_SET);
+  int c = fgetc(f);
+  fseek(f, 1000, SEEK_SET);
+  fputc(c ^ 0x10, f);
+  fclose(f);
+  char *before = snapshot();
+  ck_assert_str_eq(refusal(NULL, 0, NULL),
+                   "DIR/replay.bin: checksum mismatch (corrupted or truncated file)");
+  char *after = snapshot();
+  ck_assert_str_eq(after, before);
+  free(before);
+  free(after);
+}
+END_TEST
+
 /* ---- Another configuration --------------------------------------------------------------- */
 
 START_TEST(another_config_is_another_run) {
@@ -409,6 +431,7 @@ Suite *run_dir_suite(void) {
   tcase_add_test(t, a_run_without_its_checkpoint_is_refused);
   tcase_add_test(t, a_run_without_its_best_network_is_refused);
   tcase_add_test(t, a_run_without_its_config_is_refused);
+  tcase_add_test(t, a_damaged_file_is_refused_before_anything_is_written);
   tcase_add_test(t, another_config_is_another_run);
   tcase_add_test(t, a_bad_anchor_makes_no_directory);
   tcase_add_test(t, run_files_must_be_regular_files);

@@ -393,20 +393,12 @@ static int setup(run *r, char *err, size_t errlen) {
          r->dir, work);
     return -1;
   }
-  path_in(r, "checkpoint", path);
-  if (make_dir(path, err, errlen) != 0) return -1;
-  afile_remove_stale(path, NULL, 0);
-  path_in(r, "games", path);
-  if (make_dir(path, err, errlen) != 0) return -1;
-  afile_remove_stale(path, NULL, 0);
-  afile_remove_stale(r->dir, NULL, 0);
-  if (write_config(r, err, errlen) != 0) return -1;
-
+  /* Everything the run holds is read before anything is written, so that
+   * a damaged or foreign file is refused with the directory as it was. */
   const train_config *c = &r->cfg;
   if (mcts_nn_meta(&c->g, &r->meta, err, errlen) != 0) return -1;
   nn_config nc = {c->g.n_features, c->hidden, c->blocks, c->g.n_actions};
   nn_expect ex = nn_expect_of(&r->meta, &nc);
-
   /* The learner: from the checkpoint, or fresh from the run seed. */
   if (!(r->cand = nn_create(&nc, c->seed, err, errlen))) return -1;
   nn_train_params tp = nn_train_defaults();
@@ -431,20 +423,12 @@ static int setup(run *r, char *err, size_t errlen) {
     }
     blob_read(&r->rc, blob);
     memcpy(r->rng.s, r->rc.rng, sizeof r->rng.s);
-  } else if (save_checkpoint(r, err, errlen) != 0) { /* iteration 0 */
-    return -1;
   }
-  /* Drop metrics of iterations the checkpoint does not cover (a new run's
-   * metrics.jsonl is made here, before best.weights). */
-  if (metrics_append(r, r->rc.iteration, NULL, e, sizeof e) != 0) {
-    errf(err, errlen, "%s", e);
-    return -1;
-  }
-
   /* The best network: from the run, or the untrained one of the run seed
    * while no promotion made another. */
   path_in(r, "best.weights", path);
-  if (present(path)) {
+  int make_best = !present(path);
+  if (!make_best) {
     if (!(r->best = nn_load(path, &ex, NULL, err, errlen))) return -1;
   } else if (r->rc.promotions > 0) {
     errf(err, errlen,
@@ -453,11 +437,9 @@ static int setup(run *r, char *err, size_t errlen) {
          "away and start a new run",
          r->dir, r->rc.promotions, r->rc.iteration);
     return -1;
-  } else {
-    if (!(r->best = nn_create(&nc, c->seed, err, errlen))) return -1;
-    if (nn_save(r->best, &r->meta, path, err, errlen) != 0) return -1;
+  } else if (!(r->best = nn_create(&nc, c->seed, err, errlen))) {
+    return -1;
   }
-
   if (!(r->buf = replay_create(&c->g, c->window, err, errlen))) return -1;
   path_in(r, "replay.bin", path);
   int lost_buffer = 0;
@@ -466,6 +448,25 @@ static int setup(run *r, char *err, size_t errlen) {
   } else {
     lost_buffer = r->rc.iteration >= (uint32_t)c->checkpoint_every;
   }
+
+  /* Then the writes, in the order a run is made. */
+  path_in(r, "checkpoint", path);
+  if (make_dir(path, err, errlen) != 0) return -1;
+  afile_remove_stale(path, NULL, 0);
+  path_in(r, "games", path);
+  if (make_dir(path, err, errlen) != 0) return -1;
+  afile_remove_stale(path, NULL, 0);
+  afile_remove_stale(r->dir, NULL, 0);
+  if (write_config(r, err, errlen) != 0) return -1;
+  if (!has_ckpt && save_checkpoint(r, err, errlen) != 0) return -1; /* iteration 0 */
+  /* Drop metrics of iterations the checkpoint does not cover (a new run's
+   * metrics.jsonl is made here, before best.weights). */
+  if (metrics_append(r, r->rc.iteration, NULL, e, sizeof e) != 0) {
+    errf(err, errlen, "%s", e);
+    return -1;
+  }
+  path_in(r, "best.weights", path);
+  if (make_best && nn_save(r->best, &r->meta, path, err, errlen) != 0) return -1;
 
   int b = c->batch, nf = c->g.n_features, na = c->g.n_actions;
   r->batch = malloc(sizeof *r->batch * (size_t)b);
