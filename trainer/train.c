@@ -258,11 +258,11 @@ static int write_config(run *r, char *err, size_t errlen) {
 
 /* ---- What a run directory holds ------------------------------------------------------
  * A run is made in this order: config.ini, the checkpoint of iteration 0,
- * an empty metrics.jsonl, best.weights; so config.ini exists whenever anything else of the run
- * does, and the checkpoint whenever the run has done any work. What does
- * not fit is refused rather than guessed at: a run's files without its
- * config.ini, a run's work without its checkpoint, promotions in the
- * checkpoint without best.weights. */
+ * an empty metrics.jsonl, best.weights; so config.ini exists whenever
+ * anything else of the run does, and the checkpoint whenever the run has
+ * done any work. What does not fit is refused rather than guessed at: a
+ * run's files without its config.ini, a run's work without its checkpoint,
+ * promotions in the checkpoint without best.weights. */
 
 /* The files of a run; all but config.ini hold its work. */
 static const char *const run_files[] = {"config.ini",
