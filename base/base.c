@@ -1,9 +1,15 @@
 #include "base/base.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,20 +68,142 @@ static double clock_of(clockid_t id) {
 double clock_wall(void) { return clock_of(CLOCK_MONOTONIC); }
 double clock_thread_cpu(void) { return clock_of(CLOCK_THREAD_CPUTIME_ID); }
 
+/* ---- Atomic files ------------------------------------------------------------ */
+
+#define AFILE_TAG ".tmp.sowzero."
+
+static const char *file_kind(mode_t m) {
+  if (S_ISLNK(m)) return "a symbolic link";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISSOCK(m)) return "a socket";
+  return "of an unknown kind";
+}
+
+/* 0 if nothing is at path or a regular file is (lstat: a link is not
+ * followed); else -1 with a message naming path. */
+static int check_target(const char *path, char *err, size_t errlen) {
+  struct stat st;
+  if (lstat(path, &st) != 0) {
+    if (errno == ENOENT) return 0;
+    errf(err, errlen, "%s: cannot check the file: %s", path, strerror(errno));
+    return -1;
+  }
+  if (S_ISREG(st.st_mode)) return 0;
+  errf(err, errlen, "%s: not a regular file (%s); left as it is", path, file_kind(st.st_mode));
+  return -1;
+}
+
+/* Removes path if it is a regular file that no writer holds (afile keeps
+ * an flock on its temporary until the rename). 1 if removed. */
+static int remove_unheld(const char *path) {
+  struct stat before, st;
+  if (lstat(path, &before) != 0 || !S_ISREG(before.st_mode)) return 0;
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return 0;
+  int removed = 0;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == before.st_ino &&
+      st.st_dev == before.st_dev && flock(fd, LOCK_EX | LOCK_NB) == 0)
+    removed = unlink(path) == 0;
+  close(fd);
+  return removed;
+}
+
+int afile_is_temporary(const char *name, long *pid) {
+  const char *tag = NULL;
+  for (const char *p = strstr(name, AFILE_TAG); p; p = strstr(p + 1, AFILE_TAG)) tag = p;
+  if (!tag || tag == name) return 0;
+  const char *d = tag + strlen(AFILE_TAG);
+  long v = 0;
+  int n = 0;
+  for (; d[n]; n++) {
+    if (d[n] < '0' || d[n] > '9' || n >= 10) return 0;
+    v = v * 10 + (d[n] - '0');
+  }
+  if (n == 0 || v <= 0 || v > INT_MAX) return 0;
+  if (pid) *pid = v;
+  return 1;
+}
+
+int afile_remove_stale(const char *dir, char *err, size_t errlen) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    errf(err, errlen, "%s: cannot read the directory: %s", dir, strerror(errno));
+    return -1;
+  }
+  int removed = 0;
+  long self = (long)getpid(), pid;
+  char path[4096];
+  for (struct dirent *e; (e = readdir(d));) {
+    if (!afile_is_temporary(e->d_name, &pid)) continue;
+    /* A live process of that number may be writing it; this process's own
+     * ones are told apart by their lock alone. */
+    if (pid != self && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)) continue;
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path) continue;
+    removed += remove_unheld(path);
+  }
+  closedir(d);
+  return removed;
+}
+
+/* The directory part of path ("." for a bare name), for its fsync. */
+static void sync_parent(const char *path) {
+  char dir[1024];
+  const char *slash = strrchr(path, '/');
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == path)
+    snprintf(dir, sizeof dir, "/");
+  else
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)fsync(fd); /* best effort: the file itself is synced */
+  close(fd);
+}
+
 int afile_open(afile *a, const char *path, char *err, size_t errlen) {
   memset(a, 0, sizeof *a);
   if (strlen(path) >= sizeof a->path) {
     errf(err, errlen, "%s: path too long", path);
     return -1;
   }
-  strcpy(a->path, path);
-  snprintf(a->tmp, sizeof a->tmp, "%s.tmp.%ld", path, (long)getpid());
-  a->f = fopen(a->tmp, "wb");
-  if (!a->f) {
-    errf(err, errlen, "%s: cannot create: %s", a->tmp, strerror(errno));
+  const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+  if (!*name || !strcmp(name, ".") || !strcmp(name, "..")) {
+    errf(err, errlen, "%s: not a file name", path);
     return -1;
   }
-  return 0;
+  if (check_target(path, err, errlen) != 0) return -1;
+  strcpy(a->path, path);
+  snprintf(a->tmp, sizeof a->tmp, "%s" AFILE_TAG "%ld", path, (long)getpid());
+  for (int attempt = 0;; attempt++) {
+    int fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      /* Held until the rename: a cleaner never takes a file being written. */
+      if (flock(fd, LOCK_EX) != 0 || !(a->f = fdopen(fd, "wb"))) {
+        errf(err, errlen, "%s: cannot create: %s", a->tmp, strerror(errno));
+        unlink(a->tmp);
+        close(fd);
+        a->tmp[0] = 0;
+        return -1;
+      }
+      return 0;
+    }
+    /* The name holds this process's number: the leftover of an earlier
+     * process that had the same number (a container restarted), which is
+     * removed, or a write of this process still going on. */
+    int e = errno;
+    if (e != EEXIST || attempt > 0 || !remove_unheld(a->tmp)) {
+      if (e == EEXIST)
+        errf(err, errlen, "%s: cannot create: a file of that name is in use", a->tmp);
+      else
+        errf(err, errlen, "%s: cannot create: %s", a->tmp, strerror(e));
+      a->tmp[0] = 0;
+      return -1;
+    }
+  }
 }
 
 int afile_commit(afile *a, char *err, size_t errlen) {
@@ -83,25 +211,30 @@ int afile_commit(afile *a, char *err, size_t errlen) {
   if (fflush(a->f) != 0) bad = 1;
   if (!bad && fsync(fileno(a->f)) != 0) bad = 1;
   int saved = errno;
-  if (fclose(a->f) != 0) bad = 1;
-  a->f = NULL;
+  int rc = 0;
   if (bad) {
     errf(err, errlen, "%s: write failed: %s", a->path, strerror(saved));
-    remove(a->tmp);
-    return -1;
-  }
-  if (rename(a->tmp, a->path) != 0) {
+    rc = -1;
+  } else if (check_target(a->path, err, errlen) != 0) {
+    rc = -1; /* something not ours appeared at PATH meanwhile */
+  } else if (rename(a->tmp, a->path) != 0) {
     errf(err, errlen, "%s: rename failed: %s", a->path, strerror(errno));
-    remove(a->tmp);
-    return -1;
+    rc = -1;
+  } else {
+    sync_parent(a->path);
   }
-  return 0;
+  if (rc != 0) unlink(a->tmp);
+  fclose(a->f); /* releases the lock, after the rename */
+  a->f = NULL;
+  a->tmp[0] = 0;
+  return rc;
 }
 
 void afile_abort(afile *a) {
+  if (a->tmp[0]) unlink(a->tmp);
   if (a->f) fclose(a->f);
   a->f = NULL;
-  if (a->tmp[0]) remove(a->tmp);
+  a->tmp[0] = 0;
 }
 
 int afile_write(const char *path, const void *data, size_t len, char *err,

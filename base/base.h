@@ -50,9 +50,15 @@ double clock_wall(void);       /* monotonic wall clock */
 double clock_thread_cpu(void); /* CPU time of the calling thread */
 
 /* ---- Atomic files -------------------------------------------------------------
- * Writes go to "PATH.tmp.PID"; afile_commit flushes, fsyncs and renames over
- * PATH, so a reader (or a crash) sees either the old file or the whole new
- * one. afile_abort removes the temporary. */
+ * Only regular files are written: afile_open refuses a PATH that exists and
+ * is anything else (a symbolic link, even to a regular file, a FIFO, a
+ * device, a directory, a socket), creating nothing. Writes go to a
+ * temporary beside PATH named "NAME.tmp.sowzero.PID" (NAME the last part
+ * of PATH, PID the writer's process), created exclusively and held under
+ * an flock while it is written; afile_commit flushes and fsyncs it, checks
+ * PATH again and renames the temporary over it, so a reader (or a crash)
+ * sees either the old file or the whole new one. afile_abort removes the
+ * temporary. One write of a given PATH at a time in a process. */
 typedef struct {
   FILE *f;
   char path[1024];
@@ -65,6 +71,14 @@ void afile_abort(afile *a);
 /* Whole-buffer convenience: writes data atomically to path. */
 int afile_write(const char *path, const void *data, size_t len, char *err,
                 size_t errlen);
+/* 1 if name (a directory entry, no folder) is a temporary of afile; then
+ * *pid is the process that made it. */
+int afile_is_temporary(const char *name, long *pid);
+/* Removes the temporaries afile left in dir (not its subfolders) that no
+ * one writes any more: regular files named as above whose process is gone
+ * (or is this one) and that no writer holds. Everything else is left
+ * alone. Returns the number removed, -1 if dir cannot be read. */
+int afile_remove_stale(const char *dir, char *err, size_t errlen);
 
 /* ---- Little-endian fields (binary formats write fields one by one) ---------- */
 static inline void put_u32le(unsigned char *p, uint32_t v) {

@@ -243,17 +243,25 @@ int cmd_plot(int argc, char **argv) {
              !rated && !gated ? "the losses"
              : !rated         ? "the losses and gating"
                               : "the losses and Elo");
+  /* The picture, like every file, goes to a temporary (gnuplot writes that)
+   * renamed over the destination only if that is a regular file. */
+  afile img;
+  if (afile_open(&img, png, err, sizeof err) != 0) return cli_fail(&c, 1, "%s", err);
   char *gv[] = {"gnuplot",
                 "-c",
                 script,
-                png,
+                img.tmp,
                 data,
                 (char *)run,
                 anchor[0] ? anchor : "anchor",
                 gated ? "1" : "0",
                 rated ? "1" : "0",
                 NULL};
-  if (run_gnuplot(gv, err, sizeof err) != 0) return cli_fail(&c, 1, "drawing %s: %s", png, err);
+  if (run_gnuplot(gv, err, sizeof err) != 0) {
+    afile_abort(&img);
+    return cli_fail(&c, 1, "drawing %s: %s", png, err);
+  }
+  if (afile_commit(&img, err, sizeof err) != 0) return cli_fail(&c, 1, "%s", err);
   printf("%s\n", png);
   return 0;
 }

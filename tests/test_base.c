@@ -1,12 +1,20 @@
 /* base: the worker pool (every job once, on one thread or several, errors
- * stop it and are reported) and JSON (escaping, and the reader on valid
- * and malformed lines). */
+ * stop it and are reported), JSON (escaping, and the reader on valid
+ * and malformed lines) and atomic files (only regular files are written;
+ * temporaries are told apart from anything else). */
 #include <check.h>
+#include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "base/base.h"
 #include "base/json.h"
@@ -330,6 +338,191 @@ START_TEST(json_rejects_malformed_lines) {
 }
 END_TEST
 
+/* ---- Atomic files ------------------------------------------------------------------------ */
+
+static char adir[64], aout[64]; /* the directory written in, and one outside it */
+
+static void afile_setup(void) {
+  snprintf(adir, sizeof adir, "/tmp/sowzero-afile-XXXXXX");
+  snprintf(aout, sizeof aout, "/tmp/sowzero-afile-out-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(adir));
+  ck_assert_ptr_nonnull(mkdtemp(aout));
+}
+
+static void afile_teardown(void) {
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf %s %s", adir, aout);
+  if (system(cmd) != 0) return;
+}
+
+static const char *in_adir(const char *name) {
+  static char path[4][256];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(path[k], sizeof path[k], "%s/%s", adir, name);
+  return path[k];
+}
+
+/* The whole content of a small file, or "(absent)". */
+static const char *content(const char *path) {
+  static char buf[256];
+  FILE *f = fopen(path, "rb");
+  if (!f) return "(absent)";
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  return buf;
+}
+
+static void put_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static int entries(const char *dir) {
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  closedir(d);
+  return n;
+}
+
+/* afile_write(path) is refused with "PATH: not a regular file (KIND); left
+ * as it is", and afile_open creates nothing either. */
+static void refused(const char *path, const char *kind) {
+  char err[512] = "", want[512];
+  snprintf(want, sizeof want, "%s: not a regular file (%s); left as it is", path, kind);
+  ck_assert_int_eq(afile_write(path, "new\n", 4, err, sizeof err), -1);
+  ck_assert_str_eq(err, want);
+  afile a;
+  ck_assert_int_eq(afile_open(&a, path, err, sizeof err), -1);
+  ck_assert_str_eq(err, want);
+}
+
+START_TEST(afile_writes_regular_files_only) {
+  char target[128], absent[128], buf[256];
+  struct stat st;
+  /* A symbolic link to a file outside: neither the link nor its target
+   * changes, and a dangling link does not create its target. */
+  snprintf(target, sizeof target, "%s/target.txt", aout);
+  snprintf(absent, sizeof absent, "%s/absent.txt", aout);
+  put_file(target, "keep\n");
+  ck_assert_int_eq(symlink(target, in_adir("link")), 0);
+  ck_assert_int_eq(symlink(absent, in_adir("dangling")), 0);
+  refused(in_adir("link"), "a symbolic link");
+  refused(in_adir("dangling"), "a symbolic link");
+  ck_assert_str_eq(content(target), "keep\n");
+  ck_assert_int_ne(lstat(absent, &st), 0);
+  ssize_t n = readlink(in_adir("link"), buf, sizeof buf - 1);
+  ck_assert_int_gt(n, 0);
+  buf[n] = 0;
+  ck_assert_str_eq(buf, target);
+  /* A FIFO (nothing blocks: it is never opened), a directory. */
+  ck_assert_int_eq(mkfifo(in_adir("fifo"), 0644), 0);
+  refused(in_adir("fifo"), "a FIFO");
+  ck_assert_int_eq(lstat(in_adir("fifo"), &st), 0);
+  ck_assert(S_ISFIFO(st.st_mode));
+  ck_assert_int_eq(mkdir(in_adir("sub"), 0755), 0);
+  refused(in_adir("sub"), "a directory");
+  /* Devices: /dev/null itself, and (when allowed to make one) a copy of
+   * it in the directory. */
+  refused("/dev/null", "a character device");
+  ck_assert_int_eq(lstat("/dev/null", &st), 0);
+  ck_assert(S_ISCHR(st.st_mode));
+  int made = mknod(in_adir("null"), S_IFCHR | 0666, makedev(1, 3)) == 0;
+  if (made) {
+    refused(in_adir("null"), "a character device");
+    ck_assert_int_eq(lstat(in_adir("null"), &st), 0);
+    ck_assert(S_ISCHR(st.st_mode));
+  }
+  /* Nothing else appeared: no temporaries, no files. */
+  ck_assert_int_eq(entries(adir), 4 + made);
+  ck_assert_int_eq(entries(aout), 1);
+  /* A regular file is replaced as before. */
+  put_file(in_adir("plain"), "old\n");
+  char err[512];
+  ck_assert_msg(afile_write(in_adir("plain"), "new\n", 4, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(content(in_adir("plain")), "new\n");
+  ck_assert_int_eq(entries(adir), 5 + made);
+}
+END_TEST
+
+START_TEST(afile_temporaries_are_told_apart) {
+  char err[512], name[128];
+  long pid;
+  /* The temporary's name: NAME.tmp.sowzero.PID beside the file. */
+  afile a;
+  ck_assert_msg(afile_open(&a, in_adir("f.bin"), err, sizeof err) == 0, "%s", err);
+  snprintf(name, sizeof name, "f.bin.tmp.sowzero.%ld", (long)getpid());
+  ck_assert_str_eq(a.tmp, in_adir(name));
+  ck_assert_int_eq(afile_is_temporary(name, &pid), 1);
+  ck_assert_int_eq(pid, (long)getpid());
+  static const char *const not_ours[] = {"f.bin.tmp.123",       "f.bin.tmp.sowzero.",
+                                         ".tmp.sowzero.12",     "f.tmp.sowzero.12a",
+                                         "f.tmp.sowzero.0",     "f.tmp.sowzero.-3",
+                                         "f.tmp.sowzero.12345678901", "notes.txt"};
+  for (size_t i = 0; i < sizeof not_ours / sizeof not_ours[0]; i++)
+    ck_assert_msg(!afile_is_temporary(not_ours[i], &pid), "%s taken for a temporary", not_ours[i]);
+
+  /* A process that is gone, for leftovers. */
+  pid_t dead = fork();
+  ck_assert_int_ge(dead, 0);
+  if (dead == 0) _exit(0);
+  waitpid(dead, NULL, 0);
+  char old[64], live[64], mine[64], sym[64], fifo[64], target[128];
+  snprintf(old, sizeof old, "old.bin.tmp.sowzero.%d", (int)dead);
+  snprintf(live, sizeof live, "live.bin.tmp.sowzero.%d", (int)getppid());
+  snprintf(mine, sizeof mine, "mine.bin.tmp.sowzero.%d", (int)getpid());
+  snprintf(sym, sizeof sym, "sym.tmp.sowzero.%d", (int)dead);
+  snprintf(fifo, sizeof fifo, "fifo.tmp.sowzero.%d", (int)dead);
+  snprintf(target, sizeof target, "%s/target.txt", aout);
+  put_file(target, "keep\n");
+  put_file(in_adir(old), "stale");
+  put_file(in_adir(live), "being written by a live process");
+  put_file(in_adir(mine), "stale, from a process of the same number");
+  put_file(in_adir("notes.tmp.5"), "someone else's");
+  put_file(in_adir("replay.bin.tmp.99999"), "an older SowZero's, or someone else's");
+  ck_assert_int_eq(symlink(target, in_adir(sym)), 0);
+  ck_assert_int_eq(mkfifo(in_adir(fifo), 0644), 0);
+  /* Removed: the dead process's and this process's unheld one; the
+   * temporary being written (held) and everything else stay. */
+  ck_assert_int_eq(afile_remove_stale(adir, err, sizeof err), 2);
+  ck_assert_str_eq(content(in_adir(old)), "(absent)");
+  ck_assert_str_eq(content(in_adir(mine)), "(absent)");
+  ck_assert_str_eq(content(in_adir(live)), "being written by a live process");
+  ck_assert_str_eq(content(in_adir("notes.tmp.5")), "someone else's");
+  ck_assert_str_eq(content(in_adir("replay.bin.tmp.99999")), "an older SowZero's, or someone else's");
+  ck_assert_str_eq(content(target), "keep\n");
+  struct stat st;
+  ck_assert_int_eq(lstat(in_adir(sym), &st), 0);
+  ck_assert(S_ISLNK(st.st_mode));
+  ck_assert_int_eq(lstat(in_adir(fifo), &st), 0);
+  ck_assert(S_ISFIFO(st.st_mode));
+  ck_assert_int_eq(lstat(a.tmp, &st), 0);
+  fputs("whole", a.f);
+  ck_assert_msg(afile_commit(&a, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(content(in_adir("f.bin")), "whole");
+  ck_assert_str_eq(content(in_adir(name)), "(absent)");
+
+  /* A leftover at this process's own temporary name (an earlier process
+   * of the same number) does not stop a write. */
+  snprintf(name, sizeof name, "g.bin.tmp.sowzero.%ld", (long)getpid());
+  put_file(in_adir(name), "leftover");
+  ck_assert_msg(afile_write(in_adir("g.bin"), "fresh", 5, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(content(in_adir("g.bin")), "fresh");
+  ck_assert_str_eq(content(in_adir(name)), "(absent)");
+  /* An aborted write leaves nothing. */
+  ck_assert_int_eq(afile_open(&a, in_adir("h.bin"), err, sizeof err), 0);
+  afile_abort(&a);
+  ck_assert_str_eq(content(in_adir("h.bin")), "(absent)");
+  ck_assert_int_eq(afile_remove_stale("/nonexistent-dir", err, sizeof err), -1);
+  ck_assert_str_eq(err, "/nonexistent-dir: cannot read the directory: No such file or directory");
+}
+END_TEST
+
 static Suite *base_suite(void) {
   Suite *s = suite_create("base");
   TCase *t = tcase_create("pool");
@@ -342,6 +535,11 @@ static Suite *base_suite(void) {
   tcase_add_test(j, json_reads_metrics_lines);
   tcase_add_test(j, json_rejects_malformed_lines);
   suite_add_tcase(s, j);
+  TCase *f = tcase_create("afile");
+  tcase_add_checked_fixture(f, afile_setup, afile_teardown);
+  tcase_add_test(f, afile_writes_regular_files_only);
+  tcase_add_test(f, afile_temporaries_are_told_apart);
+  suite_add_tcase(s, f);
   return s;
 }
 

@@ -1,5 +1,5 @@
-/* Configs: the shipped files, values and overrides, and errors that name
- * the culprit. */
+/* Configs: the shipped files, values and overrides, errors that name the
+ * culprit (bad anchors included), and comparing two configs for a resume. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +78,7 @@ START_TEST(values_and_overrides) {
   ck_assert_int_eq(memcmp(&c.search, &d.search, sizeof c.search), 0);
   ck_assert_int_eq(memcmp(c.g.opt, d.g.opt, sizeof c.g.opt), 0);
   remove(path2);
+  remove(p);
 }
 END_TEST
 
@@ -125,12 +126,85 @@ START_TEST(bad_configs_name_the_culprit) {
 }
 END_TEST
 
+START_TEST(bad_anchors_fail_at_load) {
+  /* An anchor that is no agent fails when the config is read, naming
+   * file, line, key and the anchor, not at the first evaluation. */
+  ck_assert_str_eq(cfg_error("[eval]\nevery = 1\nanchors = random;alphabeta depht=4\n", 0, NULL),
+                   "x.ini:3: eval.anchors: anchor 'alphabeta depht=4': agent alphabeta: unknown "
+                   "setting 'depht' (known: depth, time, tt, w_store, w_seeds, w_mobility)");
+  ck_assert_str_eq(cfg_error("[eval]\nanchors = greedy; minimax\n", 0, NULL),
+                   "x.ini:2: eval.anchors: anchor 'minimax': unknown agent 'minimax' (known: "
+                   "random, greedy, alphabeta, mcts, zero, net)");
+  ck_assert_str_eq(cfg_error("[eval]\nanchors = zero weights=/nonexistent/best.weights\n", 0, NULL),
+                   "x.ini:2: eval.anchors: anchor 'zero weights=/nonexistent/best.weights': "
+                   "/nonexistent/best.weights: cannot open: No such file or directory");
+  char *over[] = {"eval.anchors=random;alphabeta depth=x"};
+  ck_assert_str_eq(cfg_error("[eval]\nanchors = random\n", 1, over),
+                   "override eval.anchors: anchor 'alphabeta depth=x': agent alphabeta: bad value "
+                   "'x' for depth (an integer 1..64)");
+  /* Good lists, spaces and empty entries included, and no anchors. */
+  ck_assert_str_eq(cfg_error("[eval]\nanchors = random; greedy;;alphabeta depth=2\n", 0, NULL), "");
+  ck_assert_str_eq(cfg_error("[eval]\nanchors =\n", 0, NULL), "");
+  remove(cfg_path);
+}
+END_TEST
+
+/* config_compare of tiny.ini with and without the overrides. */
+static int compare_with(int n_over, char *const *over, config_diff *d) {
+  train_config a, b;
+  char err[1024];
+  ck_assert_msg(config_load(&a, "configs/tiny.ini", 0, NULL, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(config_load(&b, "configs/tiny.ini", n_over, over, err, sizeof err) == 0, "%s", err);
+  return config_compare(&a, &b, d);
+}
+
+START_TEST(configs_compare_key_by_key) {
+  config_diff d;
+  ck_assert_int_eq(compare_with(0, NULL, &d), 0);
+  /* What a resume may change. */
+  char *budget[] = {"run.minutes=600", "run.iterations=7", "selfplay.threads=2"};
+  ck_assert_int_eq(compare_with(3, budget, &d), 0);
+  ck_assert(config_resumable("run.minutes") && config_resumable("selfplay.threads"));
+  ck_assert(!config_resumable("network.hidden") && !config_resumable("run.seed"));
+  /* Anything else, the first differing key in file order, with both values. */
+  char *net[] = {"run.minutes=600", "learner.lr=0.01", "network.hidden=64"};
+  ck_assert_int_eq(compare_with(3, net, &d), 1);
+  ck_assert_str_eq(d.key, "network.hidden");
+  ck_assert_str_eq(d.a, "48");
+  ck_assert_str_eq(d.b, "64");
+  char *lr[] = {"learner.lr=0.01"};
+  ck_assert_int_eq(compare_with(1, lr, &d), 1);
+  ck_assert_str_eq(d.key, "learner.lr");
+  ck_assert_str_eq(d.a, "0.00300000003");
+  ck_assert_str_eq(d.b, "0.00999999978");
+  char *rule[] = {"search.sims=30", "game.grand_slam=forbidden"};
+  ck_assert_int_eq(compare_with(2, rule, &d), 1);
+  ck_assert_str_eq(d.key, "game.grand_slam");
+  ck_assert_str_eq(d.a, "no_capture");
+  ck_assert_str_eq(d.b, "forbidden");
+  char *anchors[] = {"eval.anchors=random"};
+  ck_assert_int_eq(compare_with(1, anchors, &d), 1);
+  ck_assert_str_eq(d.key, "eval.anchors");
+  /* Another game. */
+  train_config a, b;
+  char err[1024];
+  ck_assert_int_eq(config_load(&a, "configs/tiny.ini", 0, NULL, err, sizeof err), 0);
+  ck_assert_msg(config_load(&b, "configs/namnam.ini", 0, NULL, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(config_compare(&a, &b, &d), 1);
+  ck_assert_str_eq(d.key, "game.name");
+  ck_assert_str_eq(d.a, "oware");
+  ck_assert_str_eq(d.b, "namnam");
+}
+END_TEST
+
 Suite *config_suite(void) {
   Suite *s = suite_create("config");
   TCase *c = tcase_create("config");
   tcase_add_test(c, the_shipped_configs_load);
   tcase_add_test(c, values_and_overrides);
   tcase_add_test(c, bad_configs_name_the_culprit);
+  tcase_add_test(c, bad_anchors_fail_at_load);
+  tcase_add_test(c, configs_compare_key_by_key);
   suite_add_tcase(s, c);
   return s;
 }

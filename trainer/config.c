@@ -6,6 +6,7 @@
 
 #include "base/base.h"
 #include "base/kv.h"
+#include "search/agent.h"
 
 int config_game(ini *f, game *g, char *err, size_t errlen) {
   ini_entry *name = ini_get(f, "game", "name");
@@ -211,6 +212,34 @@ static int check(const train_config *c, char *err, size_t errlen) {
   return 0;
 }
 
+/* Every anchor of eval.anchors makes an agent of the run's game, so that a
+ * typo fails here, naming file, line and key, rather than at the first
+ * evaluation, hours into the run. Anchors are split as evaluate() splits
+ * them: at ';', leading spaces dropped, empty ones skipped. */
+static int check_anchors(const train_config *c, ini *f, const char *path, char *err,
+                         size_t errlen) {
+  char list[sizeof c->anchors], e[512];
+  snprintf(list, sizeof list, "%s", c->anchors);
+  for (char *save = NULL, *t = strtok_r(list, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
+    while (*t == ' ') t++;
+    if (!*t) continue;
+    agent *a = agent_create(&c->g, t, 1, e, sizeof e);
+    if (a) {
+      agent_free(a);
+      continue;
+    }
+    const ini_entry *x = ini_get(f, "eval", "anchors");
+    if (x && x->line)
+      errf(err, errlen, "%s:%d: eval.anchors: anchor '%s': %s", path, x->line, t, e);
+    else if (x)
+      errf(err, errlen, "override eval.anchors: anchor '%s': %s", t, e);
+    else
+      errf(err, errlen, "%s: eval.anchors (default): anchor '%s': %s", path, t, e);
+    return -1;
+  }
+  return 0;
+}
+
 int config_load(train_config *c, const char *path, int n_over, char *const *over, char *err,
                 size_t errlen) {
   config_defaults(c);
@@ -258,6 +287,10 @@ int config_load(train_config *c, const char *path, int n_over, char *const *over
       return -1;
     }
   }
+  if (check_anchors(c, &f, path, err, errlen) != 0) {
+    ini_free(&f);
+    return -1;
+  }
   ini_free(&f);
   c->search.noise = 1;
   if (check(c, e, sizeof e) != 0) {
@@ -300,4 +333,59 @@ void config_describe(FILE *out) {
               i ? "\n" : "", s->name);
     if (kv_describe(section_keys(s), section_base(s, &d), text, sizeof text) == 0) fputs(text, out);
   }
+}
+
+/* ---- Resuming ---------------------------------------------------------------------
+ * The keys a resume may change: how long to train and how many threads do
+ * it. Everything else makes a different run (docs/TRAINING.md). */
+static const char *const resumable_keys[] = {"run.minutes", "run.iterations", "selfplay.threads",
+                                             NULL};
+
+int config_resumable(const char *key) {
+  for (int i = 0; resumable_keys[i]; i++)
+    if (!strcmp(key, resumable_keys[i])) return 1;
+  return 0;
+}
+
+/* Fills the outputs for a differing key; returns 1. */
+static int differs(const char *key, const char *va, const char *vb, config_diff *d) {
+  snprintf(d->key, sizeof d->key, "%s", key);
+  snprintf(d->a, sizeof d->a, "%s", va);
+  snprintf(d->b, sizeof d->b, "%s", vb);
+  return 1;
+}
+
+int config_compare(const train_config *a, const train_config *b, config_diff *d) {
+  memset(d, 0, sizeof *d);
+  /* The game: its rules and every option (the preset name is only a label). */
+  if (strcmp(a->g.rules->name, b->g.rules->name) != 0)
+    return differs("game.name", a->g.preset, b->g.preset, d);
+  char oa[512], ob[512], key[80];
+  if (game_options_string(&a->g, oa, sizeof oa) != 0 ||
+      game_options_string(&b->g, ob, sizeof ob) != 0)
+    return differs("game", "(options too long)", "(options too long)", d);
+  char *sa = NULL, *sb = NULL;
+  char *ta = strtok_r(oa, " ", &sa), *tb = strtok_r(ob, " ", &sb);
+  for (; ta || tb; ta = strtok_r(NULL, " ", &sa), tb = strtok_r(NULL, " ", &sb)) {
+    if (ta && tb && !strcmp(ta, tb)) continue;
+    const char *t = ta ? ta : tb, *eq = strchr(t, '=');
+    snprintf(key, sizeof key, "game.%.*s", eq ? (int)(eq - t) : (int)strlen(t), t);
+    const char *va = ta && strchr(ta, '=') ? strchr(ta, '=') + 1 : "(none)";
+    const char *vb = tb && strchr(tb, '=') ? strchr(tb, '=') + 1 : "(none)";
+    return differs(key, va, vb, d);
+  }
+  for (int i = 0; i < N_SECTIONS; i++) {
+    const section_desc *s = &sections[i];
+    const kv_table *t = section_keys(s);
+    for (int k = 0; k < t->n; k++) {
+      char va[512], vb[512];
+      snprintf(key, sizeof key, "%s.%s", s->name, t->keys[k].name);
+      if (config_resumable(key)) continue;
+      if (kv_format(&t->keys[k], section_base(s, (train_config *)a), va, sizeof va) != 0 ||
+          kv_format(&t->keys[k], section_base(s, (train_config *)b), vb, sizeof vb) != 0)
+        return differs(key, "(too long)", "(too long)", d);
+      if (strcmp(va, vb) != 0) return differs(key, va, vb, d);
+    }
+  }
+  return 0;
 }

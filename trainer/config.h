@@ -68,12 +68,29 @@ typedef struct {
 /* Defaults for every key (the game: default Oware). */
 void config_defaults(train_config *c);
 /* Reads a config file, then applies overrides "section.key=value"
- * (n_over of them). Errors name file, line and key, or the override. */
+ * (n_over of them). Errors name file, line and key, or the override. The
+ * agent specs of eval.anchors are checked here (each makes an agent of the
+ * game), so that a bad one fails before a run starts. */
 int config_load(train_config *c, const char *path, int n_over, char *const *over, char *err,
                 size_t errlen);
 /* Writes the resolved configuration (every key) as INI text. */
 int config_write(const train_config *c, FILE *out);
 /* Every key with its default and meaning, as INI comments. */
 void config_describe(FILE *out);
+
+/* Resuming a run: 1 if "section.key" may differ between a run's own
+ * config and the one a resume asks for (the budget, run.minutes and
+ * run.iterations, and selfplay.threads); any other difference makes a
+ * different run. */
+int config_resumable(const char *key);
+
+typedef struct {
+  char key[80];     /* "network.hidden", "game.grand_slam" */
+  char a[512], b[512]; /* its value in each config, as config_write writes it */
+} config_diff;
+/* Compares two resolved configs key by key, in config_write's order,
+ * leaving out the resumable keys: 0 if they agree, else 1 with the first
+ * key that differs and both values in *d. */
+int config_compare(const train_config *a, const train_config *b, config_diff *d);
 
 #endif

@@ -11,6 +11,7 @@ struct replay {
   replay_sample *ring; /* capacity entries */
   int capacity, count, head; /* head: where the next sample goes */
   uint64_t added;
+  game g; /* the game the samples are positions of */
   char game[32];
   char rules[256];
 };
@@ -28,6 +29,7 @@ replay *replay_create(const game *g, int capacity, char *err, size_t errlen) {
   }
   pthread_mutex_init(&r->lock, NULL);
   r->capacity = capacity;
+  r->g = *g;
   snprintf(r->game, sizeof r->game, "%s", g->rules->name);
   if (game_options_string(g, r->rules, sizeof r->rules) != 0) r->rules[0] = 0;
   return r;
@@ -125,7 +127,7 @@ static void encode_record(const replay_sample *s, unsigned char *b) {
   b[1] = (unsigned char)s->margin;
 }
 
-static int decode_record(const unsigned char *b, replay_sample *s) {
+static void decode_record(const unsigned char *b, replay_sample *s) {
   memset(s, 0, sizeof *s);
   game_pos *p = &s->pos;
   memcpy(p->pits, b, 32);
@@ -146,7 +148,104 @@ static int decode_record(const unsigned char *b, replay_sample *s) {
   b += 2 * GAME_MAX_ACTIONS;
   s->z = (int8_t)b[0];
   s->margin = (int8_t)b[1];
-  return p->mover <= 1 && s->z >= -1 && s->z <= 1 ? 0 : -1;
+}
+
+/* ---- Validation ----------------------------------------------------------------
+ * A checksum proves the bytes are those written, not that they mean
+ * anything: a file written by another program, or by a bug, may hold
+ * positions no game reaches. Every sample is checked against the game
+ * before the learner may see it: an ongoing position whose seeds add up,
+ * which the game's own setboard rebuilds from its board (same state, same
+ * hash), a target policy on legal actions only and not all zero, an
+ * outcome of -1, 0 or 1 and a margin within the seeds in play. */
+
+/* 0 if s is a sample of g; else -1 with what is wrong in why. */
+static int check_sample(const game *g, const replay_sample *s, char *why, size_t len) {
+  const game_pos *p = &s->pos;
+  if (p->status != GAME_ONGOING) {
+    errf(why, len, "the position is not of a game in progress (status %u)", p->status);
+    return -1;
+  }
+  if (p->mover > 1) {
+    errf(why, len, "side to move %u (0 or 1)", p->mover);
+    return -1;
+  }
+  int seeds = p->store[0] + p->store[1];
+  for (int i = 0; i < GAME_MAX_PITS; i++) {
+    if (i >= g->n_pits && p->pits[i]) {
+      errf(why, len, "pit %d holds %u seeds but the board has %d pits", i, p->pits[i], g->n_pits);
+      return -1;
+    }
+    seeds += p->pits[i];
+  }
+  if (seeds != g->total_seeds) {
+    errf(why, len, "pits and stores hold %d seeds, the game has %d", seeds, g->total_seeds);
+    return -1;
+  }
+  if (p->nocap > p->ply) {
+    errf(why, len, "%u plies since the last capture, but only %u plies played", p->nocap, p->ply);
+    return -1;
+  }
+  /* The game rebuilds the position from its board: what the tokens carry
+   * must come back, the hash included. */
+  char tokens[512], line[520], e[256], *argv[72];
+  int argc = 0;
+  if (g->rules->board_tokens(g, p, tokens, sizeof tokens) != 0) {
+    errf(why, len, "the board cannot be written out");
+    return -1;
+  }
+  snprintf(line, sizeof line, "%u %s", p->mover, tokens);
+  for (char *save = NULL, *t = strtok_r(line, " ", &save); t && argc < 72;
+       t = strtok_r(NULL, " ", &save))
+    argv[argc++] = t;
+  game_pos q;
+  if (g->rules->setboard(g, &q, argc, argv, e, sizeof e) != 0) {
+    errf(why, len, "not a position of %s: %s", g->rules->name, e);
+    return -1;
+  }
+  const char *field = memcmp(q.pits, p->pits, sizeof q.pits)                   ? "pits"
+                      : q.store[0] != p->store[0] || q.store[1] != p->store[1] ? "stores"
+                      : q.owner != p->owner                                    ? "pit owners"
+                      : q.mover != p->mover                                    ? "side to move"
+                      : q.round != p->round                                    ? "round"
+                      : q.phase != p->phase                                    ? "phase"
+                      : q.aux[0] != p->aux[0]                                  ? "game state"
+                      : q.status != GAME_ONGOING                               ? "status"
+                      : q.hash != p->hash                                      ? "hash"
+                                                                               : NULL;
+  if (field) {
+    int plural = !strcmp(field, "pits") || !strcmp(field, "stores") || !strcmp(field, "pit owners");
+    errf(why, len, "not a position of %s (its %s %s not match its board)", g->rules->name, field,
+         plural ? "do" : "does");
+    return -1;
+  }
+  game_moves legal = game_legal(g, p);
+  if (!legal) {
+    errf(why, len, "no legal action in the position");
+    return -1;
+  }
+  uint32_t sum = 0;
+  for (int a = 0; a < GAME_MAX_ACTIONS; a++) {
+    if (!s->policy[a]) continue;
+    if (a >= g->n_actions || !(legal >> a & 1)) {
+      errf(why, len, "target policy on action %d, which is not legal here", a);
+      return -1;
+    }
+    sum += s->policy[a];
+  }
+  if (sum == 0) {
+    errf(why, len, "all-zero target policy");
+    return -1;
+  }
+  if (s->z < -1 || s->z > 1) {
+    errf(why, len, "outcome %d (-1, 0 or 1)", s->z);
+    return -1;
+  }
+  if (s->margin > g->total_seeds || s->margin < -g->total_seeds) {
+    errf(why, len, "seed margin %d, beyond the %d seeds in play", s->margin, g->total_seeds);
+    return -1;
+  }
+  return 0;
 }
 
 int replay_save(replay *r, const char *path, char *err, size_t errlen) {
@@ -197,9 +296,14 @@ int replay_load(replay *r, const char *path, char *err, size_t errlen) {
     errf(err, errlen, "%s: not a SowZero replay buffer (bad magic)", path);
     goto done;
   }
-  if (get_u32le(h + 4) != VERSION || get_u32le(h + 8) != RECORD_BYTES) {
+  if (get_u32le(h + 4) != VERSION) {
     errf(err, errlen, "%s: replay format version %u is not supported (this build reads %u)",
          path, get_u32le(h + 4), VERSION);
+    goto done;
+  }
+  if (get_u32le(h + 8) != RECORD_BYTES) {
+    errf(err, errlen, "%s: record size %u bytes, expected %u (replay format version %u)", path,
+         get_u32le(h + 8), RECORD_BYTES, VERSION);
     goto done;
   }
   char game[33] = {0}, rules[257] = {0};
@@ -224,16 +328,20 @@ int replay_load(replay *r, const char *path, char *err, size_t errlen) {
     errf(err, errlen, "%s: out of memory", path);
     goto done;
   }
+  /* Every sample is checked, the ones beyond the capacity too; the first
+   * impossible one is reported once the checksum says the file is whole
+   * (a damaged file is reported as damaged). */
+  char why[256] = "";
+  uint32_t bad = count;
   for (uint32_t i = 0; i < count; i++) {
     if (fread(rec, 1, sizeof rec, f) != sizeof rec) {
       errf(err, errlen, "%s: truncated at sample %u of %u", path, i, count);
       goto done;
     }
     sum = checksum64(rec, sizeof rec, sum);
-    if (i >= skip && decode_record(rec, &tmp[i - skip]) != 0) {
-      errf(err, errlen, "%s: sample %u is corrupted", path, i);
-      goto done;
-    }
+    replay_sample one, *s = i >= skip ? &tmp[i - skip] : &one;
+    decode_record(rec, s);
+    if (bad == count && check_sample(&r->g, s, why, sizeof why) != 0) bad = i;
   }
   if (fread(tail, 1, 8, f) != 8 || get_u64le(tail) != sum) {
     errf(err, errlen, "%s: checksum mismatch (corrupted or truncated file)", path);
@@ -241,6 +349,10 @@ int replay_load(replay *r, const char *path, char *err, size_t errlen) {
   }
   if (fgetc(f) != EOF) {
     errf(err, errlen, "%s: trailing bytes after the checksum", path);
+    goto done;
+  }
+  if (bad < count) {
+    errf(err, errlen, "%s: sample %u of %u is impossible: %s", path, bad, count, why);
     goto done;
   }
   pthread_mutex_lock(&r->lock);

@@ -52,9 +52,12 @@ typedef struct {
 void replay_get_stats(replay *r, replay_stats *out);
 
 /* Files (docs/FORMATS.md, "Replay buffer"): written atomically; loading
- * refuses a file of another game or rule set, a truncated or corrupted
- * file, naming the problem. A file with more samples than the capacity
- * keeps the newest. */
+ * refuses a file of another game or rule set, another version or record
+ * size, a truncated or corrupted file, and a file holding any sample that
+ * is not one of the game (checked against the game: the position, the
+ * target policy, the outcome and margin), naming the problem and the
+ * sample. A file with more samples than the capacity keeps the newest. A
+ * refused file leaves the buffer as it was. */
 int replay_save(replay *r, const char *path, char *err, size_t errlen);
 int replay_load(replay *r, const char *path, char *err, size_t errlen);
 

@@ -103,9 +103,10 @@ static void path_in(const run *r, const char *name, char *out) {
   snprintf(out, PATH_MAX_LEN, "%s/%s", r->dir, name);
 }
 
-static int file_exists(const char *p) {
+/* Something is at p (a dangling link too). */
+static int present(const char *p) {
   struct stat s;
-  return stat(p, &s) == 0;
+  return lstat(p, &s) == 0;
 }
 
 static int make_dir(const char *p, char *err, size_t errlen) {
@@ -209,12 +210,9 @@ static int metrics_append(run *r, unsigned keep_upto, const char *line, char *er
                           size_t errlen) {
   char path[PATH_MAX_LEN];
   path_in(r, "metrics.jsonl", path);
-  FILE *in = fopen(path, "rb");
   afile a;
-  if (afile_open(&a, path, err, errlen) != 0) {
-    if (in) fclose(in);
-    return -1;
-  }
+  if (afile_open(&a, path, err, errlen) != 0) return -1; /* only a regular file is read */
+  FILE *in = fopen(path, "rb");
   if (in) {
     char *buf = NULL;
     size_t cap = 0;
@@ -258,64 +256,151 @@ static int write_config(run *r, char *err, size_t errlen) {
   return afile_commit(&a, err, errlen);
 }
 
-/* Temporary files of writes a killed run never finished: the real files
- * beside them are whole, so these are only garbage. */
-static void remove_stale_temporaries(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
+/* ---- What a run directory holds ------------------------------------------------------
+ * A run is made in this order: config.ini, the checkpoint of iteration 0,
+ * an empty metrics.jsonl, best.weights; so config.ini exists whenever
+ * anything else of the run does, and the checkpoint whenever the run has
+ * done any work. What does not fit is refused rather than guessed at: a
+ * run's files without its config.ini, a run's work without its checkpoint,
+ * promotions in the checkpoint without best.weights. */
+
+/* The files of a run; all but config.ini hold its work. */
+static const char *const run_files[] = {"config.ini",
+                                        "checkpoint/learner.ckpt",
+                                        "best.weights",
+                                        "candidate.weights",
+                                        "replay.bin",
+                                        "metrics.jsonl",
+                                        NULL};
+
+/* Lists in out (", "-separated) the run's work present in the directory,
+ * besides the checkpoint when with_ckpt is 0; -1 with a message if one of
+ * the run's files is not a regular file (it could be neither read safely
+ * nor replaced). */
+static int run_work(const run *r, int with_ckpt, char *out, size_t len, char *err, size_t errlen) {
   char path[PATH_MAX_LEN];
-  while ((e = readdir(d)))
-    if (strstr(e->d_name, ".tmp.")) {
-      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-      remove(path);
+  size_t k = 0;
+  out[0] = 0;
+  for (int i = 0; run_files[i]; i++) {
+    struct stat st;
+    path_in(r, run_files[i], path);
+    if (lstat(path, &st) != 0) continue;
+    if (!S_ISREG(st.st_mode)) {
+      errf(err, errlen,
+           "%s: not a regular file; a run reads and replaces only regular files (put the "
+           "file itself there)",
+           path);
+      return -1;
     }
-  closedir(d);
+    if (i == 0 || (i == 1 && !with_ckpt)) continue;
+    k += (size_t)snprintf(out + k, k < len ? len - k : 0, "%s%s", k ? ", " : "", run_files[i]);
+  }
+  path_in(r, "games", path);
+  DIR *d = opendir(path);
+  for (struct dirent *e; d && (e = readdir(d));)
+    if (!strncmp(e->d_name, "iter-", 5) && !afile_is_temporary(e->d_name, NULL)) {
+      k += (size_t)snprintf(out + k, k < len ? len - k : 0, "%sgames/", k ? ", " : "");
+      break;
+    }
+  if (d) closedir(d);
+  return 0;
+}
+
+/* The configuration of a run that exists: the one asked for (CONFIG, or
+ * the run's own config.ini, with the overrides) must agree with the run's
+ * on every key but the resumable ones. */
+static int resume_config(run *r, const char *own, char *err, size_t errlen) {
+  const train_args *a = r->a;
+  train_config *was = malloc(sizeof *was);
+  if (!was) {
+    errf(err, errlen, "out of memory");
+    return -1;
+  }
+  int rc = -1;
+  const char *asked = a->config_path ? a->config_path : own;
+  config_diff d;
+  if (config_load(was, own, 0, NULL, err, errlen) != 0) goto done;
+  if (config_load(&r->cfg, asked, a->n_over, a->over, err, errlen) != 0) goto done;
+  if (config_compare(was, &r->cfg, &d)) {
+    errf(err, errlen,
+         "%s: this run was made with %s = %s, but %s%s gives %s, which makes another run: train "
+         "that under another name (--run NEWDIR), or resume this run as it was with 'sowzero "
+         "train --run %s'",
+         r->dir, d.key, d.a, a->config_path ? a->config_path : "--set",
+         a->config_path && a->n_over ? " with the overrides" : "", d.b, r->dir);
+    goto done;
+  }
+  rc = 0;
+done:
+  free(was);
+  return rc;
 }
 
 static int setup(run *r, char *err, size_t errlen) {
   const train_args *a = r->a;
-  char path[PATH_MAX_LEN], e[512];
+  char path[PATH_MAX_LEN], e[512], work[256];
   snprintf(r->dir, sizeof r->dir, "%s", a->run_dir);
   path_in(r, "config.ini", path);
-  int resume = file_exists(path);
-  if (resume) {
-    if (config_load(&r->cfg, path, a->n_over, a->over, err, errlen) != 0) return -1;
+  /* The configuration first: a bad one fails before anything is written. */
+  int exists = present(path);
+  if (exists) {
+    if (resume_config(r, path, err, errlen) != 0) return -1;
   } else {
+    if (!a->config_path) {
+      if (run_work(r, 1, work, sizeof work, err, errlen) != 0) return -1;
+      if (work[0])
+        errf(err, errlen, "%s: holds a run's files (%s) but no config.ini: restore its config.ini",
+             r->dir, work);
+      else
+        errf(err, errlen, "%s: no run here (no config.ini); give a config to start one", r->dir);
+      return -1;
+    }
     if (config_load(&r->cfg, a->config_path, a->n_over, a->over, err, errlen) != 0) return -1;
     if (make_dir(r->dir, err, errlen) != 0) return -1;
   }
   /* One trainer per run: the lock goes with the process, even on SIGKILL. */
   path_in(r, ".lock", path);
-  r->lock_fd = open(path, O_RDWR | O_CREAT, 0644);
-  if (r->lock_fd < 0 || flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+  r->lock_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (r->lock_fd < 0) {
+    errf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    return -1;
+  }
+  if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
     errf(err, errlen, "%s is in use by another 'sowzero train'", r->dir);
     return -1;
   }
-  path_in(r, "checkpoint", path);
-  if (make_dir(path, err, errlen) != 0) return -1;
-  remove_stale_temporaries(path);
-  path_in(r, "games", path);
-  if (make_dir(path, err, errlen) != 0) return -1;
-  remove_stale_temporaries(path);
-  remove_stale_temporaries(r->dir);
-  if (write_config(r, err, errlen) != 0) return -1;
-
+  /* Under the lock, what the directory holds. */
+  path_in(r, "config.ini", path);
+  if (present(path) != exists) {
+    errf(err, errlen, "%s changed while this trainer started; run the command again", r->dir);
+    return -1;
+  }
+  path_in(r, "checkpoint/learner.ckpt", path);
+  int has_ckpt = present(path);
+  if (run_work(r, !exists, work, sizeof work, err, errlen) != 0) return -1;
+  if (!exists && work[0]) {
+    errf(err, errlen,
+         "%s: holds a run's files (%s) but no config.ini, so it is not taken for a new run: "
+         "restore its config.ini, or move the directory away",
+         r->dir, work);
+    return -1;
+  }
+  if (exists && !has_ckpt && work[0]) {
+    errf(err, errlen,
+         "%s: checkpoint/learner.ckpt is missing but the run has %s; resuming would start again "
+         "at iteration 0 over them: restore the checkpoint, or move the directory away and start "
+         "a new run",
+         r->dir, work);
+    return -1;
+  }
+  /* Everything the run holds is read before anything is written, so that
+   * a damaged or foreign file is refused with the directory as it was. */
   const train_config *c = &r->cfg;
   if (mcts_nn_meta(&c->g, &r->meta, err, errlen) != 0) return -1;
   nn_config nc = {c->g.n_features, c->hidden, c->blocks, c->g.n_actions};
   nn_expect ex = nn_expect_of(&r->meta, &nc);
-
-  /* The best network: from the run, or fresh from the run seed. */
-  path_in(r, "best.weights", path);
-  if (file_exists(path)) {
-    if (!(r->best = nn_load(path, &ex, NULL, err, errlen))) return -1;
-  } else {
-    if (!(r->best = nn_create(&nc, c->seed, err, errlen))) return -1;
-    if (nn_save(r->best, &r->meta, path, err, errlen) != 0) return -1;
-  }
+  /* The learner: from the checkpoint, or fresh from the run seed. */
   if (!(r->cand = nn_create(&nc, c->seed, err, errlen))) return -1;
-  nn_copy(r->cand, r->best);
   nn_train_params tp = nn_train_defaults();
   tp.w.policy = c->policy_w;
   tp.w.value = c->value_w;
@@ -325,9 +410,8 @@ static int setup(run *r, char *err, size_t errlen) {
   if (!(r->trainer = nn_trainer_create(r->cand, &tp, err, errlen))) return -1;
   if (!(r->ws = nn_ws_create(r->cand, c->batch, err, errlen))) return -1;
   rng_seed(&r->rng, c->seed, 0x6c6561726eULL);
-
   path_in(r, "checkpoint/learner.ckpt", path);
-  if (file_exists(path)) {
+  if (has_ckpt) {
     unsigned char blob[256];
     size_t blen = 0;
     if (nn_checkpoint_load(r->cand, r->trainer, path, &ex, NULL, blob, sizeof blob, &blen, err,
@@ -340,15 +424,49 @@ static int setup(run *r, char *err, size_t errlen) {
     blob_read(&r->rc, blob);
     memcpy(r->rng.s, r->rc.rng, sizeof r->rng.s);
   }
-
+  /* The best network: from the run, or the untrained one of the run seed
+   * while no promotion made another. */
+  path_in(r, "best.weights", path);
+  int make_best = !present(path);
+  if (!make_best) {
+    if (!(r->best = nn_load(path, &ex, NULL, err, errlen))) return -1;
+  } else if (r->rc.promotions > 0) {
+    errf(err, errlen,
+         "%s: best.weights is missing but the checkpoint counts %u promotions (iteration %u); "
+         "the best network cannot be made again: restore best.weights, or move the directory "
+         "away and start a new run",
+         r->dir, r->rc.promotions, r->rc.iteration);
+    return -1;
+  } else if (!(r->best = nn_create(&nc, c->seed, err, errlen))) {
+    return -1;
+  }
   if (!(r->buf = replay_create(&c->g, c->window, err, errlen))) return -1;
   path_in(r, "replay.bin", path);
-  if (file_exists(path) && replay_load(r->buf, path, err, errlen) != 0) return -1;
-  /* Drop metrics of iterations the checkpoint does not cover. */
+  int lost_buffer = 0;
+  if (present(path)) {
+    if (replay_load(r->buf, path, err, errlen) != 0) return -1;
+  } else {
+    lost_buffer = r->rc.iteration >= (uint32_t)c->checkpoint_every;
+  }
+
+  /* Then the writes, in the order a run is made. */
+  path_in(r, "checkpoint", path);
+  if (make_dir(path, err, errlen) != 0) return -1;
+  afile_remove_stale(path, NULL, 0);
+  path_in(r, "games", path);
+  if (make_dir(path, err, errlen) != 0) return -1;
+  afile_remove_stale(path, NULL, 0);
+  afile_remove_stale(r->dir, NULL, 0);
+  if (write_config(r, err, errlen) != 0) return -1;
+  if (!has_ckpt && save_checkpoint(r, err, errlen) != 0) return -1; /* iteration 0 */
+  /* Drop metrics of iterations the checkpoint does not cover (a new run's
+   * metrics.jsonl is made here, before best.weights). */
   if (metrics_append(r, r->rc.iteration, NULL, e, sizeof e) != 0) {
     errf(err, errlen, "%s", e);
     return -1;
   }
+  path_in(r, "best.weights", path);
+  if (make_best && nn_save(r->best, &r->meta, path, err, errlen) != 0) return -1;
 
   int b = c->batch, nf = c->g.n_features, na = c->g.n_actions;
   r->batch = malloc(sizeof *r->batch * (size_t)b);
@@ -364,11 +482,11 @@ static int setup(run *r, char *err, size_t errlen) {
   if (!(r->slot = netslot_create(r->best, err, errlen))) return -1;
   replay_stats rs;
   replay_get_stats(r->buf, &rs);
-  if (resume)
+  if (has_ckpt) {
     emit(r, 1, "resumed %s at iteration %u: %llu steps, %d samples in the buffer, %.1f min trained",
          r->dir, r->rc.iteration, (unsigned long long)r->rc.steps, rs.count, r->rc.elapsed / 60);
-  else
-  {
+    if (lost_buffer) emit(r, 1, "%s/replay.bin is missing: the buffer starts empty", r->dir);
+  } else {
     char shape[64];
     nn_shape_string(&(nn_config){nf, c->hidden, c->blocks, na}, shape, sizeof shape);
     emit(r, 1, "new run %s: %s, network %s, %d self-play thread(s) x %d games", r->dir,

@@ -13,7 +13,16 @@
  * Every file is written atomically (temporary file, fsync, rename). The
  * checkpoint is written last in an iteration and is the commit point: on
  * resume, metrics lines of iterations after it are dropped, so a run killed
- * at any moment loses at most the iteration in progress.
+ * at any moment loses at most the iteration in progress. A run is made in
+ * the order config.ini, checkpoint (iteration 0), metrics.jsonl,
+ * best.weights.
+ *
+ * What the directory holds decides, and what does not fit is refused with
+ * nothing written (docs/TRAINING.md): a config that differs from the run's
+ * on any key but the resumable ones (config_resumable), a run's work
+ * without its checkpoint, promotions without best.weights, a run's files
+ * without config.ini, a run file that is not a regular file. Only this
+ * library's own stale temporaries are removed (afile_remove_stale).
  *
  * train_run blocks until the budget is spent, *stop becomes non-zero (a
  * signal handler may set it), or an error. It prints nothing: progress goes
@@ -45,7 +54,7 @@ typedef void (*train_progress_fn)(void *ctx, int kind, const train_status *st,
                                   const char *line);
 
 typedef struct {
-  const char *config_path; /* used when the run directory has no config yet */
+  const char *config_path; /* the config asked for; NULL: the run's own config.ini */
   const char *run_dir;
   int n_over;              /* "section.key=value" overrides */
   char *const *over;

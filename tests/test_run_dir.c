@@ -1,0 +1,442 @@
+/* Run directories: what `train` finds in one decides what it does, and
+ * what does not fit is refused with nothing changed. A run is made in
+ * order (config.ini, the checkpoint of iteration 0, metrics.jsonl,
+ * best.weights); a run whose checkpoint, best network or config is gone,
+ * a config that makes another run, a run file that is a link or a FIFO,
+ * or a bad anchor are refused; only SowZero's own stale temporaries are
+ * removed. Runs here are a session stopped at once or one short iteration
+ * of a tiny config. */
+#include <check.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/base.h"
+#include "tests/testutil.h"
+#include "trainer/train.h"
+
+static char base[64], dir[128], outside[128];
+
+static void setup(void) {
+  snprintf(base, sizeof base, "/tmp/sowzero-rundir-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(base));
+  snprintf(dir, sizeof dir, "%s/run", base);
+  snprintf(outside, sizeof outside, "%s/outside", base);
+  ck_assert_int_eq(mkdir(outside, 0755), 0);
+}
+
+static void teardown(void) {
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", base);
+  if (system(cmd) != 0) return;
+}
+
+static const char *in(const char *root, const char *name) {
+  static char path[4][600];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(path[k], sizeof path[k], "%s/%s", root, name);
+  return path[k];
+}
+
+/* One short iteration of the tiny config (a fraction of a second). */
+static char *quick[] = {
+    "run.minutes=0",          "run.iterations=1", "selfplay.games_per_thread=16",
+    "replay.min_samples=256", "learner.batch=64", "learner.steps_per_iter=5",
+    "gating.mode=off"};
+#define N_QUICK 7
+
+/* train_run on dir; stop_now: a session that stops as soon as it started. */
+static int train(const char *config, int n_over, char *const *over, int stop_now, char *err,
+                 size_t errlen) {
+  static volatile sig_atomic_t stop;
+  stop = stop_now;
+  err[0] = 0;
+  train_args a = {config, dir, n_over, over, NULL, NULL, &stop};
+  return train_run(&a, err, errlen);
+}
+
+static void quick_run(void) {
+  char err[1024];
+  ck_assert_msg(train("configs/tiny.ini", N_QUICK, quick, 0, err, sizeof err) == 0, "%s", err);
+}
+
+/* The error of a train_run that must fail, with dir written DIR. */
+static const char *refusal(const char *config, int n_over, char *const *over) {
+  static char msg[1200];
+  char err[1024];
+  ck_assert_int_eq(train(config, n_over, over, 0, err, sizeof err), -1);
+  size_t k = 0;
+  for (const char *p = err, *at; *p; p = at + strlen(dir)) {
+    if (!(at = strstr(p, dir))) {
+      snprintf(msg + k, sizeof msg - k, "%s", p);
+      break;
+    }
+    k += (size_t)snprintf(msg + k, sizeof msg - k, "%.*sDIR", (int)(at - p), p);
+    msg[k] = 0;
+  }
+  if (!*err) msg[0] = 0;
+  return msg;
+}
+
+/* Every entry of the run (subfolders too, .lock aside): name, kind, inode,
+ * size and checksum, one a line in name order. Equal snapshots: nothing
+ * was written (not even the same bytes again), created or removed. */
+static void snapshot_of(const char *root, const char *sub, char *out, size_t len, size_t *k) {
+  char path[400];
+  snprintf(path, sizeof path, "%s%s%s", root, sub[0] ? "/" : "", sub);
+  struct dirent **e;
+  int n = scandir(path, &e, NULL, alphasort);
+  for (int i = 0; i < n; i++) {
+    const char *name = e[i]->d_name;
+    char p[700], rel[400];
+    snprintf(p, sizeof p, "%s/%s", path, name);
+    snprintf(rel, sizeof rel, "%s%s%s", sub, sub[0] ? "/" : "", name);
+    struct stat st;
+    if (strcmp(name, ".") && strcmp(name, "..") && strcmp(name, ".lock") && lstat(p, &st) == 0) {
+      uint64_t sum = CHECKSUM64_INIT;
+      if (S_ISREG(st.st_mode)) {
+        FILE *f = fopen(p, "rb");
+        unsigned char buf[4096];
+        size_t r;
+        while (f && (r = fread(buf, 1, sizeof buf, f)) > 0) sum = checksum64(buf, r, sum);
+        if (f) fclose(f);
+      }
+      *k += (size_t)snprintf(out + *k, *k < len ? len - *k : 0, "%s %o %llu %lld %016llx\n", rel,
+                             (unsigned)st.st_mode, (unsigned long long)st.st_ino,
+                             (long long)st.st_size, (unsigned long long)sum);
+      if (S_ISDIR(st.st_mode)) snapshot_of(root, rel, out, len, k);
+    }
+    free(e[i]);
+  }
+  if (n >= 0) free(e);
+}
+
+static char *snapshot(void) {
+  size_t len = 1 << 16, k = 0;
+  char *out = malloc(len);
+  out[0] = 0;
+  snapshot_of(dir, "", out, len, &k);
+  return out;
+}
+
+static void put_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static const char *content(const char *path) {
+  static char buf[256];
+  FILE *f = fopen(path, "rb");
+  if (!f) return "(absent)";
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  return buf;
+}
+
+static int lines_of(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  int n = 0, c;
+  while ((c = fgetc(f)) != EOF) n += c == '\n';
+  fclose(f);
+  return n;
+}
+
+/* configs/tiny.ini with `from` replaced by `to`, written to base/name. */
+static const char *tiny_with(const char *name, const char *from, const char *to) {
+  static char path[200];
+  char text[4096];
+  FILE *f = fopen("configs/tiny.ini", "r");
+  ck_assert_ptr_nonnull(f);
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = 0;
+  char *at = strstr(text, from);
+  ck_assert_ptr_nonnull(at);
+  snprintf(path, sizeof path, "%s/%s", base, name);
+  f = fopen(path, "w");
+  fprintf(f, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+  fclose(f);
+  return path;
+}
+
+/* ---- Making and resuming --------------------------------------------------------------- */
+
+START_TEST(a_run_is_made_whole_and_resumes) {
+  char err[1024];
+  ck_assert_msg(train("configs/tiny.ini", 0, NULL, 1, err, sizeof err) == 0, "%s", err);
+  struct stat st;
+  ck_assert_int_eq(stat(in(dir, "config.ini"), &st), 0);
+  ck_assert_int_eq(stat(in(dir, "checkpoint/learner.ckpt"), &st), 0); /* iteration 0 */
+  ck_assert_int_eq(stat(in(dir, "best.weights"), &st), 0);
+  ck_assert_int_eq(lines_of(in(dir, "metrics.jsonl")), 0);
+  /* Resumed with its own config, or the same one: both are the run. */
+  ck_assert_msg(train(NULL, 0, NULL, 1, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(train("configs/tiny.ini", 0, NULL, 1, err, sizeof err) == 0, "%s", err);
+}
+END_TEST
+
+START_TEST(only_our_stale_temporaries_are_removed) {
+  /* A directory that already holds other people's files is fine for a
+   * new run; they stay as they are, whatever their names. */
+  ck_assert_int_eq(mkdir(dir, 0755), 0);
+  ck_assert_int_eq(mkdir(in(dir, "checkpoint"), 0755), 0);
+  ck_assert_int_eq(mkdir(in(dir, "games"), 0755), 0);
+  pid_t dead = fork();
+  ck_assert_int_ge(dead, 0);
+  if (dead == 0) _exit(0);
+  waitpid(dead, NULL, 0);
+  char stale[3][96], live[96], link[96];
+  snprintf(stale[0], sizeof stale[0], "replay.bin.tmp.sowzero.%d", (int)dead);
+  snprintf(stale[1], sizeof stale[1], "checkpoint/learner.ckpt.tmp.sowzero.%d", (int)dead);
+  snprintf(stale[2], sizeof stale[2], "games/iter-000003.txt.tmp.sowzero.%d", (int)dead);
+  snprintf(live, sizeof live, "notes.txt.tmp.sowzero.%d", (int)getppid());
+  snprintf(link, sizeof link, "best.weights.tmp.sowzero.%d", (int)dead);
+  for (int i = 0; i < 3; i++) put_file(in(dir, stale[i]), "a killed write");
+  put_file(in(dir, live), "a live writer's");
+  put_file(in(dir, "notes.tmp.1"), "mine");
+  put_file(in(dir, "draft.tmp.txt"), "mine too");
+  put_file(in(dir, "replay.bin.tmp.4242"), "an older SowZero's, or anyone's");
+  put_file(in(dir, "games/analysis.tmp.7"), "mine");
+  put_file(in(outside, "target"), "keep");
+  ck_assert_int_eq(symlink(in(outside, "target"), in(dir, link)), 0);
+  char err[1024];
+  ck_assert_msg(train("configs/tiny.ini", 0, NULL, 1, err, sizeof err) == 0, "%s", err);
+  for (int i = 0; i < 3; i++) ck_assert_str_eq(content(in(dir, stale[i])), "(absent)");
+  ck_assert_str_eq(content(in(dir, live)), "a live writer's");
+  ck_assert_str_eq(content(in(dir, "notes.tmp.1")), "mine");
+  ck_assert_str_eq(content(in(dir, "draft.tmp.txt")), "mine too");
+  ck_assert_str_eq(content(in(dir, "replay.bin.tmp.4242")), "an older SowZero's, or anyone's");
+  ck_assert_str_eq(content(in(dir, "games/analysis.tmp.7")), "mine");
+  struct stat st;
+  ck_assert_int_eq(lstat(in(dir, link), &st), 0);
+  ck_assert(S_ISLNK(st.st_mode));
+  ck_assert_str_eq(content(in(outside, "target")), "keep");
+  /* And the same on resume. */
+  ck_assert_msg(train(NULL, 0, NULL, 1, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(content(in(dir, "notes.tmp.1")), "mine");
+  ck_assert_str_eq(content(in(dir, live)), "a live writer's");
+}
+END_TEST
+
+/* ---- What is missing ------------------------------------------------------------------ */
+
+START_TEST(a_run_without_its_checkpoint_is_refused) {
+  quick_run();
+  ck_assert_int_eq(lines_of(in(dir, "metrics.jsonl")), 1);
+  ck_assert_int_eq(unlink(in(dir, "checkpoint/learner.ckpt")), 0);
+  char *before = snapshot();
+  const char *want =
+      "DIR: checkpoint/learner.ckpt is missing but the run has best.weights, candidate.weights, "
+      "replay.bin, metrics.jsonl; resuming would start again at iteration 0 over them: restore "
+      "the checkpoint, or move the directory away and start a new run";
+  ck_assert_str_eq(refusal("configs/tiny.ini", N_QUICK, quick), want);
+  ck_assert_str_eq(refusal(NULL, 0, NULL), want);
+  char *after = snapshot();
+  ck_assert_str_eq(after, before);
+  ck_assert_int_eq(lines_of(in(dir, "metrics.jsonl")), 1);
+  free(before);
+  free(after);
+}
+END_TEST
+
+START_TEST(a_run_without_its_best_network_is_refused) {
+  /* Promoted once (gating off): the best cannot be made again. */
+  quick_run();
+  ck_assert_int_eq(unlink(in(dir, "best.weights")), 0);
+  char *before = snapshot();
+  ck_assert_str_eq(refusal(NULL, 0, NULL),
+                   "DIR: best.weights is missing but the checkpoint counts 1 promotions (iteration "
+                   "1); the best network cannot be made again: restore best.weights, or move the "
+                   "directory away and start a new run");
+  char *after = snapshot();
+  ck_assert_str_eq(after, before);
+  free(before);
+  free(after);
+  /* Never promoted: the best is the untrained network of the run seed,
+   * made again byte for byte. */
+  char cmd[300], err[1024];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert_int_eq(system(cmd), 0);
+  ck_assert_msg(train("configs/tiny.ini", 0, NULL, 1, err, sizeof err) == 0, "%s", err);
+  snprintf(cmd, sizeof cmd, "cp %s %s", in(dir, "best.weights"), in(outside, "best.weights"));
+  ck_assert_int_eq(system(cmd), 0);
+  ck_assert_int_eq(unlink(in(dir, "best.weights")), 0);
+  ck_assert_msg(train(NULL, 0, NULL, 1, err, sizeof err) == 0, "%s", err);
+  snprintf(cmd, sizeof cmd, "cmp -s %s %s", in(dir, "best.weights"), in(outside, "best.weights"));
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+START_TEST(a_run_without_its_config_is_refused) {
+  quick_run();
+  ck_assert_int_eq(unlink(in(dir, "config.ini")), 0);
+  char *before = snapshot();
+  ck_assert_str_eq(refusal("configs/tiny.ini", N_QUICK, quick),
+                   "DIR: holds a run's files (checkpoint/learner.ckpt, best.weights, "
+                   "candidate.weights, replay.bin, metrics.jsonl) but no config.ini, so it is not "
+                   "taken for a new run: restore its config.ini, or move the directory away");
+  ck_assert_str_eq(refusal(NULL, 0, NULL),
+                   "DIR: holds a run's files (checkpoint/learner.ckpt, best.weights, "
+                   "candidate.weights, replay.bin, metrics.jsonl) but no config.ini: restore its "
+                   "config.ini");
+  char *after = snapshot();
+  ck_assert_str_eq(after, before);
+  free(before);
+  free(after);
+  /* A directory with nothing of a run and no config given. */
+  snprintf(dir, sizeof dir, "%s/nothing", base);
+  ck_assert_str_eq(refusal(NULL, 0, NULL),
+                   "DIR: no run here (no config.ini); give a config to start one");
+  struct stat st;
+  ck_assert_int_ne(stat(dir, &st), 0);
+}
+END_TEST
+
+START_TEST(a_damaged_file_is_refused_before_anything_is_written) {
+  quick_run();
+  /* One bit of the replay buffer flipped: the run is refused before its
+   * config, checkpoint or metrics are touched. */
+  FILE *f = fopen(in(dir, "replay.bin"), "r+b");
+  ck_assert_ptr_nonnull(f);
+  fseek(f, 1000, SEEK_SET);
+  int c = fgetc(f);
+  fseek(f, 1000, SEEK_SET);
+  fputc(c ^ 0x10, f);
+  fclose(f);
+  char *before = snapshot();
+  ck_assert_str_eq(refusal(NULL, 0, NULL),
+                   "DIR/replay.bin: checksum mismatch (corrupted or truncated file)");
+  char *after = snapshot();
+  ck_assert_str_eq(after, before);
+  free(before);
+  free(after);
+}
+END_TEST
+
+/* ---- Another configuration --------------------------------------------------------------- */
+
+START_TEST(another_config_is_another_run) {
+  quick_run();
+  char *before = snapshot(), want[1200];
+  /* alpha.v2.ini: another network size under the same run. */
+  const char *v2 = tiny_with("alpha.v2.ini", "hidden = 48", "hidden = 64");
+  snprintf(want, sizeof want,
+           "DIR: this run was made with network.hidden = 48, but %s gives 64, which makes another "
+           "run: train that under another name (--run NEWDIR), or resume this run as it was with "
+           "'sowzero train --run DIR'",
+           v2);
+  ck_assert_str_eq(refusal(v2, 0, NULL), want);
+  /* The same file with other overrides; overrides without a file. */
+  char *lr[N_QUICK + 1];
+  memcpy(lr, quick, sizeof quick);
+  lr[N_QUICK] = "learner.lr=0.01";
+  ck_assert_str_eq(refusal("configs/tiny.ini", N_QUICK + 1, lr),
+                   "DIR: this run was made with learner.lr = 0.00300000003, but configs/tiny.ini "
+                   "with the overrides gives 0.00999999978, which makes another run: train that "
+                   "under another name (--run NEWDIR), or resume this run as it was with 'sowzero "
+                   "train --run DIR'");
+  char *rules[] = {"game.grand_slam=forbidden"};
+  ck_assert_str_eq(refusal(NULL, 1, rules),
+                   "DIR: this run was made with game.grand_slam = no_capture, but --set gives "
+                   "forbidden, which makes another run: train that under another name (--run "
+                   "NEWDIR), or resume this run as it was with 'sowzero train --run DIR'");
+  /* The tiny config without the run's overrides is another run too. */
+  ck_assert_ptr_nonnull(strstr(refusal("configs/tiny.ini", 0, NULL),
+                               "selfplay.games_per_thread = 16, but configs/tiny.ini gives 64"));
+  char *after = snapshot();
+  ck_assert_str_eq(after, before);
+  /* The budget and the threads may change; config.ini keeps the new ones. */
+  char *more[] = {"run.iterations=2", "selfplay.threads=2", "run.minutes=30"};
+  char err[1024];
+  ck_assert_msg(train(NULL, 3, more, 0, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(lines_of(in(dir, "metrics.jsonl")), 2);
+  char cfg[2048];
+  FILE *f = fopen(in(dir, "config.ini"), "r");
+  size_t n = fread(cfg, 1, sizeof cfg - 1, f);
+  cfg[n] = 0;
+  fclose(f);
+  ck_assert_ptr_nonnull(strstr(cfg, "\nthreads = 2\n"));
+  ck_assert_ptr_nonnull(strstr(cfg, "\nhidden = 48\n"));
+  ck_assert_ptr_nonnull(strstr(cfg, "\nmode = off\n"));
+  free(before);
+  free(after);
+}
+END_TEST
+
+START_TEST(a_bad_anchor_makes_no_directory) {
+  const char *bad = tiny_with("anchors.ini", "every = 0", "every = 0\nanchors = alphabeta depht=4");
+  char want[600];
+  snprintf(want, sizeof want,
+           "%s:44: eval.anchors: anchor 'alphabeta depht=4': agent alphabeta: unknown setting "
+           "'depht' (known: depth, time, tt, w_store, w_seeds, w_mobility)",
+           bad);
+  ck_assert_str_eq(refusal(bad, 0, NULL), want);
+  struct stat st;
+  ck_assert_int_ne(stat(dir, &st), 0);
+}
+END_TEST
+
+/* ---- Files that are not ours ------------------------------------------------------------- */
+
+START_TEST(run_files_must_be_regular_files) {
+  quick_run();
+  char cmd[600];
+  /* replay.bin a link to a copy elsewhere: refused, neither changes. */
+  snprintf(cmd, sizeof cmd, "mv %s %s", in(dir, "replay.bin"), in(outside, "replay.bin"));
+  ck_assert_int_eq(system(cmd), 0);
+  ck_assert_int_eq(symlink(in(outside, "replay.bin"), in(dir, "replay.bin")), 0);
+  snprintf(cmd, sizeof cmd, "cp %s %s", in(outside, "replay.bin"), in(base, "replay.copy"));
+  ck_assert_int_eq(system(cmd), 0);
+  char *before = snapshot();
+  ck_assert_str_eq(refusal(NULL, 0, NULL),
+                   "DIR/replay.bin: not a regular file; a run reads and replaces only regular "
+                   "files (put the file itself there)");
+  char *after = snapshot();
+  ck_assert_str_eq(after, before);
+  snprintf(cmd, sizeof cmd, "cmp -s %s %s", in(outside, "replay.bin"), in(base, "replay.copy"));
+  ck_assert_int_eq(system(cmd), 0);
+  free(before);
+  free(after);
+  /* metrics.jsonl a FIFO: refused at once (reading it would block). */
+  snprintf(cmd, sizeof cmd, "mv %s %s", in(outside, "replay.bin"), in(dir, "replay.bin"));
+  ck_assert_int_eq(system(cmd), 0);
+  ck_assert_int_eq(unlink(in(dir, "metrics.jsonl")), 0);
+  ck_assert_int_eq(mkfifo(in(dir, "metrics.jsonl"), 0644), 0);
+  ck_assert_str_eq(refusal(NULL, 0, NULL),
+                   "DIR/metrics.jsonl: not a regular file; a run reads and replaces only regular "
+                   "files (put the file itself there)");
+  struct stat st;
+  ck_assert_int_eq(lstat(in(dir, "metrics.jsonl"), &st), 0);
+  ck_assert(S_ISFIFO(st.st_mode));
+}
+END_TEST
+
+Suite *run_dir_suite(void) {
+  Suite *s = suite_create("run_dir");
+  TCase *t = tcase_create("run_dir");
+  tcase_add_checked_fixture(t, setup, teardown);
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, a_run_is_made_whole_and_resumes);
+  tcase_add_test(t, only_our_stale_temporaries_are_removed);
+  tcase_add_test(t, a_run_without_its_checkpoint_is_refused);
+  tcase_add_test(t, a_run_without_its_best_network_is_refused);
+  tcase_add_test(t, a_run_without_its_config_is_refused);
+  tcase_add_test(t, a_damaged_file_is_refused_before_anything_is_written);
+  tcase_add_test(t, another_config_is_another_run);
+  tcase_add_test(t, a_bad_anchor_makes_no_directory);
+  tcase_add_test(t, run_files_must_be_regular_files);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+TEST_MAIN(run_dir_suite)
