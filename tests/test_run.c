@@ -92,6 +92,7 @@ END_TEST
 /* ---- Faults -------------------------------------------------------------------------- */
 
 static int count_iterations(const char *path, int *max_it) {
+  *max_it = 0;
   FILE *f = fopen(path, "r");
   if (!f) return 0;
   char line[8192];
