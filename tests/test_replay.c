@@ -1,6 +1,7 @@
 /* The replay buffer: ring order, sampling, files and their failures, and
  * samples no game can hold, refused on load. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,63 @@ START_TEST(save_load_round_trip) {
   replay_sample_batch(small, &rng, out, 40);
   for (int k = 0; k < 40; k++) ck_assert_int_ge(out[k].pos.ply, 25);
   replay_free(small);
+}
+END_TEST
+
+/* Draws many samples from r; every ply from lo to hi (and no other) must
+ * come up, each about equally often. */
+static void expect_plies(replay *r, int lo, int hi, uint64_t seed) {
+  enum { DRAWS = 30000 };
+  static replay_sample out[1000];
+  int count[64] = {0}, k = hi - lo + 1;
+  rng_t rng;
+  rng_seed(&rng, seed, 0);
+  for (int d = 0; d < DRAWS; d += 1000) {
+    ck_assert_int_eq(replay_sample_batch(r, &rng, out, 1000), 0);
+    for (int i = 0; i < 1000; i++) {
+      int ply = out[i].pos.ply;
+      ck_assert_msg(ply >= lo && ply <= hi, "sampled ply %d, the buffer holds %d..%d", ply, lo, hi);
+      count[ply]++;
+    }
+  }
+  double want = (double)DRAWS / k, sd = sqrt(want * (1 - 1.0 / k));
+  for (int ply = lo; ply <= hi; ply++)
+    ck_assert_msg(fabs(count[ply] - want) < 5 * sd, "ply %d drawn %d times, expected about %.0f",
+                  ply, count[ply], want);
+}
+
+/* A ring saved partly filled, full, or wrapped round, loaded, added to and
+ * saved again holds exactly the newest samples, samples them uniformly and
+ * writes them oldest first. */
+START_TEST(ring_survives_save_load_and_more) {
+  enum { CAP = 10, MORE = 6 };
+  char path[300], path2[300], err[256];
+  snprintf(path, sizeof path, "%s/ring.bin", dir);
+  snprintf(path2, sizeof path2, "%s/ring2.bin", dir);
+  const int first[] = {4, CAP, 25};
+  for (int c = 0; c < 3; c++) {
+    int n = first[c], total = n + MORE;
+    fill_and_save(path, n, CAP);
+    replay *r = replay_create(&G, CAP, err, sizeof err);
+    ck_assert_msg(replay_load(r, path, err, sizeof err) == 0, "%s", err);
+    expect_plies(r, n > CAP ? n - CAP : 0, n - 1, 1);
+    for (int k = n; k < total; k++) {
+      replay_sample x = make(k);
+      replay_add(r, &x, 1);
+    }
+    int lo = total > CAP ? total - CAP : 0;
+    expect_plies(r, lo, total - 1, 2);
+    replay_stats st;
+    replay_get_stats(r, &st);
+    ck_assert_int_eq(st.count, total - lo);
+    ck_assert_int_eq(replay_save(r, path2, err, sizeof err), 0);
+    replay_free(r);
+    /* Oldest first in the file: a buffer of 3 keeps the newest 3. */
+    replay *small = replay_create(&G, 3, err, sizeof err);
+    ck_assert_msg(replay_load(small, path2, err, sizeof err) == 0, "%s", err);
+    expect_plies(small, total - 3, total - 1, 3);
+    replay_free(small);
+  }
 }
 END_TEST
 
@@ -392,6 +450,7 @@ Suite *replay_suite(void) {
   tcase_add_test(t, ring_keeps_the_newest);
   tcase_add_test(t, empty_buffer_cannot_sample);
   tcase_add_test(t, save_load_round_trip);
+  tcase_add_test(t, ring_survives_save_load_and_more);
   tcase_add_test(t, bad_files_are_refused_by_name);
   tcase_add_test(t, every_game_s_positions_load);
   tcase_add_test(t, impossible_samples_are_refused);
