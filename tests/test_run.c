@@ -4,6 +4,7 @@
  * trainers cannot share a run. */
 #include <check.h>
 #include <dirent.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ static void fresh_dir(const char *tag) {
 static void remove_dir(void) { remove_tree(scratch); }
 
 static int run_training(int n_over, char *const *over, char *err, size_t errlen) {
-  train_args a = {"configs/tiny.ini", dir, n_over, over, NULL, NULL, NULL};
+  train_args a = {.config_path = "configs/tiny.ini", .run_dir = dir, .n_over = n_over, .over = over};
   return train_run(&a, err, errlen);
 }
 
@@ -289,10 +290,143 @@ START_TEST(one_trainer_per_run) {
 }
 END_TEST
 
+/* ---- A stop between any two writes ------------------------------------------------------
+ * An iteration writes candidate.weights, best.weights, its kept games,
+ * replay.bin, metrics.jsonl and last the checkpoint, the commit point. A
+ * run stopped just before any one of them (the test's hook ends the
+ * process there) loads whole, keeps in replay.bin every sample the
+ * committed iteration counted, and resumes to the same place as a run that
+ * was never stopped: iterations contiguous, no game or sample counted
+ * twice, every counter (the elapsed time too) carried over. */
+
+static const char *iteration_writes[] = {"candidate.weights", "best.weights", "games",
+                                         "replay.bin",        "metrics.jsonl", "checkpoint"};
+enum { N_WRITES = 6 };
+
+typedef struct {
+  unsigned iteration; /* the iteration whose writes are watched */
+  int target;         /* end the process before this write; -1: only record */
+  int n;
+  char seen[16][32];
+} write_watch;
+
+static void watch_writes(void *ctx, unsigned iteration, const char *file) {
+  write_watch *w = ctx;
+  if (iteration != w->iteration) return;
+  if (w->n == w->target) _exit(7);
+  if (w->n < 16) snprintf(w->seen[w->n], sizeof w->seen[0], "%s", file);
+  w->n++;
+}
+
+static char *fault_over[] = {"run.minutes=0", "gating.mode=off", "selfplay.games_per_thread=8",
+                             "selfplay.record_every=1", "replay.min_samples=256",
+                             "learner.batch=64", "learner.steps_per_iter=10", "run.iterations=3"};
+enum { N_FAULT_OVER = 8 };
+
+static int run_watched(write_watch *w, char *err, size_t errlen) {
+  train_args a = {.config_path = "configs/tiny.ini", .run_dir = dir, .n_over = N_FAULT_OVER,
+                  .over = fault_over, .before_write = watch_writes, .write_ctx = w};
+  return train_run(&a, err, errlen);
+}
+
+/* A number in the metrics line of an iteration (NAN when there is none). */
+static double metric(int iteration, const char *key) {
+  char path[400], line[8192], pat[64];
+  snprintf(path, sizeof path, "%s/metrics.jsonl", dir);
+  snprintf(pat, sizeof pat, "\"%s\": ", key);
+  FILE *f = fopen(path, "r");
+  double v = NAN;
+  while (f && fgets(line, sizeof line, f)) {
+    int it;
+    char *at = strstr(line, pat);
+    if (sscanf(line, "{\"iteration\": %d,", &it) == 1 && it == iteration && at)
+      v = atof(at + strlen(pat));
+  }
+  if (f) fclose(f);
+  return v;
+}
+
+static uint64_t checkpoint_games(void) {
+  char path[400], err[1024];
+  snprintf(path, sizeof path, "%s/checkpoint/learner.ckpt", dir);
+  train_config c;
+  ck_assert_int_eq(config_load(&c, "configs/tiny.ini", N_FAULT_OVER, fault_over, err, sizeof err),
+                   0);
+  nn_meta meta;
+  ck_assert_int_eq(mcts_nn_meta(&c.g, &meta, err, sizeof err), 0);
+  nn_config nc = {c.g.n_features, c.hidden, c.blocks, c.g.n_actions};
+  nn_expect ex = nn_expect_of(&meta, &nc);
+  nn_net *n = nn_create(&nc, 1, err, sizeof err);
+  nn_train_params tp = nn_train_defaults();
+  nn_trainer *t = nn_trainer_create(n, &tp, err, sizeof err);
+  unsigned char blob[256];
+  size_t blen;
+  ck_assert_msg(nn_checkpoint_load(n, t, path, &ex, NULL, blob, sizeof blob, &blen, err,
+                                   sizeof err) == 0, "%s", err);
+  nn_trainer_free(t);
+  nn_free(n);
+  return get_u64le(blob + 20);
+}
+
+START_TEST(a_stop_between_any_two_writes_is_safe) {
+  char err[1024];
+  train_config c;
+  ck_assert_int_eq(config_load(&c, "configs/tiny.ini", N_FAULT_OVER, fault_over, err, sizeof err),
+                   0);
+  /* The writes of an iteration, in their order: the checkpoint last. */
+  fresh_dir("writes");
+  write_watch all = {2, -1, 0, {{0}}};
+  ck_assert_msg(run_watched(&all, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(all.n, N_WRITES);
+  for (int i = 0; i < N_WRITES; i++) ck_assert_str_eq(all.seen[i], iteration_writes[i]);
+  remove_dir();
+  for (int target = 0; target < N_WRITES; target++) {
+    fresh_dir("stop");
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+      write_watch w = {2, target, 0, {{0}}};
+      char e[1024];
+      int rc = run_watched(&w, e, sizeof e);
+      fprintf(stderr, "child: the run ended (%d: %s) before the write it should stop at\n", rc, e);
+      _exit(3);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 7,
+                  "stopping before %s: status %d", iteration_writes[target], status);
+    run_state s = check_run(&c);
+    ck_assert_int_eq(s.iteration, 1);
+    /* replay.bin is written before the checkpoint: it holds every sample
+     * the committed iteration counted. */
+    ck_assert_msg((double)s.added >= metric(1, "samples"),
+                  "stopped before %s: replay.bin has %llu samples, iteration 1 counted %g",
+                  iteration_writes[target], (unsigned long long)s.added, metric(1, "samples"));
+    /* Resumed, it ends where an unstopped run ends. */
+    write_watch none = {99, -1, 0, {{0}}};
+    ck_assert_msg(run_watched(&none, err, sizeof err) == 0, "%s", err);
+    run_state end = check_run(&c);
+    ck_assert_int_eq(end.iteration, 3);
+    ck_assert_double_gt(end.elapsed, s.elapsed);
+    char path[400];
+    int max_it;
+    snprintf(path, sizeof path, "%s/metrics.jsonl", dir);
+    ck_assert_int_eq(count_iterations(path, &max_it), 3);
+    for (int it = 2; it <= 3; it++) {
+      ck_assert_double_ge(metric(it, "games"), metric(it - 1, "games"));
+      ck_assert_double_ge(metric(it, "samples"), metric(it - 1, "samples"));
+    }
+    ck_assert_double_eq((double)checkpoint_games(), metric(3, "games"));
+    remove_dir();
+  }
+}
+END_TEST
+
 static Suite *run_suite(void) {
   Suite *s = suite_create("run");
   add_tests(s, "runs", 600,
-            (const TTest *[]){tiny_run_learns, sigkill_and_resume, one_trainer_per_run, NULL});
+            (const TTest *[]){tiny_run_learns, sigkill_and_resume, one_trainer_per_run,
+                              a_stop_between_any_two_writes_is_safe, NULL});
   return s;
 }
 

@@ -115,6 +115,10 @@ static int make_dir(const char *p, char *err, size_t errlen) {
   return -1;
 }
 
+static void before_write(const run *r, const char *file) {
+  if (r->a->before_write) r->a->before_write(r->a->write_ctx, r->rc.iteration, file);
+}
+
 static void emit(run *r, int kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void emit(run *r, int kind, const char *fmt, ...) {
   if (!r->a->progress) return;
@@ -583,6 +587,7 @@ static int gate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
     nn_copy(r->best, r->cand);
     r->rc.promotions++;
   }
+  before_write(r, "best.weights");
   path_in(r, "best.weights", path);
   if (nn_save(r->best, &r->meta, path, err, errlen) != 0) return -1;
   netslot_publish(r->slot, r->best);
@@ -625,6 +630,7 @@ static int end_iteration(run *r, double t_start, nn_losses *avg, int nsteps, cha
   const train_config *c = &r->cfg;
   char path[PATH_MAX_LEN], gate_json[512] = "\"gating\": null", eval_json[2048] = "";
   r->rc.iteration++;
+  before_write(r, "candidate.weights");
   path_in(r, "candidate.weights", path);
   if (nn_save(r->cand, &r->meta, path, err, errlen) != 0) return -1;
   r->st.phase = "gating";
@@ -636,16 +642,19 @@ static int end_iteration(run *r, double t_start, nn_losses *avg, int nsteps, cha
     emit(r, 0, NULL);
     if (evaluate(r, eval_json, sizeof eval_json, err, errlen) != 0) return -1;
   }
+  before_write(r, "games");
   if (flush_records(r, err, errlen) != 0) return -1;
+  /* Counters of this iteration, read before the buffer is saved: self-play
+   * goes on meanwhile, and what the commit counts must be in the file. */
+  uint64_t games = r->rc.games + atomic_load(&r->counters.games); /* samples go in first */
+  replay_stats rs;
+  replay_get_stats(r->buf, &rs);
   if (r->rc.iteration % (uint32_t)c->checkpoint_every == 0) {
+    before_write(r, "replay.bin");
     path_in(r, "replay.bin", path);
     if (replay_save(r->buf, path, err, errlen) != 0) return -1;
   }
-  /* Counters of this iteration. */
   double elapsed = now_elapsed(r, t_start);
-  replay_stats rs;
-  replay_get_stats(r->buf, &rs);
-  uint64_t games = r->rc.games + atomic_load(&r->counters.games);
   uint64_t evals = atomic_load(&r->counters.evals);
   uint64_t net_ns = r->rc.net_ns + atomic_load(&r->counters.net_ns);
   uint64_t search_ns = r->rc.search_ns + atomic_load(&r->counters.search_ns);
@@ -670,6 +679,7 @@ static int end_iteration(run *r, double t_start, nn_losses *avg, int nsteps, cha
            sess > 0 ? (double)evals / sess : 0, net_ns / total_ns, search_ns / total_ns,
            r->rc.learner_ns / total_ns, r->rc.gate_ns / total_ns, r->rc.promotions, gate_json,
            eval_json[0] ? ", " : "", eval_json);
+  before_write(r, "metrics.jsonl");
   if (metrics_append(r, r->rc.iteration - 1, line, err, errlen) != 0) return -1;
   /* The commit point: counters as of this iteration (the session's live
    * counters are folded in only here). */
@@ -678,6 +688,7 @@ static int end_iteration(run *r, double t_start, nn_losses *avg, int nsteps, cha
   r->rc.games = games;
   r->rc.net_ns = net_ns;
   r->rc.search_ns = search_ns;
+  before_write(r, "checkpoint");
   int rc = save_checkpoint(r, err, errlen);
   r->rc = saved;
   if (rc != 0) return -1;

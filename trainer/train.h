@@ -61,6 +61,12 @@ typedef struct {
   train_progress_fn progress;
   void *progress_ctx;
   volatile sig_atomic_t *stop; /* may be NULL */
+  /* Called (may be NULL) just before each file an iteration writes, in the
+   * order they are written: "candidate.weights", "best.weights", "games",
+   * "replay.bin", "metrics.jsonl", "checkpoint". Iteration is the one being
+   * finished. For tests that stop a run between any two writes. */
+  void (*before_write)(void *ctx, unsigned iteration, const char *file);
+  void *write_ctx;
 } train_args;
 
 /* Runs (or resumes) a run. 0 when the budget is spent or a stop was
