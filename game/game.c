@@ -2,6 +2,7 @@
  * everything that is the same for every rules table. */
 #include "game/game.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,9 +86,12 @@ int game_set_option(game *g, const char *key, const char *value, char *err,
     errf(err, errlen, "bad value '%s' for option %s (one of: %s)", value, key, vals);
     return -1;
   }
+  /* Whole numbers only: no sign but '-', no spaces, no other base. */
   char *end;
+  errno = 0;
   long v = strtol(value, &end, 10);
-  if (*value == 0 || *end != 0) {
+  int digits = value[value[0] == '-'] >= '0' && value[value[0] == '-'] <= '9';
+  if (!digits || *end != 0 || errno == ERANGE) {
     errf(err, errlen, "bad value '%s' for option %s (an integer %d..%d)", value,
          key, o->min, o->max);
     return -1;
@@ -101,8 +105,10 @@ int game_set_option(game *g, const char *key, const char *value, char *err,
   return 0;
 }
 
-/* Applies one "key=value" token. */
-static int apply_setting(game *g, const char *kv, char *err, size_t errlen) {
+/* Applies one "key=value" token. given (may be NULL) holds the options set
+ * so far by the same list: setting one twice is an error, not "the last
+ * wins" (a preset's settings are not in it, so a setting overrides them). */
+static int apply_setting(game *g, const char *kv, unsigned *given, char *err, size_t errlen) {
   const char *eq = strchr(kv, '=');
   char key[64];
   if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof key) {
@@ -111,6 +117,14 @@ static int apply_setting(game *g, const char *kv, char *err, size_t errlen) {
   }
   memcpy(key, kv, (size_t)(eq - kv));
   key[eq - kv] = 0;
+  int i = option_index(g->rules, key);
+  if (given && i >= 0) {
+    if (*given >> i & 1) {
+      errf(err, errlen, "option %s given twice", key);
+      return -1;
+    }
+    *given |= 1u << i;
+  }
   return game_set_option(g, key, eq + 1, err, errlen);
 }
 
@@ -119,7 +133,7 @@ static int apply_settings_string(game *g, const char *s, char *err, size_t errle
   char buf[512], *save = NULL;
   snprintf(buf, sizeof buf, "%s", s);
   for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    if (apply_setting(g, t, err, errlen) != 0) return -1;
+    if (apply_setting(g, t, NULL, err, errlen) != 0) return -1;
   return 0;
 }
 
@@ -154,8 +168,10 @@ int game_configure(game *g, const char *name, int nset, char *const *settings,
     g->opt[i] = g->rules->options[i].def;
   }
   if (apply_settings_string(g, preset_settings, err, errlen) != 0) return -1;
+  unsigned given = 0;
+  _Static_assert(GAME_MAX_OPTIONS <= 32, "option bits fit an unsigned");
   for (int i = 0; i < nset; i++)
-    if (apply_setting(g, settings[i], err, errlen) != 0) return -1;
+    if (apply_setting(g, settings[i], &given, err, errlen) != 0) return -1;
   return g->rules->setup(g, err, errlen);
 }
 

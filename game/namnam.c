@@ -496,13 +496,29 @@ static int namnam_setboard(const game *g, game_pos *p, int argc, char *const *ar
       return -1;
     }
     if (claims) {
+      /* A claim phase is the start of a later round: the leader (to move)
+       * owns his own row and has taken some of the other row. */
       int fresh = q.store[0] == 0 && q.store[1] == 0;
       for (int i = 0; i < PITS; i++) fresh &= q.pits[i] == 4;
-      int theirs = __builtin_popcount(owned_by(&q, 1 - q.mover) & (q.mover ? 0x3fu : NORTH_ROW));
-      if (!fresh || theirs < claims) {
+      uint32_t mine = q.mover ? NORTH_ROW : 0x3fu, other = ALL_PITS & ~mine;
+      int theirs = __builtin_popcount(owned_by(&q, 1 - q.mover) & other);
+      int rule = g->opt[OPT_STARTER];
+      if (g->opt[OPT_CLAIM] == CLAIM_FIXED) {
+        errf(err, errlen, "no claim phase under namnam_claim=fixed (claims must be 0)");
+        return -1;
+      }
+      if (!fresh || theirs < claims || q.round < 2 || (owned_by(&q, q.mover) & mine) != mine) {
         errf(err, errlen,
-             "a claim position has 4 seeds in every pit, empty stores, and at least CLAIMS "
-             "opponent pits left to claim");
+             "a claim position is the start of round 2 or later: 4 seeds in every pit, empty "
+             "stores, the mover owning his whole row and at least CLAIMS pits of the other row "
+             "left to claim");
+        return -1;
+      }
+      if ((rule == STARTER_LOSER && starter != 1 - q.mover) ||
+          (rule == STARTER_WINNER && starter != q.mover)) {
+        errf(err, errlen, "starter %d: under round_starter=%s the %s starts, player %d", starter,
+             starter_names[rule], rule == STARTER_LOSER ? "loser" : "winner",
+             rule == STARTER_LOSER ? 1 - q.mover : q.mover);
         return -1;
       }
       q.phase = PHASE_CLAIM;

@@ -75,6 +75,14 @@ START_TEST(option_errors_name_the_culprit) {
       {"houses", NULL, "bad setting 'houses' (expected key=value)"},
       {"=3", NULL, "bad setting '=3' (expected key=value)"},
       {"houses=2", "target=40", "target 40 is more than the 16 seeds in play"},
+      /* Repeated options are refused, not "the last wins"; numbers are whole. */
+      {"houses=3", "houses=4", "option houses given twice"},
+      {"grand_slam=loses", "grand_slam=loses", "option grand_slam given twice"},
+      {"houses= 3", NULL, "bad value ' 3' for option houses (an integer 2..8)"},
+      {"houses=+3", NULL, "bad value '+3' for option houses (an integer 2..8)"},
+      {"houses=0x3", NULL, "bad value '0x3' for option houses (an integer 2..8)"},
+      {"houses=99999999999999999999", NULL,
+       "bad value '99999999999999999999' for option houses (an integer 2..8)"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     ck_assert_int_eq(configure_err("oware", cases[i].s1, cases[i].s2, err), -1);

@@ -551,6 +551,15 @@ static Suite *namnam_suite(void) {
       {"0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  ssssssssssss 1 0",
        "each player must own at least one pit"},
       {"0  4 4 4 4 4 4  4 4 4 4 4 4  0 1", "pits and stores hold 49 seeds, this game has 48"},
+      /* Claim phases that no game reaches: in round 1, with the mover's own
+       * row not his, with pits already sown. */
+#define CLAIM_RULE                                                                     \
+  "a claim position is the start of round 2 or later: 4 seeds in every pit, empty stores, " \
+  "the mover owning his whole row and at least CLAIMS pits of the other row left to claim"
+      {"0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  ssssssnnnnnn 1 0 2", CLAIM_RULE},
+      {"0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  sssssnsnnnnn 2 0 2", CLAIM_RULE},
+      {"0  5 3 4 4 4 4  4 4 4 4 4 4  0 0  ssssssnnnnnn 2 0 2", CLAIM_RULE},
+#undef CLAIM_RULE
       {NULL, NULL}};
 #define OWNERS "0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  sssssssnnnnn 2 0"
   static const render_case renders[] = {
