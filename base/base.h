@@ -97,6 +97,15 @@ static inline uint64_t get_u64le(const unsigned char *p) {
 }
 /* FNV-1a 64 over a byte range, for file checksums. */
 uint64_t checksum64(const void *data, size_t len, uint64_t h);
+/* The first of the n bytes at s that is not printable ASCII (0x20..0x7e),
+ * or -1: names read from files are checked before any message quotes
+ * them, so a crafted file cannot put control characters or a NUL there. */
+static inline long first_unprintable(const void *s, size_t n) {
+  const unsigned char *b = s;
+  for (size_t i = 0; i < n; i++)
+    if (b[i] < 0x20 || b[i] > 0x7e) return (long)i;
+  return -1;
+}
 #define CHECKSUM64_INIT 0xcbf29ce484222325ULL
 
 #endif

@@ -345,14 +345,16 @@ static int open_parsed(const char *path, int ckpt, const nn_expect *e,
   r->len = len - 8;
   r->pos = PREAMBLE;
   uint32_t gl = r32(r);
-  if (r->bad || gl >= NN_GAME_MAX || r->len - r->pos < gl) {
+  if (r->bad || gl >= NN_GAME_MAX || r->len - r->pos < gl ||
+      first_unprintable(b + r->pos, gl) >= 0) {
     errf(err, errlen, "%s: corrupt header (game name)", path);
     goto fail;
   }
   memcpy(f->meta.game, b + r->pos, gl);
   r->pos += gl;
   uint32_t rl = r32(r);
-  if (r->bad || rl >= NN_RULES_MAX || r->len - r->pos < rl) {
+  if (r->bad || rl >= NN_RULES_MAX || r->len - r->pos < rl ||
+      first_unprintable(b + r->pos, rl) >= 0) {
     errf(err, errlen, "%s: corrupt header (rule options)", path);
     goto fail;
   }

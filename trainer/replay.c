@@ -309,6 +309,14 @@ int replay_load(replay *r, const char *path, char *err, size_t errlen) {
   char game[33] = {0}, rules[257] = {0};
   memcpy(game, h + 24, 32);
   memcpy(rules, h + 56, 256);
+  /* NUL-padded printable names, checked before a message quotes them. */
+  static const unsigned char zeros[256];
+  size_t gl = strnlen(game, 32), rl = strnlen(rules, 256);
+  if (first_unprintable(game, gl) >= 0 || first_unprintable(rules, rl) >= 0 ||
+      memcmp(h + 24 + gl, zeros, 32 - gl) != 0 || memcmp(h + 56 + rl, zeros, 256 - rl) != 0) {
+    errf(err, errlen, "%s: corrupt header (game name or rule options)", path);
+    goto done;
+  }
   if (strcmp(game, r->game) != 0 || strcmp(rules, r->rules) != 0) {
     errf(err, errlen, "%s: samples of game '%s' (%s), but this run plays '%s' (%s)", path, game,
          rules, r->game, r->rules);
