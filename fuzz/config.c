@@ -22,7 +22,7 @@
  * a comment character at its start or after a blank. */
 static int ini_unsafe(const char *over) {
   const char *v = strchr(over, '=');
-  if (!v++ || !*v) return 0;
+  if (!v || !*++v) return 0;
   if (isspace((unsigned char)v[0]) || isspace((unsigned char)v[strlen(v) - 1])) return 1;
   for (const char *c = v; *c; c++)
     if ((*c == '#' || *c == ';') && (c == v || isspace((unsigned char)c[-1]))) return 1;
