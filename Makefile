@@ -183,6 +183,7 @@ $(BUILD)/fuzz/%-replay: $(BUILD)/fuzz/%.o $(BUILD)/fuzz/driver.o $(LIB)
 	$(CC) $(LDFLAGS) $^ $(PKG_LIBS) -o $@
 
 fuzz-build:
+	@sh scripts/install-deps.sh dev
 	@$(MAKE) --no-print-directory BUILD=build/libfuzzer CC=$(FUZZ_CC) OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" $(FUZZ_NAMES:%=build/libfuzzer/fuzz/%-fuzzer)
 
