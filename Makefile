@@ -229,5 +229,6 @@ fuzz-seeds: $(BUILD)/fuzz/mkseeds
 
 fuzz-afl:
 	@command -v afl-clang-fast >/dev/null || { echo "fuzz-afl: AFL++ is not installed (Debian: afl++)"; exit 1; }
+	@mkdir -p build/afl/out
 	@$(MAKE) --no-print-directory BUILD=build/afl CC=afl-clang-fast OPT="-O1 -g" \
 	  SAN="$(FUZZ_SAN)" $(FUZZ_NAMES:%=build/afl/fuzz/%-fuzzer)
