@@ -25,6 +25,7 @@
 #include "nn/nn.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+static inline void fuzz_cleanup_(void);
 
 /* ---- Invariants ----------------------------------------------------------------
  * A broken invariant prints what broke and aborts, which libFuzzer and AFL++
@@ -40,6 +41,7 @@ static inline void fuzz_fail(const char *file, int line, const char *fmt, ...) {
   fprintf(stderr, "\n");
   va_end(ap);
   fflush(stderr);
+  fuzz_cleanup_(); /* abort skips atexit */
   abort();
 }
 #define FUZZ_CHECK(cond, ...)                                \
@@ -107,13 +109,14 @@ static inline uint64_t fuzz_hash(const uint8_t *d, size_t n) {
 /* ---- Scratch files ---------------------------------------------------------------
  * Loaders take paths: inputs go to files in a folder of this process under
  * $TMPDIR, else /dev/shm (memory: the savers fsync every file), else /tmp;
- * the folder is removed at exit. A crashing process leaves its folder
- * (sowzero-fuzz.XXXXXX) behind. */
+ * the folder is removed at exit and when an invariant breaks; a process
+ * killed by a signal or a sanitizer leaves it (sowzero-fuzz.XXXXXX). */
 static char fuzz_dir_[512];
 static char fuzz_paths_[8][600];
 static int fuzz_npaths_;
 
 static inline void fuzz_cleanup_(void) {
+  if (!fuzz_dir_[0]) return;
   for (int i = 0; i < fuzz_npaths_; i++) {
     char tmp[700];
     unlink(fuzz_paths_[i]);
@@ -121,7 +124,9 @@ static inline void fuzz_cleanup_(void) {
     snprintf(tmp, sizeof tmp, "%.600s.tmp.%ld", fuzz_paths_[i], (long)getpid());
     unlink(tmp);
   }
-  if (fuzz_dir_[0]) rmdir(fuzz_dir_);
+  rmdir(fuzz_dir_);
+  fuzz_dir_[0] = 0;
+  fuzz_npaths_ = 0;
 }
 
 /* The path of scratch file `name` (at most 8 names a process). */
