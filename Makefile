@@ -170,3 +170,79 @@ $(WEB_MODULES): web/package.json web/package-lock.json
 test-export: $(BUILD)/sowzero $(BUILD)/tests/export/dump_cases $(WEB_MODULES)
 	@sh scripts/install-deps.sh web
 	sh tests/export/run.sh $(BUILD)
+
+# ---- Fuzzing: the harnesses of fuzz/ (docs/RELIABILITY.md) -------------------
+# One harness a source (fuzz/NAME.c defines LLVMFuzzerTestOneInput), built
+#   - with clang, libFuzzer, ASan and UBSan:  make fuzz-build, make fuzz
+#     (each harness FUZZ_SECONDS on its seeds fuzz/corpus/NAME; new inputs go
+#     to build/libfuzzer/corpus/NAME, crashes and hangs to build/libfuzzer/crashes/NAME)
+#   - with the ordinary compiler and fuzz/driver.c (a main() that feeds
+#     files): make fuzz-replay, part of make test, replays every seed and
+#     every file of tests/data/fuzz/NAME (the crashes and hangs found)
+#   - for AFL++: make fuzz-afl (afl-clang-fast and AFL++'s libFuzzer driver)
+FUZZ_NAMES   := protocol setboard config agent weights replay record
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   ?=
+FUZZ_CC      ?= clang
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
+.PHONY: fuzz fuzz-build fuzz-replay fuzz-afl fuzz-seeds
+
+# clang 14 takes the type checks of base/kv.h's table macros (a null pointer
+# subtracted inside sizeof, never evaluated) for undefined behaviour.
+build/libfuzzer/%.o build/afl/%.o: CFLAGS += -Wno-null-pointer-subtraction
+
+$(BUILD)/fuzz/%-fuzzer: $(BUILD)/fuzz/%.o $(LIB)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer $^ $(PKG_LIBS) -o $@
+$(BUILD)/fuzz/%-replay: $(BUILD)/fuzz/%.o $(BUILD)/fuzz/driver.o $(LIB)
+	$(CC) $(LDFLAGS) $^ $(PKG_LIBS) -o $@
+
+fuzz-build:
+	@sh scripts/install-deps.sh dev
+	@$(MAKE) --no-print-directory BUILD=build/libfuzzer CC=$(FUZZ_CC) OPT="-O1 -g -fno-omit-frame-pointer" \
+	  SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" $(FUZZ_NAMES:%=build/libfuzzer/fuzz/%-fuzzer)
+
+# The protocol's dictionary serves the text harnesses; a harness that finds
+# something fails the target and leaves the input in build/libfuzzer/crashes/NAME.
+fuzz: fuzz-build
+	@fail=0; for n in $(FUZZ_NAMES); do \
+	  mkdir -p build/libfuzzer/corpus/$$n build/libfuzzer/crashes/$$n; \
+	  case $$n in protocol|setboard|agent|config|record) dict=-dict=fuzz/protocol.dict ;; *) dict= ;; esac; \
+	  echo "== fuzz $$n: $(FUZZ_SECONDS) s, log build/libfuzzer/$$n.log"; \
+	  build/libfuzzer/fuzz/$$n-fuzzer $$dict -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	    -print_final_stats=1 -artifact_prefix=build/libfuzzer/crashes/$$n/ $(FUZZ_FLAGS) \
+	    build/libfuzzer/corpus/$$n fuzz/corpus/$$n >build/libfuzzer/$$n.log 2>&1 || fail=1; \
+	  grep -E '^#[0-9]+[[:space:]]+DONE|^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' \
+	    build/libfuzzer/$$n.log | sed 's/^/   /'; \
+	  grep -E '^(==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)|invariant broken' \
+	    build/libfuzzer/$$n.log | sed 's/^/   /'; \
+	done; exit $$fail
+
+# Every seed and every file of tests/data/fuzz/NAME must pass, but for the
+# open findings listed in tests/data/fuzz/OPEN ("NAME/FILE  what breaks"):
+# those are replayed with FUZZ_STRICT=1 (fuzz/fuzz.h) and must still fail.
+FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/fuzz/%-replay)
+.SECONDARY: $(FUZZ_NAMES:%=$(BUILD)/fuzz/%.o) $(BUILD)/fuzz/driver.o $(BUILD)/fuzz/mkseeds.o
+fuzz-replay: $(FUZZ_REPLAY)
+	@fail=0; open=tests/data/fuzz/OPEN; [ -f $$open ] || open=/dev/null; \
+	for n in $(FUZZ_NAMES); do \
+	  files=; for f in tests/data/fuzz/$$n/*; do [ -f "$$f" ] || continue; \
+	    grep -q "^$$n/$${f##*/}[[:space:]]" $$open || files="$$files $$f"; done; \
+	  $(BUILD)/fuzz/$$n-replay fuzz/corpus/$$n $$files || fail=1; done; \
+	while read -r f why; do case "$$f" in ''|'#'*) continue ;; esac; \
+	  if FUZZ_STRICT=1 $(BUILD)/fuzz/$${f%%/*}-replay tests/data/fuzz/$$f >/dev/null 2>&1; then \
+	    echo "tests/data/fuzz/$$f passes now: remove it from $$open and its leniency from fuzz/"; fail=1; \
+	  else echo "open finding, fails as expected: $$f"; fi; \
+	done < $$open; exit $$fail
+test: fuzz-replay
+
+# The binary seeds (weights, replay, record) come from SowZero's writers.
+$(BUILD)/fuzz/mkseeds: $(BUILD)/fuzz/mkseeds.o $(LIB)
+	$(CC) $(LDFLAGS) $^ $(PKG_LIBS) -o $@
+fuzz-seeds: $(BUILD)/fuzz/mkseeds
+	$(BUILD)/fuzz/mkseeds fuzz/corpus
+
+fuzz-afl:
+	@command -v afl-clang-fast >/dev/null || { echo "fuzz-afl: AFL++ is not installed (Debian: afl++)"; exit 1; }
+	@mkdir -p build/afl/out
+	@$(MAKE) --no-print-directory BUILD=build/afl CC=afl-clang-fast OPT="-O1 -g" \
+	  SAN="$(FUZZ_SAN)" $(FUZZ_NAMES:%=build/afl/fuzz/%-fuzzer)

@@ -386,8 +386,8 @@ static int open_parsed(const char *path, int ckpt, const nn_expect *e,
   f->meta.n_actions = f->cfg.n_actions;
   f->n_params = (size_t)nparams;
   size_t payload = ckpt ? 8 + 12 * f->n_params + 8 : 4 * f->n_params;
-  if (r->len - r->pos < payload) {
-    errf(err, errlen, "%s: corrupt header (file shorter than its tensors)",
+  if (r->len - r->pos < payload || (!ckpt && r->len - r->pos > payload)) {
+    errf(err, errlen, "%s: corrupt header (file size does not match its tensors)",
          path);
     goto fail;
   }

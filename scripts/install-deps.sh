@@ -5,13 +5,14 @@
 #   install-deps.sh          what building, testing and training need
 #   install-deps.sh web      also what make test-export uses: the browser for
 #                            the web page's test and the ONNX checker
-#   install-deps.sh dev      also what make format-check and make mutants use
+#   install-deps.sh dev      also what make format-check, make mutants and make
+#                            fuzz use (clang and its libFuzzer runtime)
 #   install-deps.sh --list [web|dev|all]   prints the package names only
 set -e
 PKGS="build-essential pkg-config libopenblas-dev check gnuplot-nox libonnx-dev
   protobuf-c-compiler libprotobuf-c-dev"
 WEB="chromium python3-onnx"
-DEV="clang-format python3"
+DEV="clang-format python3 clang libclang-rt-dev"
 list=0
 [ "${1:-}" = --list ] && { list=1; shift; }
 case "${1:-}" in
