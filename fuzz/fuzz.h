@@ -84,21 +84,6 @@ static inline int fuzz_strict(void) {
   return strict;
 }
 
-/* The message of a loader that names what the file holds (a game, rule
- * options). open: the loaders quote those names byte for byte, so a crafted
- * file makes a message of several lines, or one with control characters
- * (tests/data/fuzz/OPEN); until that is fixed only FUZZ_STRICT checks that
- * such a message is one line. */
-#define FUZZ_CHECK_LOADER_MESSAGE(err)             \
-  do {                                             \
-    if (fuzz_strict()) {                           \
-      FUZZ_CHECK_MESSAGE(err);                     \
-    } else {                                       \
-      FUZZ_CHECK((err)[0], "empty error message"); \
-      fuzz_note("refused: %s", (err));             \
-    }                                              \
-  } while (0)
-
 /* FNV-1a 64 of the input: seeds what a harness derives from its input. */
 static inline uint64_t fuzz_hash(const uint8_t *d, size_t n) {
   uint64_t h = 0xcbf29ce484222325ULL;

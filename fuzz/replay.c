@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(r, "replay_create: %s", err);
   replay_stats st;
   if (replay_load(r, path, err, sizeof err) != 0) {
-    FUZZ_CHECK_LOADER_MESSAGE(err);
+    FUZZ_CHECK_MESSAGE(err);
     replay_get_stats(r, &st);
     FUZZ_CHECK(st.count == 0 && st.added == 0, "a refused file changed the buffer");
   } else {
