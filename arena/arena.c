@@ -130,8 +130,8 @@ typedef struct {
   arena_result *res;
   arena_game_fn on_game;
   void *ud;
-  arena_seats *workers;  /* one per pool worker */
-  pthread_mutex_t lock;  /* res and the on_game calls */
+  arena_seats *workers; /* one per pool worker */
+  pthread_mutex_t lock; /* res and the on_game calls */
 } match;
 
 static int match_start(void *ctx, int worker, char *err, size_t errlen) {
@@ -191,8 +191,10 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
     return -1;
   }
   if (p->games < 2 || p->games % 2) {
-    errf(err, errlen, "games per pairing must be even and at least 2 (each opening is played "
-         "with both colours); got %d", p->games);
+    errf(err, errlen,
+         "games per pairing must be even and at least 2 (each opening is played "
+         "with both colours); got %d",
+         p->games);
     return -1;
   }
   if (p->threads < 1 || p->threads > 256) {
@@ -228,8 +230,13 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
       q->a = a;
       q->b = b;
     }
-  match m = {.g = g, .p = p, .n_agents = n_agents, .specs = specs, .res = out,
-             .on_game = on_game, .ud = ud};
+  match m = {.g = g,
+             .p = p,
+             .n_agents = n_agents,
+             .specs = specs,
+             .res = out,
+             .on_game = on_game,
+             .ud = ud};
   opening_line *book = NULL;
   if (p->openings > 0) {
     book = malloc((size_t)p->openings * sizeof *book);
@@ -237,8 +244,8 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
       errf(err, errlen, "out of memory");
       return -1;
     }
-    if (opening_level_book(g, p->openings, p->opening_plies, p->book_depth, p->book_margin,
-                           p->seed, book, err, errlen)) {
+    if (opening_level_book(g, p->openings, p->opening_plies, p->book_depth, p->book_margin, p->seed,
+                           book, err, errlen)) {
       free(book);
       return -1;
     }

@@ -26,13 +26,13 @@
 #define ARENA_MAX_AGENTS RATING_MAX_PLAYERS
 
 typedef struct {
-  int games;          /* games per pairing; even */
-  int threads;        /* worker threads, >= 1 */
-  int gauntlet;       /* 1: agent 0 against each other agent only */
-  int openings;       /* book size K; 0: every game from the start */
-  int opening_plies;  /* an opening is 1..opening_plies random plies */
-  int book_depth;     /* alphabeta depth that judges an opening level */
-  int book_margin;    /* kept if |score| <= this (100 = one seed) */
+  int games;         /* games per pairing; even */
+  int threads;       /* worker threads, >= 1 */
+  int gauntlet;      /* 1: agent 0 against each other agent only */
+  int openings;      /* book size K; 0: every game from the start */
+  int opening_plies; /* an opening is 1..opening_plies random plies */
+  int book_depth;    /* alphabeta depth that judges an opening level */
+  int book_margin;   /* kept if |score| <= this (100 = one seed) */
   uint64_t seed;
   double prior_draws; /* virtual draws per pairing in the Elo fit */
   int anchor;         /* index of the agent rated 0; default 0, the first */
@@ -42,14 +42,14 @@ arena_params arena_defaults(void);
 
 /* One finished game. */
 typedef struct {
-  int number;            /* game number in the match (0-based) */
-  int pairing;           /* index into arena_result.pairings */
-  int south, north;      /* agent indices */
-  int opening;           /* book index, -1 for the start position */
-  opening_line open;     /* the opening's plies */
-  int n_moves;           /* plies played by the agents */
+  int number;        /* game number in the match (0-based) */
+  int pairing;       /* index into arena_result.pairings */
+  int south, north;  /* agent indices */
+  int opening;       /* book index, -1 for the start position */
+  opening_line open; /* the opening's plies */
+  int n_moves;       /* plies played by the agents */
   uint8_t moves[GAME_MAX_PLIES_CAP];
-  game_pos final;        /* the finished position */
+  game_pos final; /* the finished position */
 } arena_game;
 
 /* Plays one game: the opening plies, then the agents in turn until the game

@@ -23,8 +23,8 @@ static void random_plies(const game *g, rng_t *r, int n, opening_line *o, game_p
 int opening_level_book(const game *g, int k, int plies, int depth, int margin, uint64_t seed,
                        opening_line *out, char *err, size_t errlen) {
   if (k < 1 || plies < 1 || plies > OPENING_MAX_PLIES) {
-    errf(err, errlen, "bad opening book request: %d openings of up to %d plies (1..%d)", k,
-         plies, OPENING_MAX_PLIES);
+    errf(err, errlen, "bad opening book request: %d openings of up to %d plies (1..%d)", k, plies,
+         OPENING_MAX_PLIES);
     return -1;
   }
   ab_params ap = ab_defaults();
@@ -64,7 +64,8 @@ int opening_level_book(const game *g, int k, int plies, int depth, int margin, u
   if (found < k) {
     errf(err, errlen,
          "found only %d of %d openings within %d of level (try fewer openings, more plies or a "
-         "wider margin)", found, k, margin);
+         "wider margin)",
+         found, k, margin);
     return -1;
   }
   return 0;

@@ -8,7 +8,7 @@
 #define SOWZERO_RATINGS_H
 
 #define RATING_MAX_PLAYERS 32
-#define RATING_ELO_CLAMP 1600 /* |Elo| reported for a score of 0 or 1 */
+#define RATING_ELO_CLAMP   1600 /* |Elo| reported for a score of 0 or 1 */
 
 /* ---- Scores and intervals ---------------------------------------------------- */
 

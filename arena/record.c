@@ -27,8 +27,8 @@ int record_write(FILE *f, const game *g, const arena_game *rec, const char *sout
                  const char *north_spec) {
   char opts[512], score[32];
   if (game_options_string(g, opts, sizeof opts)) return -1;
-  fprintf(f, "game %d\nrules %s %s\nsouth %s\nnorth %s\nopening", rec->number, g->rules->name,
-          opts, south_spec, north_spec);
+  fprintf(f, "game %d\nrules %s %s\nsouth %s\nnorth %s\nopening", rec->number, g->rules->name, opts,
+          south_spec, north_spec);
   if (rec->open.n == 0) fputs(" -", f);
   for (int i = 0; i < rec->open.n; i++) fprintf(f, " %d", rec->open.moves[i]);
   fputs("\nmoves", f);
@@ -70,8 +70,8 @@ static int parse_moves(const char *s, uint8_t *out, int cap, int *n) {
 }
 
 int record_read(FILE *f, record *r, int *line, char *err, size_t errlen) {
-  static const char *const keys[] = {"game", "rules", "south", "north", "opening",
-                                     "moves", "result", "score", "end", "plies"};
+  static const char *const keys[] = {"game",  "rules",  "south", "north", "opening",
+                                     "moves", "result", "score", "end",   "plies"};
   char *buf = malloc(16384);
   if (!buf) {
     errf(err, errlen, "out of memory");
@@ -101,19 +101,37 @@ int record_read(FILE *f, record *r, int *line, char *err, size_t errlen) {
     const char *v = buf[kl] ? buf + kl + 1 : "";
     int bad = 0;
     switch (k) {
-    case 0: r->number = atoi(v); break;
-    case 1: bad = snprintf(r->rules, sizeof r->rules, "%s", v) >= (int)sizeof r->rules; break;
-    case 2: snprintf(r->south, sizeof r->south, "%s", v); break;
-    case 3: snprintf(r->north, sizeof r->north, "%s", v); break;
-    case 4: bad = parse_moves(v, r->open.moves, OPENING_MAX_PLIES, &r->open.n); break;
-    case 5: bad = parse_moves(v, r->moves, GAME_MAX_PLIES_CAP, &r->n_moves); break;
-    case 6:
-      bad = strcmp(v, "1-0") && strcmp(v, "0-1") && strcmp(v, "1/2-1/2");
-      snprintf(r->result, sizeof r->result, "%s", v);
-      break;
-    case 7: snprintf(r->score, sizeof r->score, "%s", v); break;
-    case 8: snprintf(r->end, sizeof r->end, "%s", v); break;
-    case 9: r->plies = atoi(v); break;
+      case 0:
+        r->number = atoi(v);
+        break;
+      case 1:
+        bad = snprintf(r->rules, sizeof r->rules, "%s", v) >= (int)sizeof r->rules;
+        break;
+      case 2:
+        snprintf(r->south, sizeof r->south, "%s", v);
+        break;
+      case 3:
+        snprintf(r->north, sizeof r->north, "%s", v);
+        break;
+      case 4:
+        bad = parse_moves(v, r->open.moves, OPENING_MAX_PLIES, &r->open.n);
+        break;
+      case 5:
+        bad = parse_moves(v, r->moves, GAME_MAX_PLIES_CAP, &r->n_moves);
+        break;
+      case 6:
+        bad = strcmp(v, "1-0") && strcmp(v, "0-1") && strcmp(v, "1/2-1/2");
+        snprintf(r->result, sizeof r->result, "%s", v);
+        break;
+      case 7:
+        snprintf(r->score, sizeof r->score, "%s", v);
+        break;
+      case 8:
+        snprintf(r->end, sizeof r->end, "%s", v);
+        break;
+      case 9:
+        r->plies = atoi(v);
+        break;
     }
     if (bad) {
       errf(err, errlen, "line %d: bad value for '%s': '%.60s'", *line, keys[k], v);
@@ -162,9 +180,11 @@ int record_replay(const record *r, game *g, game_pos *end, char *err, size_t err
   score_text(&p, score, sizeof score);
   if (p.status != GAME_OVER || strcmp(result_text(&p), r->result) || strcmp(score, r->score) ||
       strcmp(game_end_name(p.end_reason), r->end) || p.ply != r->plies) {
-    errf(err, errlen, "game %d: the moves give %s %s (%s, %d plies), the record says %s %s "
-         "(%s, %d plies)", r->number, p.status == GAME_OVER ? result_text(&p) : "unfinished",
-         score, game_end_name(p.end_reason), p.ply, r->result, r->score, r->end, r->plies);
+    errf(err, errlen,
+         "game %d: the moves give %s %s (%s, %d plies), the record says %s %s "
+         "(%s, %d plies)",
+         r->number, p.status == GAME_OVER ? result_text(&p) : "unfinished", score,
+         game_end_name(p.end_reason), p.ply, r->result, r->score, r->end, r->plies);
     rc = -1;
   }
   *end = p;

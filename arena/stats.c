@@ -38,7 +38,7 @@ typedef struct {
   const char *spec[2]; /* first, second */
   const stats_params *p;
   int first_side;
-  game_sum *sums;      /* job k writes sums[k] only */
+  game_sum *sums;       /* job k writes sums[k] only */
   arena_seats *workers; /* seat 0 moves first */
 } job;
 
@@ -75,9 +75,7 @@ static int stats_game(void *ctx, int worker, int k, char *err, size_t errlen) {
   return 0;
 }
 
-static int cmp_int(const void *a, const void *b) {
-  return *(const int *)a - *(const int *)b;
-}
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
 /* Nearest-rank percentile of sorted v[0..n). */
 static int percentile(const int *v, int n, double q) {

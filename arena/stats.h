@@ -30,15 +30,15 @@ typedef struct {
 
 typedef struct {
   int games;
-  int first_side;               /* who moves first at the start (0 South) */
+  int first_side; /* who moves first at the start (0 South) */
   stats_rate first_win, draw, first_loss;
   double first_score, first_score_lo, first_score_hi; /* (wins + draws/2) / games */
-  double mean_margin;           /* first player's final seed margin */
+  double mean_margin;                                 /* first player's final seed margin */
   /* Game length in plies. */
   double len_mean, len_sd;
   int len_min, len_p10, len_p25, len_median, len_p75, len_p90, len_max;
   int end_reason[GAME_END_COUNT]; /* games per game_end_reason */
-  int grand_slams;              /* grand-slam moves over all games */
+  int grand_slams;                /* grand-slam moves over all games */
   double seconds;
 } stats_result;
 

@@ -237,8 +237,7 @@ void afile_abort(afile *a) {
   a->tmp[0] = 0;
 }
 
-int afile_write(const char *path, const void *data, size_t len, char *err,
-                size_t errlen) {
+int afile_write(const char *path, const void *data, size_t len, char *err, size_t errlen) {
   afile a;
   if (afile_open(&a, path, err, errlen) != 0) return -1;
   if (len && fwrite(data, 1, len, a.f) != len) {

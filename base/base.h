@@ -10,8 +10,7 @@
 /* ---- Errors ---------------------------------------------------------------
  * Library functions return 0 on success and -1 on failure, writing a one-line
  * message into a caller-supplied buffer (err, errlen); err may be NULL. */
-void errf(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---- Random numbers ---------------------------------------------------------
  * xoshiro256** seeded through splitmix64. A plain value type: each thread owns
@@ -40,8 +39,8 @@ static inline uint64_t rng_u64(rng_t *r) {
 static inline uint32_t rng_below(rng_t *r, uint32_t n) {
   return (uint32_t)(((rng_u64(r) >> 32) * (uint64_t)n) >> 32);
 }
-double rng_double(rng_t *r);      /* uniform in [0, 1) */
-double rng_normal(rng_t *r);      /* standard normal */
+double rng_double(rng_t *r);              /* uniform in [0, 1) */
+double rng_normal(rng_t *r);              /* standard normal */
 double rng_gamma(rng_t *r, double shape); /* Gamma(shape, 1), shape > 0 */
 uint64_t splitmix64(uint64_t *state);
 
@@ -69,8 +68,7 @@ int afile_open(afile *a, const char *path, char *err, size_t errlen);
 int afile_commit(afile *a, char *err, size_t errlen);
 void afile_abort(afile *a);
 /* Whole-buffer convenience: writes data atomically to path. */
-int afile_write(const char *path, const void *data, size_t len, char *err,
-                size_t errlen);
+int afile_write(const char *path, const void *data, size_t len, char *err, size_t errlen);
 /* 1 if name (a directory entry, no folder) is a temporary of afile; then
  * *pid is the process that made it. */
 int afile_is_temporary(const char *name, long *pid);
@@ -82,15 +80,17 @@ int afile_remove_stale(const char *dir, char *err, size_t errlen);
 
 /* ---- Little-endian fields (binary formats write fields one by one) ---------- */
 static inline void put_u32le(unsigned char *p, uint32_t v) {
-  p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8);
-  p[2] = (unsigned char)(v >> 16); p[3] = (unsigned char)(v >> 24);
+  p[0] = (unsigned char)v;
+  p[1] = (unsigned char)(v >> 8);
+  p[2] = (unsigned char)(v >> 16);
+  p[3] = (unsigned char)(v >> 24);
 }
 static inline uint32_t get_u32le(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-         (uint32_t)p[3] << 24;
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 static inline void put_u64le(unsigned char *p, uint64_t v) {
-  put_u32le(p, (uint32_t)v); put_u32le(p + 4, (uint32_t)(v >> 32));
+  put_u32le(p, (uint32_t)v);
+  put_u32le(p + 4, (uint32_t)(v >> 32));
 }
 static inline uint64_t get_u64le(const unsigned char *p) {
   return (uint64_t)get_u32le(p) | (uint64_t)get_u32le(p + 4) << 32;

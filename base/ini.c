@@ -15,8 +15,8 @@ static char *trim(char *s) {
   return s;
 }
 
-static int add(ini *f, const char *section, const char *key, const char *value, int line,
-               char *err, size_t errlen) {
+static int add(ini *f, const char *section, const char *key, const char *value, int line, char *err,
+               size_t errlen) {
   if (strlen(key) >= sizeof f->e[0].key || strlen(value) >= sizeof f->e[0].value ||
       strlen(section) >= sizeof f->e[0].section) {
     errf(err, errlen, "%s:%d: key, value or section too long", f->path, line);
@@ -186,8 +186,10 @@ int ini_set(ini *f, const char *section, const char *key, const char *value, cha
       return -1;
     }
     if (comment) {
-      errf(err, errlen, "value for %s.%s holds '%c' after a space, which a config file reads "
-           "as a comment", section, key, c);
+      errf(err, errlen,
+           "value for %s.%s holds '%c' after a space, which a config file reads "
+           "as a comment",
+           section, key, c);
       return -1;
     }
   }

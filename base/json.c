@@ -55,11 +55,11 @@ void json_fput_string(FILE *f, const char *s) {
 
 typedef struct {
   json_type type;
-  int parent;  /* -1 for the root */
-  int end;     /* one past the last value inside this one */
+  int parent; /* -1 for the root */
+  int end;    /* one past the last value inside this one */
   double num;
-  size_t str;  /* offset of the string in the pool, or NONE */
-  size_t key;  /* offset of the member's key, or NONE */
+  size_t str; /* offset of the string in the pool, or NONE */
+  size_t key; /* offset of the member's key, or NONE */
 } node;
 
 struct json_doc {
@@ -102,8 +102,10 @@ static int hex4(const char *s, unsigned *out) {
   unsigned v = 0;
   for (int i = 0; i < 4; i++) {
     char c = s[i];
-    int h = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-            : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    int h = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
     if (h < 0) return -1;
     v = v * 16 + (unsigned)h;
   }
@@ -150,40 +152,56 @@ static int read_string(reader *r, size_t *off) {
     }
     const char *esc = r->s++;
     switch (*r->s++) {
-    case '"': *o++ = '"'; break;
-    case '\\': *o++ = '\\'; break;
-    case '/': *o++ = '/'; break;
-    case 'b': *o++ = '\b'; break;
-    case 'f': *o++ = '\f'; break;
-    case 'n': *o++ = '\n'; break;
-    case 'r': *o++ = '\r'; break;
-    case 't': *o++ = '\t'; break;
-    case 'u': {
-      unsigned cp, lo;
-      if (hex4(r->s, &cp)) {
-        r->s = esc;
-        return fault(r, "bad \\u escape");
-      }
-      r->s += 4;
-      if (cp >= 0xdc00 && cp <= 0xdfff) {
-        r->s = esc;
-        return fault(r, "lone low surrogate");
-      }
-      if (cp >= 0xd800 && cp <= 0xdbff) {
-        if (r->s[0] != '\\' || r->s[1] != 'u' || hex4(r->s + 2, &lo) || lo < 0xdc00 ||
-            lo > 0xdfff) {
+      case '"':
+        *o++ = '"';
+        break;
+      case '\\':
+        *o++ = '\\';
+        break;
+      case '/':
+        *o++ = '/';
+        break;
+      case 'b':
+        *o++ = '\b';
+        break;
+      case 'f':
+        *o++ = '\f';
+        break;
+      case 'n':
+        *o++ = '\n';
+        break;
+      case 'r':
+        *o++ = '\r';
+        break;
+      case 't':
+        *o++ = '\t';
+        break;
+      case 'u': {
+        unsigned cp, lo;
+        if (hex4(r->s, &cp)) {
           r->s = esc;
-          return fault(r, "high surrogate without its low half");
+          return fault(r, "bad \\u escape");
         }
-        r->s += 6;
-        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+        r->s += 4;
+        if (cp >= 0xdc00 && cp <= 0xdfff) {
+          r->s = esc;
+          return fault(r, "lone low surrogate");
+        }
+        if (cp >= 0xd800 && cp <= 0xdbff) {
+          if (r->s[0] != '\\' || r->s[1] != 'u' || hex4(r->s + 2, &lo) || lo < 0xdc00 ||
+              lo > 0xdfff) {
+            r->s = esc;
+            return fault(r, "high surrogate without its low half");
+          }
+          r->s += 6;
+          cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+        }
+        o = put_utf8(o, cp);
+        break;
       }
-      o = put_utf8(o, cp);
-      break;
-    }
-    default:
-      r->s = esc;
-      return fault(r, "bad escape");
+      default:
+        r->s = esc;
+        return fault(r, "bad escape");
     }
   }
   r->s++;
@@ -253,33 +271,36 @@ static int read_children(reader *r, int v, int depth) {
 static int read_value(reader *r, int parent, size_t key, int depth) {
   skip_space(r);
   char c = *r->s;
-  json_type t = c == '{' ? JSON_OBJECT : c == '[' ? JSON_ARRAY : c == '"' ? JSON_STRING
-                : c == 't' || c == 'f' ? JSON_BOOL : c == 'n' ? JSON_NULL : JSON_NUMBER;
-  if (t == JSON_NUMBER && c != '-' && !(c >= '0' && c <= '9'))
-    return fault(r, "expected a value");
+  json_type t = c == '{'               ? JSON_OBJECT
+                : c == '['             ? JSON_ARRAY
+                : c == '"'             ? JSON_STRING
+                : c == 't' || c == 'f' ? JSON_BOOL
+                : c == 'n'             ? JSON_NULL
+                                       : JSON_NUMBER;
+  if (t == JSON_NUMBER && c != '-' && !(c >= '0' && c <= '9')) return fault(r, "expected a value");
   if (depth > JSON_MAX_DEPTH) return fault(r, "nested too deeply");
   int v = add_node(r, t, parent, key);
   if (v < 0) return -1;
   switch (t) {
-  case JSON_OBJECT:
-  case JSON_ARRAY:
-    if (read_children(r, v, depth)) return -1;
-    break;
-  case JSON_STRING:
-    if (read_string(r, &r->d->v[v].str)) return -1;
-    break;
-  case JSON_BOOL:
-  case JSON_NULL: {
-    const char *word = c == 't' ? "true" : c == 'f' ? "false" : "null";
-    size_t n = strlen(word);
-    if (strncmp(r->s, word, n)) return fault(r, "unknown word");
-    r->d->v[v].num = c == 't';
-    r->s += n;
-    break;
-  }
-  case JSON_NUMBER:
-    if (read_number(r, &r->d->v[v].num)) return -1;
-    break;
+    case JSON_OBJECT:
+    case JSON_ARRAY:
+      if (read_children(r, v, depth)) return -1;
+      break;
+    case JSON_STRING:
+      if (read_string(r, &r->d->v[v].str)) return -1;
+      break;
+    case JSON_BOOL:
+    case JSON_NULL: {
+      const char *word = c == 't' ? "true" : c == 'f' ? "false" : "null";
+      size_t n = strlen(word);
+      if (strncmp(r->s, word, n)) return fault(r, "unknown word");
+      r->d->v[v].num = c == 't';
+      r->s += n;
+      break;
+    }
+    case JSON_NUMBER:
+      if (read_number(r, &r->d->v[v].num)) return -1;
+      break;
   }
   r->d->v[v].end = r->d->n;
   return 0;

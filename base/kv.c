@@ -11,20 +11,15 @@
 #include "base/base.h"
 
 static void *field(const kv_key *k, void *base) { return (char *)base + k->off; }
-static const void *cfield(const kv_key *k, const void *base) {
-  return (const char *)base + k->off;
-}
+static const void *cfield(const kv_key *k, const void *base) { return (const char *)base + k->off; }
 
 static const kv_key *find_n(const kv_table *t, const char *name, size_t len) {
   for (int i = 0; i < t->n; i++)
-    if (strlen(t->keys[i].name) == len && !memcmp(t->keys[i].name, name, len))
-      return &t->keys[i];
+    if (strlen(t->keys[i].name) == len && !memcmp(t->keys[i].name, name, len)) return &t->keys[i];
   return NULL;
 }
 
-const kv_key *kv_find(const kv_table *t, const char *name) {
-  return find_n(t, name, strlen(name));
-}
+const kv_key *kv_find(const kv_table *t, const char *name) { return find_n(t, name, strlen(name)); }
 
 /* Whole-string decimal syntax: [+-]digits, and with `real` an optional
  * fraction and exponent. strto* alone would take leading spaces, hex,
@@ -53,17 +48,27 @@ static int decimal_syntax(const char *s, int real) {
 void kv_accepts(const kv_key *k, char *buf, size_t len) {
   size_t n = 0;
   switch (k->type) {
-  case KV_INT: snprintf(buf, len, "an integer %.0f..%.0f", k->lo, k->hi); return;
-  case KV_U64: snprintf(buf, len, "an integer 0..%" PRIu64, UINT64_MAX); return;
-  case KV_FLOAT:
-  case KV_DOUBLE: snprintf(buf, len, "a number %g..%g", k->lo, k->hi); return;
-  case KV_BOOL: snprintf(buf, len, "0 or 1"); return;
-  case KV_STR: snprintf(buf, len, "at most %zu characters", k->size - 1); return;
-  case KV_ENUM:
-    if (len) buf[0] = 0;
-    for (int i = 0; k->names[i] && n < len; i++)
-      n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "one of: ", k->names[i]);
-    return;
+    case KV_INT:
+      snprintf(buf, len, "an integer %.0f..%.0f", k->lo, k->hi);
+      return;
+    case KV_U64:
+      snprintf(buf, len, "an integer 0..%" PRIu64, UINT64_MAX);
+      return;
+    case KV_FLOAT:
+    case KV_DOUBLE:
+      snprintf(buf, len, "a number %g..%g", k->lo, k->hi);
+      return;
+    case KV_BOOL:
+      snprintf(buf, len, "0 or 1");
+      return;
+    case KV_STR:
+      snprintf(buf, len, "at most %zu characters", k->size - 1);
+      return;
+    case KV_ENUM:
+      if (len) buf[0] = 0;
+      for (int i = 0; k->names[i] && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "one of: ", k->names[i]);
+      return;
   }
 }
 
@@ -74,49 +79,49 @@ static int set_value(const kv_key *k, void *base, const char *text) {
   char *end;
   errno = 0;
   switch (k->type) {
-  case KV_INT: {
-    if (!decimal_syntax(text, 0)) return -1;
-    long long v = strtoll(text, &end, 10);
-    if (errno == ERANGE || v < INT_MIN || v > INT_MAX || (double)v < k->lo || (double)v > k->hi)
+    case KV_INT: {
+      if (!decimal_syntax(text, 0)) return -1;
+      long long v = strtoll(text, &end, 10);
+      if (errno == ERANGE || v < INT_MIN || v > INT_MAX || (double)v < k->lo || (double)v > k->hi)
+        return -1;
+      *(int *)f = (int)v;
+      return 0;
+    }
+    case KV_U64: {
+      if (!decimal_syntax(text, 0) || text[0] == '-') return -1;
+      unsigned long long v = strtoull(text, &end, 10);
+      if (errno == ERANGE) return -1;
+      *(uint64_t *)f = (uint64_t)v;
+      return 0;
+    }
+    case KV_FLOAT:
+    case KV_DOUBLE: {
+      if (!decimal_syntax(text, 1)) return -1;
+      double v = strtod(text, &end);
+      if (!(v >= k->lo && v <= k->hi)) return -1; /* also overflow to inf */
+      if (k->type == KV_FLOAT)
+        *(float *)f = (float)v;
+      else
+        *(double *)f = v;
+      return 0;
+    }
+    case KV_BOOL:
+      if (strcmp(text, "0") && strcmp(text, "1")) return -1;
+      *(int *)f = text[0] == '1';
+      return 0;
+    case KV_ENUM:
+      for (int i = 0; k->names[i]; i++)
+        if (!strcmp(text, k->names[i])) {
+          *(int *)f = i;
+          return 0;
+        }
       return -1;
-    *(int *)f = (int)v;
-    return 0;
-  }
-  case KV_U64: {
-    if (!decimal_syntax(text, 0) || text[0] == '-') return -1;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno == ERANGE) return -1;
-    *(uint64_t *)f = (uint64_t)v;
-    return 0;
-  }
-  case KV_FLOAT:
-  case KV_DOUBLE: {
-    if (!decimal_syntax(text, 1)) return -1;
-    double v = strtod(text, &end);
-    if (!(v >= k->lo && v <= k->hi)) return -1; /* also overflow to inf */
-    if (k->type == KV_FLOAT)
-      *(float *)f = (float)v;
-    else
-      *(double *)f = v;
-    return 0;
-  }
-  case KV_BOOL:
-    if (strcmp(text, "0") && strcmp(text, "1")) return -1;
-    *(int *)f = text[0] == '1';
-    return 0;
-  case KV_ENUM:
-    for (int i = 0; k->names[i]; i++)
-      if (!strcmp(text, k->names[i])) {
-        *(int *)f = i;
-        return 0;
-      }
-    return -1;
-  case KV_STR: {
-    size_t n = strlen(text);
-    if (n >= k->size) return -1;
-    memcpy(f, text, n + 1);
-    return 0;
-  }
+    case KV_STR: {
+      size_t n = strlen(text);
+      if (n >= k->size) return -1;
+      memcpy(f, text, n + 1);
+      return 0;
+    }
   }
   return -1;
 }
@@ -146,8 +151,8 @@ static int append(char *buf, size_t len, size_t *at, const char *fmt, ...) {
   return 0;
 }
 
-static int unknown_key(const kv_table *const *t, int n, const char *key, size_t keylen,
-                       char *err, size_t errlen) {
+static int unknown_key(const kv_table *const *t, int n, const char *key, size_t keylen, char *err,
+                       size_t errlen) {
   char known[1024];
   size_t at = 0;
   known[0] = 0;
@@ -194,9 +199,15 @@ static double number_of(const kv_key *k, const void *base) {
   float x;
   double d;
   switch (k->type) {
-  case KV_FLOAT: memcpy(&x, f, sizeof x); return x;
-  case KV_DOUBLE: memcpy(&d, f, sizeof d); return d;
-  default: memcpy(&i, f, sizeof i); return i;
+    case KV_FLOAT:
+      memcpy(&x, f, sizeof x);
+      return x;
+    case KV_DOUBLE:
+      memcpy(&d, f, sizeof d);
+      return d;
+    default:
+      memcpy(&i, f, sizeof i);
+      return i;
   }
 }
 
@@ -232,28 +243,30 @@ static int format_value(const kv_key *k, const void *base, int exact, char *buf,
   double d;
   uint64_t u;
   switch (k->type) {
-  case KV_INT:
-  case KV_BOOL:
-    memcpy(&i, f, sizeof i);
-    w = snprintf(buf, len, "%d", i);
-    break;
-  case KV_ENUM:
-    memcpy(&i, f, sizeof i);
-    w = snprintf(buf, len, "%s", k->names[i]);
-    break;
-  case KV_U64:
-    memcpy(&u, f, sizeof u);
-    w = snprintf(buf, len, "%" PRIu64, u);
-    break;
-  case KV_FLOAT:
-    memcpy(&x, f, sizeof x);
-    w = snprintf(buf, len, exact ? "%.9g" : "%g", (double)x);
-    break;
-  case KV_DOUBLE:
-    memcpy(&d, f, sizeof d);
-    w = snprintf(buf, len, exact ? "%.17g" : "%g", d);
-    break;
-  case KV_STR: w = snprintf(buf, len, "%s", (const char *)f); break;
+    case KV_INT:
+    case KV_BOOL:
+      memcpy(&i, f, sizeof i);
+      w = snprintf(buf, len, "%d", i);
+      break;
+    case KV_ENUM:
+      memcpy(&i, f, sizeof i);
+      w = snprintf(buf, len, "%s", k->names[i]);
+      break;
+    case KV_U64:
+      memcpy(&u, f, sizeof u);
+      w = snprintf(buf, len, "%" PRIu64, u);
+      break;
+    case KV_FLOAT:
+      memcpy(&x, f, sizeof x);
+      w = snprintf(buf, len, exact ? "%.9g" : "%g", (double)x);
+      break;
+    case KV_DOUBLE:
+      memcpy(&d, f, sizeof d);
+      w = snprintf(buf, len, exact ? "%.17g" : "%g", d);
+      break;
+    case KV_STR:
+      w = snprintf(buf, len, "%s", (const char *)f);
+      break;
   }
   return w < 0 || (size_t)w >= len ? -1 : 0;
 }

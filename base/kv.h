@@ -43,26 +43,29 @@ typedef struct {
 } kv_table;
 
 /* A table from an array of keys. */
-#define KV_TABLE(keys) {keys, (int)(sizeof keys / sizeof keys[0])}
+#define KV_TABLE(keys) \
+  { keys, (int)(sizeof keys / sizeof keys[0]) }
 
 /* Table rows: NAME is the key's text, T the settings struct, F its field.
  * The offset expression fails to compile when F's type does not match. */
 #define KV_FIELD_(T, F, ctype) (offsetof(T, F) + 0 * sizeof(&((T *)0)->F - (ctype *)0))
 #define KV_I(name, T, F, lo, hi, def, help) \
-  {name, KV_INT, KV_FIELD_(T, F, int), lo, hi, NULL, 0, def, help}
+  { name, KV_INT, KV_FIELD_(T, F, int), lo, hi, NULL, 0, def, help }
 #define KV_U(name, T, F, def, help) \
-  {name, KV_U64, KV_FIELD_(T, F, uint64_t), 0, 0, NULL, 0, def, help}
+  { name, KV_U64, KV_FIELD_(T, F, uint64_t), 0, 0, NULL, 0, def, help }
 #define KV_F(name, T, F, lo, hi, def, help) \
-  {name, KV_FLOAT, KV_FIELD_(T, F, float), lo, hi, NULL, 0, def, help}
+  { name, KV_FLOAT, KV_FIELD_(T, F, float), lo, hi, NULL, 0, def, help }
 #define KV_D(name, T, F, lo, hi, def, help) \
-  {name, KV_DOUBLE, KV_FIELD_(T, F, double), lo, hi, NULL, 0, def, help}
+  { name, KV_DOUBLE, KV_FIELD_(T, F, double), lo, hi, NULL, 0, def, help }
 #define KV_B(name, T, F, def, help) \
-  {name, KV_BOOL, KV_FIELD_(T, F, int), 0, 1, NULL, 0, def, help}
+  { name, KV_BOOL, KV_FIELD_(T, F, int), 0, 1, NULL, 0, def, help }
 #define KV_E(name, T, F, names, def, help) \
-  {name, KV_ENUM, KV_FIELD_(T, F, int), 0, 0, names, 0, def, help}
-#define KV_S(name, T, F, def, help)                                                       \
-  {name, KV_STR, offsetof(T, F) + 0 * sizeof((char *)0 - ((T *)0)->F), 0, 0, NULL, \
-   sizeof(((T *)0)->F), def, help}
+  { name, KV_ENUM, KV_FIELD_(T, F, int), 0, 0, names, 0, def, help }
+#define KV_S(name, T, F, def, help)                                                 \
+  {                                                                                 \
+    name, KV_STR, offsetof(T, F) + 0 * sizeof((char *)0 - ((T *)0)->F), 0, 0, NULL, \
+        sizeof(((T *)0)->F), def, help                                              \
+  }
 
 /* The key called name, or NULL. */
 const kv_key *kv_find(const kv_table *t, const char *name);

@@ -221,8 +221,13 @@ int cmd_train(int argc, char **argv) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   progress_ctx pc = {isatty(2), 0};
-  train_args ta = {.config_path = config, .run_dir = dir, .n_over = n_over, .over = over,
-                   .progress = progress, .progress_ctx = &pc, .stop = &stop_requested};
+  train_args ta = {.config_path = config,
+                   .run_dir = dir,
+                   .n_over = n_over,
+                   .over = over,
+                   .progress = progress,
+                   .progress_ctx = &pc,
+                   .stop = &stop_requested};
   int rc = train_run(&ta, err, sizeof err);
   if (pc.status_shown) fputs("\n", stderr);
   if (rc != 0) return cli_fail(&c, 1, "%s", err);

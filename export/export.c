@@ -15,11 +15,10 @@
 
 /* Shared checks: complete metadata that agrees with the net, finite
  * parameters. */
-static int check_export(const nn_net *n, const export_info *info, const char *path,
-                        char *err, size_t errlen) {
+static int check_export(const nn_net *n, const export_info *info, const char *path, char *err,
+                        size_t errlen) {
   if (!info || !info->meta || !info->encoding || !info->actions || !info->producer) {
-    errf(err, errlen, "%s: export needs the metadata, encoding, actions and producer texts",
-         path);
+    errf(err, errlen, "%s: export needs the metadata, encoding, actions and producer texts", path);
     return -1;
   }
   nn_config c = nn_config_of(n);
@@ -28,11 +27,9 @@ static int check_export(const nn_net *n, const export_info *info, const char *pa
     errf(err, errlen, "%s: export needs the game name", path);
     return -1;
   }
-  if ((m->n_features && m->n_features != c.n_in) ||
-      (m->n_actions && m->n_actions != c.n_actions)) {
-    errf(err, errlen,
-         "%s: metadata says %d features and %d actions but the network has %d and %d", path,
-         m->n_features, m->n_actions, c.n_in, c.n_actions);
+  if ((m->n_features && m->n_features != c.n_in) || (m->n_actions && m->n_actions != c.n_actions)) {
+    errf(err, errlen, "%s: metadata says %d features and %d actions but the network has %d and %d",
+         path, m->n_features, m->n_actions, c.n_in, c.n_actions);
     return -1;
   }
   const float *p = nn_params(n);
@@ -41,8 +38,8 @@ static int check_export(const nn_net *n, const export_info *info, const char *pa
     size_t cnt = (size_t)d->rows * (size_t)d->cols;
     for (size_t i = 0; i < cnt; i++)
       if (!isfinite(p[d->offset + i])) {
-        errf(err, errlen, "%s: tensor %s holds a non-finite value at index %zu; not exported",
-             path, d->name, i);
+        errf(err, errlen, "%s: tensor %s holds a non-finite value at index %zu; not exported", path,
+             d->name, i);
         return -1;
       }
   }
@@ -345,8 +342,10 @@ static Onnx__ModelProto *build_model(arena *a, const nn_net *n, const export_inf
   g->n_output = 3;
   g->output = outs;
   g->name = astrf(a, "sowzero_%s_%s", m->game, shape);
-  g->doc_string = astrf(a, "SowZero policy/value network for %s: residual MLP %s "
-                        "(inputs-width x blocks-actions)", m->game, shape);
+  g->doc_string = astrf(a,
+                        "SowZero policy/value network for %s: residual MLP %s "
+                        "(inputs-width x blocks-actions)",
+                        m->game, shape);
 
   /* Metadata, keys documented in docs/FORMATS.md ("ONNX export"). */
   Onnx__StringStringEntryProto **props = arena_alloc(a, MAX_PROPS * sizeof *props);
@@ -360,8 +359,8 @@ static Onnx__ModelProto *build_model(arena *a, const nn_net *n, const export_inf
   props[np++] = prop(a, "n_features", astrf(a, "%d", c.n_in));
   props[np++] = prop(a, "n_actions", astrf(a, "%d", A));
   props[np++] = prop(a, "actions", info->actions);
-  props[np++] = prop(a, "network", astrf(a, "residual MLP %s (inputs-width x blocks-actions)",
-                                         shape));
+  props[np++] =
+      prop(a, "network", astrf(a, "residual MLP %s (inputs-width x blocks-actions)", shape));
   props[np++] = prop(a, "hidden", astrf(a, "%d", c.hidden));
   props[np++] = prop(a, "blocks", astrf(a, "%d", c.blocks));
   props[np++] = prop(a, "outputs",
@@ -398,7 +397,7 @@ static Onnx__ModelProto *build_model(arena *a, const nn_net *n, const export_inf
 }
 
 int export_onnx(const nn_net *n, const export_info *info, const char *path, char *err,
-                   size_t errlen) {
+                size_t errlen) {
   if (check_export(n, info, path, err, errlen) != 0) return -1;
   arena a = {0};
   Onnx__ModelProto *model = build_model(&a, n, info);
@@ -430,7 +429,7 @@ int export_onnx(const nn_net *n, const export_info *info, const char *path, char
 /* ---- JSON ------------------------------------------------------------------------ */
 
 int export_json(const nn_net *n, const export_info *info, const char *path, char *err,
-                   size_t errlen) {
+                size_t errlen) {
   if (check_export(n, info, path, err, errlen) != 0) return -1;
   nn_config c = nn_config_of(n);
   const nn_meta *m = info->meta;
@@ -472,8 +471,8 @@ int export_json(const nn_net *n, const export_info *info, const char *path, char
   const float *p = nn_params(n);
   for (int t = 0; t < nn_tensor_count(n); t++) {
     const nn_tensor *d = nn_tensor_at(n, t);
-    fprintf(f, "%s\n    {\"name\": \"%s\", \"shape\": [%d, %d], \"data\": [", t ? "," : "",
-            d->name, d->rows, d->cols);
+    fprintf(f, "%s\n    {\"name\": \"%s\", \"shape\": [%d, %d], \"data\": [", t ? "," : "", d->name,
+            d->rows, d->cols);
     size_t cnt = (size_t)d->rows * (size_t)d->cols;
     for (size_t i = 0; i < cnt; i++) {
       /* 9 significant digits read back to the same float32. */

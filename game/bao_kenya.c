@@ -21,7 +21,7 @@ enum {
 
 enum { STALE_OWN_SIDE, STALE_DRAW };
 
-#define ROW 8
+#define ROW  8
 #define PITS 16
 
 static const char *const no_yes[] = {"no", "yes", NULL};
@@ -211,7 +211,7 @@ static void kenya_render(const game *g, const game_pos *p, char *buf, size_t len
 
 /* MOVER P0..P15 STORE0 STORE1 */
 static int kenya_setboard(const game *g, game_pos *p, int argc, char *const *argv, char *err,
-                         size_t errlen) {
+                          size_t errlen) {
   game_pos q;
   if (board_read_all(g, &q, argc, argv, err, errlen) != 0) return -1;
   q.hash = kenya_hash(&q);

@@ -21,7 +21,7 @@ enum {
 
 enum { STALE_OWN_SIDE, STALE_DRAW };
 
-#define ROW 8
+#define ROW  8
 #define PITS 16
 
 static const char *const stalemate_names[] = {"own_side", "draw", NULL};
@@ -51,7 +51,7 @@ static inline uint64_t laps_hash(const game_pos *p) { return game_hash(p, 2); }
 
 typedef struct {
   uint8_t b[PITS];
-  int pos;  /* last pit sown; at a pick-up, the pit to pick up */
+  int pos; /* last pit sown; at a pick-up, the pit to pick up */
   long drops;
 } run;
 

@@ -52,8 +52,8 @@ int board_read_all(const game *g, game_pos *q, int argc, char *const *argv, char
                    size_t errlen) {
   int n = g->n_pits;
   if (argc != n + 3) {
-    errf(err, errlen, "setboard takes MOVER, %d pits and 2 stores (%d numbers), got %d", n,
-         n + 3, argc);
+    errf(err, errlen, "setboard takes MOVER, %d pits and 2 stores (%d numbers), got %d", n, n + 3,
+         argc);
     return -1;
   }
   return board_read(q, n, g->total_seeds, argv, err, errlen);

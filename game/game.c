@@ -27,9 +27,7 @@ static const struct {
 };
 #define N_PRESETS (int)(sizeof presets / sizeof presets[0])
 
-const game_rules *game_rules_at(int i) {
-  return i >= 0 && i < N_RULES ? registry[i] : NULL;
-}
+const game_rules *game_rules_at(int i) { return i >= 0 && i < N_RULES ? registry[i] : NULL; }
 
 const char *game_preset_at(int i, const char **game_name, const char **settings) {
   if (i < 0 || i >= N_PRESETS) return NULL;
@@ -63,15 +61,13 @@ static void list_values(const game_option *o, char *buf, size_t len) {
     n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", o->values[i]);
 }
 
-int game_set_option(game *g, const char *key, const char *value, char *err,
-                    size_t errlen) {
+int game_set_option(game *g, const char *key, const char *value, char *err, size_t errlen) {
   const game_rules *r = g->rules;
   int i = option_index(r, key);
   if (i < 0) {
     char keys[512];
     list_keys(r, keys, sizeof keys);
-    errf(err, errlen, "unknown option '%s' for game %s (options: %s)", key,
-         r->name, keys);
+    errf(err, errlen, "unknown option '%s' for game %s (options: %s)", key, r->name, keys);
     return -1;
   }
   const game_option *o = &r->options[i];
@@ -92,13 +88,12 @@ int game_set_option(game *g, const char *key, const char *value, char *err,
   long v = strtol(value, &end, 10);
   int digits = value[value[0] == '-'] >= '0' && value[value[0] == '-'] <= '9';
   if (!digits || *end != 0 || errno == ERANGE) {
-    errf(err, errlen, "bad value '%s' for option %s (an integer %d..%d)", value,
-         key, o->min, o->max);
+    errf(err, errlen, "bad value '%s' for option %s (an integer %d..%d)", value, key, o->min,
+         o->max);
     return -1;
   }
   if (v < o->min || v > o->max) {
-    errf(err, errlen, "value %ld for option %s is out of range %d..%d", v, key,
-         o->min, o->max);
+    errf(err, errlen, "value %ld for option %s is out of range %d..%d", v, key, o->min, o->max);
     return -1;
   }
   g->opt[i] = (int)v;
@@ -137,8 +132,8 @@ static int apply_settings_string(game *g, const char *s, char *err, size_t errle
   return 0;
 }
 
-int game_configure(game *g, const char *name, int nset, char *const *settings,
-                   char *err, size_t errlen) {
+int game_configure(game *g, const char *name, int nset, char *const *settings, char *err,
+                   size_t errlen) {
   memset(g, 0, sizeof *g);
   const char *game_name = name, *preset_settings = "";
   for (int i = 0; i < N_PRESETS; i++)
@@ -181,8 +176,7 @@ int game_options_string(const game *g, char *buf, size_t len) {
   for (int i = 0; g->rules->options[i].key; i++) {
     const game_option *o = &g->rules->options[i];
     int w = o->values
-                ? snprintf(buf + n, len - n, "%s%s=%s", i ? " " : "", o->key,
-                           o->values[g->opt[i]])
+                ? snprintf(buf + n, len - n, "%s%s=%s", i ? " " : "", o->key, o->values[g->opt[i]])
                 : snprintf(buf + n, len - n, "%s%s=%d", i ? " " : "", o->key, g->opt[i]);
     if (w < 0 || (size_t)w >= len - n) return -1;
     n += (size_t)w;
@@ -259,8 +253,8 @@ void game_finish(game_pos *p, int reason, int final0, int final1, int winner) {
 
 const char *game_end_name(int reason) {
   static const char *const names[GAME_END_COUNT] = {
-      "none",     "target",    "famine",  "repetition", "nocapture", "maxplies",
-      "grandslam", "nomoves", "frontrow", "maxrounds"};
+      "none",     "target",    "famine",  "repetition", "nocapture",
+      "maxplies", "grandslam", "nomoves", "frontrow",   "maxrounds"};
   return reason >= 0 && reason < GAME_END_COUNT ? names[reason] : "unknown";
 }
 

@@ -23,11 +23,11 @@
 #include "base/base.h"
 
 /* Limits shared by every game, checked with _Static_assert where they matter. */
-#define GAME_MAX_PITS 32     /* Kujifunza 4x8 */
-#define GAME_MAX_ACTIONS 32  /* pit x direction */
-#define GAME_MAX_FEATURES 256
-#define GAME_MAX_OPTIONS 24
-#define GAME_HIST_CAP 2048   /* positions since the last capture */
+#define GAME_MAX_PITS      32 /* Kujifunza 4x8 */
+#define GAME_MAX_ACTIONS   32 /* pit x direction */
+#define GAME_MAX_FEATURES  256
+#define GAME_MAX_OPTIONS   24
+#define GAME_HIST_CAP      2048 /* positions since the last capture */
 #define GAME_MAX_PLIES_CAP 2000
 
 typedef uint32_t game_moves; /* bit a set: action a is legal */
@@ -53,7 +53,7 @@ typedef enum {
 
 /* Flags returned by game_play. */
 enum {
-  GAME_PLAY_CAPTURE = 1, /* seeds were captured: repetition history restarts */
+  GAME_PLAY_CAPTURE = 1,  /* seeds were captured: repetition history restarts */
   GAME_PLAY_GRANDSLAM = 2 /* the move was a grand slam */
 };
 
@@ -110,11 +110,10 @@ typedef struct {
   /* Human board drawing into buf (NUL-terminated, truncated to len). */
   void (*render)(const struct game *g, const game_pos *p, char *buf, size_t len);
   /* Sets a position from protocol tokens (`setboard`); checks everything. */
-  int (*setboard)(const struct game *g, game_pos *p, int argc,
-                  char *const *argv, char *err, size_t errlen);
+  int (*setboard)(const struct game *g, game_pos *p, int argc, char *const *argv, char *err,
+                  size_t errlen);
   /* Writes the board as protocol tokens (`state`): pits then stores. */
-  int (*board_tokens)(const struct game *g, const game_pos *p, char *buf,
-                      size_t len);
+  int (*board_tokens)(const struct game *g, const game_pos *p, char *buf, size_t len);
   /* Optional (NULL: moves are their action numbers): writes the name of
    * an action, the same for every position, e.g. "b6ccw" in Kujifunza.
    * game_parse_action accepts these names besides the numbers. */
@@ -124,14 +123,14 @@ typedef struct {
 /* A configured game: rules plus option values. Plain value; copy freely. */
 typedef struct game {
   const game_rules *rules;
-  char preset[32];             /* preset name it came from, or the game name */
-  int opt[GAME_MAX_OPTIONS];   /* values, indexed like rules->options */
-  int n_pits;                  /* pits on the board */
-  int n_actions;               /* size of the action space */
-  int n_features;              /* length of the encoding */
-  int encoding_version;        /* bumped whenever encode changes meaning */
-  int total_seeds;             /* seeds in play at the start */
-  int repetition;              /* 0: off; N: the N-th repeat of a position
+  char preset[32];           /* preset name it came from, or the game name */
+  int opt[GAME_MAX_OPTIONS]; /* values, indexed like rules->options */
+  int n_pits;                /* pits on the board */
+  int n_actions;             /* size of the action space */
+  int n_features;            /* length of the encoding */
+  int encoding_version;      /* bumped whenever encode changes meaning */
+  int total_seeds;           /* seeds in play at the start */
+  int repetition;            /* 0: off; N: the N-th repeat of a position
                                   (since the last capture) ends the game */
 } game;
 
@@ -139,17 +138,16 @@ typedef struct game {
 
 /* Configures g from a game or preset name and "key=value" settings applied
  * on top. On error returns -1 with a message naming the culprit. */
-int game_configure(game *g, const char *name, int nset, char *const *settings,
-                   char *err, size_t errlen);
+int game_configure(game *g, const char *name, int nset, char *const *settings, char *err,
+                   size_t errlen);
 /* Applies one "key=value" (or key, value) to a configured game. */
-int game_set_option(game *g, const char *key, const char *value, char *err,
-                    size_t errlen);
+int game_set_option(game *g, const char *key, const char *value, char *err, size_t errlen);
 /* Value of an option by key; -1 if the game has no such option. */
 int game_option_value(const game *g, const char *key);
 /* Writes every option as "key=value key=value ..." (canonical, for files). */
 int game_options_string(const game *g, char *buf, size_t len);
 /* Iterates the registry: game and preset names, for help and docs. */
-const game_rules *game_rules_at(int i);  /* NULL past the end */
+const game_rules *game_rules_at(int i); /* NULL past the end */
 const char *game_preset_at(int i, const char **game_name, const char **settings);
 
 /* ---- Playing -------------------------------------------------------------------- */
@@ -175,9 +173,9 @@ static inline int game_first_mover(const game *g) {
 /* History of position hashes since the last capture, kept by the caller.
  * Large (16 KiB): make one per game record or search worker and reuse it. */
 typedef struct {
-  int len;                       /* hashes stored */
-  uint64_t seen[16];             /* 1024-bit filter over the stored hashes */
-  uint64_t hash[GAME_HIST_CAP];  /* oldest first */
+  int len;                      /* hashes stored */
+  uint64_t seen[16];            /* 1024-bit filter over the stored hashes */
+  uint64_t hash[GAME_HIST_CAP]; /* oldest first */
 } game_hist;
 
 /* Starts the history at position p (the start position counts). */
@@ -245,8 +243,8 @@ static inline int game_pos_equal(const game_pos *a, const game_pos *b) {
   return a->hash == b->hash && memcmp(a->pits, b->pits, sizeof a->pits) == 0 &&
          a->store[0] == b->store[0] && a->store[1] == b->store[1] && a->owner == b->owner &&
          a->mover == b->mover && a->status == b->status && a->phase == b->phase &&
-         a->round == b->round && memcmp(a->aux, b->aux, sizeof a->aux) == 0 &&
-         a->ply == b->ply && a->nocap == b->nocap;
+         a->round == b->round && memcmp(a->aux, b->aux, sizeof a->aux) == 0 && a->ply == b->ply &&
+         a->nocap == b->nocap;
 }
 
 /* ---- Outcomes ------------------------------------------------------------------ */

@@ -21,8 +21,8 @@ extern const game_rules kujifunza_rules;
  * The words are multiplied by different odd constants in parallel, then
  * mixed once: short dependency chains, since it runs on every move. */
 static inline uint64_t game_hash(const game_pos *p, int words) {
-  static const uint64_t k[4] = {0x9e3779b97f4a7c15ULL, 0xc2b2ae3d27d4eb4fULL,
-                                0x165667b19e3779f9ULL, 0xd6e8feb86659fd93ULL};
+  static const uint64_t k[4] = {0x9e3779b97f4a7c15ULL, 0xc2b2ae3d27d4eb4fULL, 0x165667b19e3779f9ULL,
+                                0xd6e8feb86659fd93ULL};
   uint64_t w[4];
   memcpy(w, p->pits, sizeof w);
   uint64_t h = (p->mover + 1) * 0x27d4eb2f165667c5ULL ^ ((uint64_t)p->phase << 40) ^

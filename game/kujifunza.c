@@ -26,8 +26,8 @@ enum { ADJ_DRAW, ADJ_KETE };
 #define LOOP 16
 #define PITS 32
 #define KETE 64
-#define CCW 1
-#define CW 15 /* -1 mod 16 */
+#define CCW  1
+#define CW   15 /* -1 mod 16 */
 
 static const char *const adjudicate_names[] = {"draw", "kete", NULL};
 
@@ -68,9 +68,9 @@ static inline int is_mtaji(const uint8_t *b, int me, int l, int dir) {
 typedef struct {
   uint8_t b[PITS];
   int me;
-  int l;        /* last pit sown (mover's loop index); at a pick-up, the pit to pick up */
-  int dir;      /* CCW or CW */
-  int capture;  /* a mtaji move: landings may capture */
+  int l;       /* last pit sown (mover's loop index); at a pick-up, the pit to pick up */
+  int dir;     /* CCW or CW */
+  int capture; /* a mtaji move: landings may capture */
   int captures;
   long drops;
 } run;
@@ -185,9 +185,7 @@ done:
   return m;
 }
 
-static game_moves kuji_legal(const game *g, const game_pos *p) {
-  return legal_any(g, p, 0, NULL);
-}
+static game_moves kuji_legal(const game *g, const game_pos *p) { return legal_any(g, p, 0, NULL); }
 
 /* ---- Playing -------------------------------------------------------------------- */
 
@@ -285,10 +283,14 @@ static void kuji_encode(const game *g, const game_pos *p, float *out) {
 /* Absolute pit at (row, column), columns from South's left. */
 static inline int pit_at(int row, int col) {
   switch (row) {
-  case 0: return col;
-  case 1: return 15 - col;
-  case 2: return LOOP + 8 + col;
-  default: return LOOP + 7 - col;
+    case 0:
+      return col;
+    case 1:
+      return 15 - col;
+    case 2:
+      return LOOP + 8 + col;
+    default:
+      return LOOP + 7 - col;
   }
 }
 

@@ -30,9 +30,9 @@ enum { STARTER_ALTERNATE, STARTER_LOSER, STARTER_WINNER };
 enum { EMPTY_PASS, EMPTY_FEED };
 enum { PHASE_PLAY = 0, PHASE_CLAIM = 1 };
 
-#define PITS 12
-#define SEEDS 48
-#define ALL_PITS 0xfffu
+#define PITS      12
+#define SEEDS     48
+#define ALL_PITS  0xfffu
 #define NORTH_ROW 0xfc0u
 
 static const char *const claim_names[] = {"choose", "fixed", NULL};
@@ -104,7 +104,7 @@ typedef struct {
   uint8_t b[16];  /* pits 0..11 */
   uint32_t owner; /* as game_pos.owner */
   int mover;
-  int pos;        /* last pit sown; at a pick-up, the pit to pick up */
+  int pos; /* last pit sown; at a pick-up, the pit to pick up */
   int hand;
   int u;          /* seeds not yet captured this round: board plus hand */
   int cap[2];     /* seeds each side captured during this move */
@@ -444,11 +444,9 @@ static void namnam_render(const game *g, const game_pos *p, char *buf, size_t le
   for (int i = 11; i >= 6; i--) board_textf(&t, "%4d", i);
   board_textf(&t, "\nNorth [");
   for (int i = 11; i >= 6; i--) board_textf(&t, "%3d%c", p->pits[i], owner_of(p, i) ? 'n' : 's');
-  board_textf(&t, " ]  captured %d%s\nSouth [", p->store[1],
-              p->mover == 1 ? "  <- to move" : "");
+  board_textf(&t, " ]  captured %d%s\nSouth [", p->store[1], p->mover == 1 ? "  <- to move" : "");
   for (int i = 0; i < 6; i++) board_textf(&t, "%3d%c", p->pits[i], owner_of(p, i) ? 'n' : 's');
-  board_textf(&t, " ]  captured %d%s\n       ", p->store[0],
-              p->mover == 0 ? "  <- to move" : "");
+  board_textf(&t, " ]  captured %d%s\n       ", p->store[0], p->mover == 0 ? "  <- to move" : "");
   for (int i = 0; i < 6; i++) board_textf(&t, "%4d", i);
   board_textf(&t, "\n(s/n after a count: the pit belongs to South/North)\n");
   board_render_result(&t, p, "pits ", "");

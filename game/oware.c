@@ -29,8 +29,8 @@ enum { FEED_SOW, FEED_AFTER_CAPTURE };
 enum { LEFT_OWN_ROW, LEFT_NONE };
 
 static const char *const gs_names[] = {"capture_continue", "capture_end", "forbidden",
-                                       "no_capture", "loses", "end_prior_only",
-                                       "stripped_loses", NULL};
+                                       "no_capture",       "loses",       "end_prior_only",
+                                       "stripped_loses",   NULL};
 static const char *const award_names[] = {"own_side", "split_even", "draw", NULL};
 static const char *const feed_names[] = {"sow", "after_capture", NULL};
 static const char *const leftover_names[] = {"own_row", "none", NULL};
@@ -160,7 +160,7 @@ static inline unsigned chain(const uint8_t *b, int last, unsigned opp_row, int *
 #endif
   unsigned upto = (2u << last) - 1;
   unsigned v = (m2 | m3) & opp_row & upto;
-  unsigned gap = ~v & upto; /* pits at or below last that stop a chain */
+  unsigned gap = ~v & upto;                    /* pits at or below last that stop a chain */
   int lo = 32 - __builtin_clz(gap | 1) - !gap; /* above the highest gap; 0 if none */
   unsigned span = (upto & ~((1u << lo) - 1)) & -(v >> last & 1);
   *taken = 2 * __builtin_popcount(span) + __builtin_popcount(span & m3);
@@ -192,7 +192,7 @@ static inline int gs_captures(int rule) {
 
 /* Feeding and the forbidden grand slam need each move tried out. */
 __attribute__((noinline)) static game_moves legal_tried(const game *g, const game_pos *p, int h,
-                                                       game_moves mine, int opp_empty) {
+                                                        game_moves mine, int opp_empty) {
   int gs = g->opt[OPT_GRAND_SLAM], base = p->mover * h;
   game_moves m = 0, non_gs = 0;
   for (game_moves r = mine; r; r &= r - 1) {
@@ -241,30 +241,27 @@ __attribute__((cold)) static void finish_rows(const game *g, game_pos *p, int re
 __attribute__((cold)) static void end_by_award(const game *g, game_pos *p, int reason) {
   int h = g->opt[OPT_HOUSES];
   switch (g->opt[OPT_CYCLE_AWARD]) {
-  case AWARD_SPLIT_EVEN: {
-    int rest = row_sum(p, 0, h) + row_sum(p, 1, h);
-    game_finish(p, reason, p->store[0] + rest / 2, p->store[1] + rest / 2, -1);
-    p->half = (uint8_t)(rest & 1);
-    break;
-  }
-  case AWARD_DRAW:
-    game_finish(p, reason, p->store[0], p->store[1], GAME_DRAW);
-    break;
-  default:
-    finish_rows(g, p, reason);
+    case AWARD_SPLIT_EVEN: {
+      int rest = row_sum(p, 0, h) + row_sum(p, 1, h);
+      game_finish(p, reason, p->store[0] + rest / 2, p->store[1] + rest / 2, -1);
+      p->half = (uint8_t)(rest & 1);
+      break;
+    }
+    case AWARD_DRAW:
+      game_finish(p, reason, p->store[0], p->store[1], GAME_DRAW);
+      break;
+    default:
+      finish_rows(g, p, reason);
   }
 }
 
-static void oware_end_cycle(const game *g, game_pos *p) {
-  end_by_award(g, p, GAME_END_REPETITION);
-}
+static void oware_end_cycle(const game *g, game_pos *p) { end_by_award(g, p, GAME_END_REPETITION); }
 
 /* The checks at the start of a turn (target, famine) and the caps; nz is
  * the non-empty pits of p. Scores change only by captures, so the target
  * needs checking only after one (check_target). */
-__attribute__((always_inline)) static inline void settle_nz(const game *g, game_pos *p,
-                                                            unsigned nz, int h,
-                                                            int check_target) {
+__attribute__((always_inline)) static inline void settle_nz(const game *g, game_pos *p, unsigned nz,
+                                                            int h, int check_target) {
   int me = p->mover;
   if (check_target) {
     int target = target_of(g);
@@ -277,8 +274,7 @@ __attribute__((always_inline)) static inline void settle_nz(const game *g, game_
   /* The mover cannot move (no seeds, or no way to feed the empty row):
    * famine, each row to its owner, which gives the board to whoever still
    * has seeds. With both rows non-empty some move is always legal. */
-  if ((nz & ROW_BITS(me, h)) == 0 ||
-      ((nz & ROW_BITS(1 - me, h)) == 0 && legal_h(g, p, h) == 0)) {
+  if ((nz & ROW_BITS(me, h)) == 0 || ((nz & ROW_BITS(1 - me, h)) == 0 && legal_h(g, p, h) == 0)) {
     finish_rows(g, p, GAME_END_FAMINE);
     return;
   }
@@ -297,19 +293,19 @@ static void settle(const game *g, game_pos *p) {
 __attribute__((cold)) static void end_by_grand_slam(const game *g, game_pos *p, int rule) {
   int h = g->opt[OPT_HOUSES], me = p->mover, s[2] = {p->store[0], p->store[1]};
   switch (rule) {
-  case GS_END: /* "cutting the head": the mover also takes his own row */
-    s[me] += row_sum(p, me, h);
-    game_finish(p, GAME_END_GRANDSLAM, s[0], s[1], -1);
-    break;
-  case GS_LOSES:
-    game_finish(p, GAME_END_GRANDSLAM, s[0], s[1], 1 - me);
-    break;
-  case GS_PRIOR_ONLY: /* board seeds go to nobody */
-    game_finish(p, GAME_END_GRANDSLAM, s[0], s[1], -1);
-    break;
-  default: /* GS_STRIPPED: the opponent cannot move and loses */
-    s[me] += row_sum(p, me, h);
-    game_finish(p, GAME_END_GRANDSLAM, s[0], s[1], me);
+    case GS_END: /* "cutting the head": the mover also takes his own row */
+      s[me] += row_sum(p, me, h);
+      game_finish(p, GAME_END_GRANDSLAM, s[0], s[1], -1);
+      break;
+    case GS_LOSES:
+      game_finish(p, GAME_END_GRANDSLAM, s[0], s[1], 1 - me);
+      break;
+    case GS_PRIOR_ONLY: /* board seeds go to nobody */
+      game_finish(p, GAME_END_GRANDSLAM, s[0], s[1], -1);
+      break;
+    default: /* GS_STRIPPED: the opponent cannot move and loses */
+      s[me] += row_sum(p, me, h);
+      game_finish(p, GAME_END_GRANDSLAM, s[0], s[1], me);
   }
 }
 
@@ -338,8 +334,10 @@ __attribute__((always_inline)) static inline int play_h(const game *g, game_pos 
       return flags;
     }
     /* capture_continue: the opponent passes and the mover must feed. */
-    if (grand_slam && rule == GS_CONTINUE) p->mover = (uint8_t)me;
-    else p->mover = (uint8_t)opp;
+    if (grand_slam && rule == GS_CONTINUE)
+      p->mover = (uint8_t)me;
+    else
+      p->mover = (uint8_t)opp;
   } else {
     p->mover = (uint8_t)opp;
   }
@@ -351,7 +349,8 @@ __attribute__((always_inline)) static inline int play_h(const game *g, game_pos 
 /* The standard board gets its own copies of the hot functions, with the
  * board size a constant the compiler folds into every mask and shift. */
 static int oware_play(const game *g, game_pos *p, int action) {
-  return g->opt[OPT_HOUSES] == 6 ? play_h(g, p, action, 6) : play_h(g, p, action, g->opt[OPT_HOUSES]);
+  return g->opt[OPT_HOUSES] == 6 ? play_h(g, p, action, 6)
+                                 : play_h(g, p, action, g->opt[OPT_HOUSES]);
 }
 
 static game_moves oware_legal(const game *g, const game_pos *p) {
@@ -412,8 +411,8 @@ static void oware_render(const game *g, const game_pos *p, char *buf, size_t len
   board_render_result(&t, p, "", "");
 }
 
-static int oware_setboard(const game *g, game_pos *p, int argc, char *const *argv,
-                          char *err, size_t errlen) {
+static int oware_setboard(const game *g, game_pos *p, int argc, char *const *argv, char *err,
+                          size_t errlen) {
   game_pos q;
   if (board_read_all(g, &q, argc, argv, err, errlen) != 0) return -1;
   q.hash = oware_hash(&q);

@@ -27,17 +27,19 @@
 
 /* What a relay engine reports at each step. */
 enum {
-  RELAY_END = 0,    /* the move is over */
-  RELAY_PICKUP = 1  /* stopped before a relay pick-up */
+  RELAY_END = 0,   /* the move is over */
+  RELAY_PICKUP = 1 /* stopped before a relay pick-up */
 };
 
 /* Endless-move options shared by the relay games (endless_move=). */
 enum { ENDLESS_ILLEGAL, ENDLESS_TRUNCATE };
 static const char *const relay_endless_names[] = {"illegal", "truncate", NULL};
 /* The endless_move entry of their option tables. */
-#define RELAY_ENDLESS_OPTION                                   \
-  {"endless_move", relay_endless_names, 0, 1, ENDLESS_ILLEGAL, \
-   "a relay move that never ends is illegal, or is cut at its first repeated pick-up"}
+#define RELAY_ENDLESS_OPTION                                                               \
+  {                                                                                        \
+    "endless_move", relay_endless_names, 0, 1, ENDLESS_ILLEGAL,                            \
+        "a relay move that never ends is illegal, or is cut at its first repeated pick-up" \
+  }
 
 typedef struct {
   uint8_t board[GAME_MAX_PITS]; /* the saved pick-up state */
@@ -77,8 +79,7 @@ typedef struct {
   int (*advance)(void *m);
   /* The pick-up state (board of n bytes, pit, direction) and the seeds
    * dropped so far. */
-  void (*state)(const void *m, const uint8_t **board, size_t *n, int *pit, int *dir,
-                long *drops);
+  void (*state)(const void *m, const uint8_t **board, size_t *n, int *pit, int *dir, long *drops);
 } relay_ops;
 
 #define RELAY_MAX_ENGINE 128

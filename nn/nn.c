@@ -21,8 +21,8 @@ void nn_blas_info(char *buf, size_t len) {
   size_t l = strlen(cfg);
   while (l > 0 && cfg[l - 1] == ' ') cfg[--l] = '\0';
   int th = openblas_get_num_threads();
-  snprintf(buf, len, "OpenBLAS core %s, %d thread%s (%s)",
-           openblas_get_corename(), th, th == 1 ? "" : "s", cfg);
+  snprintf(buf, len, "OpenBLAS core %s, %d thread%s (%s)", openblas_get_corename(), th,
+           th == 1 ? "" : "s", cfg);
 }
 
 /* ---- Config and layout --------------------------------------------------- */
@@ -33,41 +33,35 @@ nn_config nn_config_default(void) {
 
 double nn_flops_per_position(const nn_config *c) {
   double h = c->hidden;
-  return 2.0 * ((double)c->n_in * h + 2.0 * c->blocks * h * h +
-                h * (c->n_actions + 2));
+  return 2.0 * ((double)c->n_in * h + 2.0 * c->blocks * h * h + h * (c->n_actions + 2));
 }
 
 int nn_config_check(const nn_config *c, char *err, size_t errlen) {
   if (c->n_in < 1 || c->n_in > NN_MAX_IN) {
-    errf(err, errlen, "network inputs %d out of range 1..%d", c->n_in,
-         NN_MAX_IN);
+    errf(err, errlen, "network inputs %d out of range 1..%d", c->n_in, NN_MAX_IN);
     return -1;
   }
   if (c->hidden < 1 || c->hidden > NN_MAX_HIDDEN) {
-    errf(err, errlen, "network hidden width %d out of range 1..%d",
-         c->hidden, NN_MAX_HIDDEN);
+    errf(err, errlen, "network hidden width %d out of range 1..%d", c->hidden, NN_MAX_HIDDEN);
     return -1;
   }
   if (c->blocks < 0 || c->blocks > NN_MAX_BLOCKS) {
-    errf(err, errlen, "network blocks %d out of range 0..%d", c->blocks,
-         NN_MAX_BLOCKS);
+    errf(err, errlen, "network blocks %d out of range 0..%d", c->blocks, NN_MAX_BLOCKS);
     return -1;
   }
   if (c->n_actions < 1 || c->n_actions > NN_MAX_ACTIONS) {
-    errf(err, errlen, "network actions %d out of range 1..%d", c->n_actions,
-         NN_MAX_ACTIONS);
+    errf(err, errlen, "network actions %d out of range 1..%d", c->n_actions, NN_MAX_ACTIONS);
     return -1;
   }
   return 0;
 }
 
 int nn_config_equal(const nn_config *a, const nn_config *b) {
-  return a->n_in == b->n_in && a->hidden == b->hidden &&
-         a->blocks == b->blocks && a->n_actions == b->n_actions;
+  return a->n_in == b->n_in && a->hidden == b->hidden && a->blocks == b->blocks &&
+         a->n_actions == b->n_actions;
 }
 
-static void set_tensor(nn_tensor *t, const char *name, size_t off, int rows,
-                       int cols, int decay) {
+static void set_tensor(nn_tensor *t, const char *name, size_t off, int rows, int cols, int decay) {
   snprintf(t->name, sizeof t->name, "%s", name);
   t->offset = off;
   t->rows = rows;
@@ -79,10 +73,10 @@ size_t nn_layout(const nn_config *c, nn_tensor *t) {
   int H = c->hidden, O = c->n_actions + 2;
   size_t off = 0;
   char name[24];
-#define ADD(i, nm, r, cl, d)                                                  \
-  do {                                                                        \
-    set_tensor(&t[i], nm, off, r, cl, d);                                     \
-    off += (size_t)(r) * (size_t)(cl);                                        \
+#define ADD(i, nm, r, cl, d)              \
+  do {                                    \
+    set_tensor(&t[i], nm, off, r, cl, d); \
+    off += (size_t)(r) * (size_t)(cl);    \
   } while (0)
   ADD(NN_T_IN_W, "in.w", c->n_in, H, 1);
   ADD(NN_T_IN_B, "in.b", 1, H, 0);
@@ -124,13 +118,12 @@ nn_net *nn_alloc(const nn_config *c, char *err, size_t errlen) {
   return n;
 oom:
   nn_free(n);
-  errf(err, errlen, "out of memory for a %d-%dx%d-%d network", c->n_in,
-       c->hidden, c->blocks, c->n_actions);
+  errf(err, errlen, "out of memory for a %d-%dx%d-%d network", c->n_in, c->hidden, c->blocks,
+       c->n_actions);
   return NULL;
 }
 
-nn_net *nn_create(const nn_config *c, uint64_t seed, char *err,
-                  size_t errlen) {
+nn_net *nn_create(const nn_config *c, uint64_t seed, char *err, size_t errlen) {
   nn_blas_single_thread();
   nn_net *n = nn_alloc(c, err, errlen);
   if (!n) return NULL;
@@ -159,8 +152,7 @@ void nn_free(nn_net *n) {
 
 int nn_copy(nn_net *dst, const nn_net *src) {
   if (!nn_config_equal(&dst->cfg, &src->cfg)) return -1;
-  if (dst != src)
-    memcpy(dst->params, src->params, src->n_params * sizeof(float));
+  if (dst != src) memcpy(dst->params, src->params, src->n_params * sizeof(float));
   return 0;
 }
 
@@ -173,34 +165,29 @@ const nn_tensor *nn_tensor_at(const nn_net *n, int i) {
   return i >= 0 && i < n->n_tensors ? &n->tensors[i] : NULL;
 }
 
-static const float *tensor(const nn_net *n, int i) {
-  return n->params + n->tensors[i].offset;
-}
+static const float *tensor(const nn_net *n, int i) { return n->params + n->tensors[i].offset; }
 
 /* ---- Workspace ------------------------------------------------------------ */
 static size_t up64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
 
-nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err,
-                    size_t errlen) {
+nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err, size_t errlen) {
   if (max_batch < 1 || max_batch > NN_MAX_BATCH) {
-    errf(err, errlen, "workspace batch %d out of range 1..%d", max_batch,
-         NN_MAX_BATCH);
+    errf(err, errlen, "workspace batch %d out of range 1..%d", max_batch, NN_MAX_BATCH);
     return NULL;
   }
   const nn_config *c = &n->cfg;
-  size_t B = (size_t)max_batch, H = (size_t)c->hidden,
-         A = (size_t)c->n_actions, O = A + 2;
+  size_t B = (size_t)max_batch, H = (size_t)c->hidden, A = (size_t)c->n_actions, O = A + 2;
   size_t nact = 1 + 2 * (size_t)c->blocks;
   size_t nz = H > (size_t)c->n_in ? H : (size_t)c->n_in;
   size_t sz[8] = {
-      up64(nact * B * H * sizeof(float)),             /* act */
-      up64(B * O * sizeof(float)),                    /* head */
-      up64(B * A * sizeof(float)),                    /* prob */
-      up64(B * H * sizeof(float)),                    /* g1 */
-      up64(B * (H > O ? H : O) * sizeof(float)),      /* g2, dense scratch */
-      up64(B * O * sizeof(float)),                    /* dhead */
+      up64(nact * B * H * sizeof(float)),                   /* act */
+      up64(B * O * sizeof(float)),                          /* head */
+      up64(B * A * sizeof(float)),                          /* prob */
+      up64(B * H * sizeof(float)),                          /* g1 */
+      up64(B * (H > O ? H : O) * sizeof(float)),            /* g2, dense scratch */
+      up64(B * O * sizeof(float)),                          /* dhead */
       up64((2 * H + O + (size_t)c->n_in) * sizeof(double)), /* dvec */
-      up64(nz * sizeof(int)),                         /* nz */
+      up64(nz * sizeof(int)),                               /* nz */
   };
   size_t total = 0;
   for (int i = 0; i < 8; i++) total += sz[i];
@@ -208,8 +195,7 @@ nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err,
   char *mem = ws ? alloc64(total) : NULL;
   if (!mem) {
     free(ws);
-    errf(err, errlen, "out of memory for a workspace of batch %d (%zu MB)",
-         max_batch, total >> 20);
+    errf(err, errlen, "out of memory for a workspace of batch %d (%zu MB)", max_batch, total >> 20);
     return NULL;
   }
   ws->cfg = *c;
@@ -239,8 +225,7 @@ void nn_ws_set_small_path(nn_ws *ws, nn_small_path p) { ws->small = p; }
 const float *nn_ws_logits(const nn_ws *ws) { return ws->head; }
 
 static int ws_fits(const nn_net *n, const nn_ws *ws, int batch) {
-  return batch >= 1 && batch <= ws->max_batch &&
-         nn_config_equal(&n->cfg, &ws->cfg);
+  return batch >= 1 && batch <= ws->max_batch && nn_config_equal(&n->cfg, &ws->cfg);
 }
 
 /* ---- Forward --------------------------------------------------------------- */
@@ -254,30 +239,26 @@ static float *act_slot(const nn_ws *ws, int i) {
  * B N K <= 1e6 (the head's N = n_actions + 2 = 8 is such a case). There the
  * product is formed transposed, a (Trans, Trans) product, which OpenBLAS has
  * no small kernel for, into scratch (N x B) and added back row by row. */
-static void dense(int B, int N, int K, const float *A, const float *W,
-                  float beta, float *C, float *scratch) {
+static void dense(int B, int N, int K, const float *A, const float *W, float beta, float *C,
+                  float *scratch) {
   int r = N % 16;
   if (r >= 1 && r <= 8 && K >= 32 && (double)B * N * K <= 1e6) {
     /* scratch (N x B) = W^T (N x K) . A^T (K x B) */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasTrans, N, B, K, 1.0f, W, N,
-                A, K, 0.0f, scratch, B);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasTrans, N, B, K, 1.0f, W, N, A, K, 0.0f, scratch, B);
     for (int b = 0; b < B; b++) {
       float *c = C + (size_t)b * N;
-      for (int j = 0; j < N; j++)
-        c[j] = (beta != 0.0f ? c[j] : 0.0f) + scratch[(size_t)j * B + b];
+      for (int j = 0; j < N; j++) c[j] = (beta != 0.0f ? c[j] : 0.0f) + scratch[(size_t)j * B + b];
     }
     return;
   }
   /* C (B x N) = A (B x K) . W (K x N) + beta C */
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, N, K, 1.0f, A, K,
-              W, N, beta, C, N);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, N, K, 1.0f, A, K, W, N, beta, C, N);
 }
 
 /* The trunk and head GEMMs into ws->head. With store, every activation gets
  * its own slot for the backward pass; without, two slots are reused so the
  * working set stays small. The arithmetic is the same either way. */
-static void forward_batch(const nn_net *n, nn_ws *ws, const float *x, int B,
-                          int store) {
+static void forward_batch(const nn_net *n, nn_ws *ws, const float *x, int B, int store) {
   const int NI = n->cfg.n_in, H = n->cfg.hidden, O = n->cfg.n_actions + 2;
   float *a = act_slot(ws, 0), *tmp = ws->g2;
   /* a (B x H) = x (B x NI) . W_in (NI x H) */
@@ -308,45 +289,43 @@ static void forward_one(const nn_net *n, nn_ws *ws, const float *x, int gemv) {
   const int nb = n->cfg.blocks;
   if (gemv) {
     /* a (H) = W_in^T (H x NI) . x (NI) */
-    cblas_sgemv(CblasRowMajor, CblasTrans, NI, H, 1.0f, tensor(n, NN_T_IN_W),
-                H, x, 1, 0.0f, a, 1);
+    cblas_sgemv(CblasRowMajor, CblasTrans, NI, H, 1.0f, tensor(n, NN_T_IN_W), H, x, 1, 0.0f, a, 1);
     nn_k_bias_relu(a, tensor(n, NN_T_IN_B), 1, H);
     for (int k = 0; k < nb; k++) {
       /* u (H) = W1^T (H x H) . a (H) */
-      cblas_sgemv(CblasRowMajor, CblasTrans, H, H, 1.0f,
-                  tensor(n, NN_T_BLOCK(k, 0)), H, a, 1, 0.0f, u, 1);
+      cblas_sgemv(CblasRowMajor, CblasTrans, H, H, 1.0f, tensor(n, NN_T_BLOCK(k, 0)), H, a, 1, 0.0f,
+                  u, 1);
       nn_k_bias_relu(u, tensor(n, NN_T_BLOCK(k, 1)), 1, H);
       /* a (H) = a + W2^T (H x H) . u (H) */
-      cblas_sgemv(CblasRowMajor, CblasTrans, H, H, 1.0f,
-                  tensor(n, NN_T_BLOCK(k, 2)), H, u, 1, 1.0f, a, 1);
+      cblas_sgemv(CblasRowMajor, CblasTrans, H, H, 1.0f, tensor(n, NN_T_BLOCK(k, 2)), H, u, 1, 1.0f,
+                  a, 1);
       nn_k_bias_relu(a, tensor(n, NN_T_BLOCK(k, 3)), 1, H);
     }
     /* head (O) = W_head^T (O x H) . a (H) */
-    cblas_sgemv(CblasRowMajor, CblasTrans, H, O, 1.0f,
-                tensor(n, NN_T_HEAD_W(nb)), O, a, 1, 0.0f, ws->head, 1);
+    cblas_sgemv(CblasRowMajor, CblasTrans, H, O, 1.0f, tensor(n, NN_T_HEAD_W(nb)), O, a, 1, 0.0f,
+                ws->head, 1);
     nn_k_bias(ws->head, tensor(n, NN_T_HEAD_B(nb)), 1, O);
     return;
   }
-  nn_k_vecmat(a, x, tensor(n, NN_T_IN_W), tensor(n, NN_T_IN_B), NULL, NI, H, 1,
-              ws->nz);
+  nn_k_vecmat(a, x, tensor(n, NN_T_IN_W), tensor(n, NN_T_IN_B), NULL, NI, H, 1, ws->nz);
   for (int k = 0; k < nb; k++) {
     /* a is the skip input, so the block output goes to the other slot. */
     float *an = a == act_slot(ws, 0) ? act_slot(ws, 2) : act_slot(ws, 0);
-    nn_k_vecmat(u, a, tensor(n, NN_T_BLOCK(k, 0)), tensor(n, NN_T_BLOCK(k, 1)),
-                NULL, H, H, 1, ws->nz);
-    nn_k_vecmat(an, u, tensor(n, NN_T_BLOCK(k, 2)),
-                tensor(n, NN_T_BLOCK(k, 3)), a, H, H, 1, ws->nz);
+    nn_k_vecmat(u, a, tensor(n, NN_T_BLOCK(k, 0)), tensor(n, NN_T_BLOCK(k, 1)), NULL, H, H, 1,
+                ws->nz);
+    nn_k_vecmat(an, u, tensor(n, NN_T_BLOCK(k, 2)), tensor(n, NN_T_BLOCK(k, 3)), a, H, H, 1,
+                ws->nz);
     a = an;
   }
-  nn_k_vecmat(ws->head, a, tensor(n, NN_T_HEAD_W(nb)), tensor(n, NN_T_HEAD_B(nb)),
-              NULL, H, O, 0, ws->nz);
+  nn_k_vecmat(ws->head, a, tensor(n, NN_T_HEAD_W(nb)), tensor(n, NN_T_HEAD_B(nb)), NULL, H, O, 0,
+              ws->nz);
 }
 
 /* Masked softmax of z (A logits) into p; returns log(sum) - max form via
  * *lse so callers can take log-probabilities without log(0). Returns the
  * number of legal actions. */
-static int masked_softmax(const float *z, uint32_t mask, int A, float *p,
-                          float *mx_out, float *lse_out) {
+static int masked_softmax(const float *z, uint32_t mask, int A, float *p, float *mx_out,
+                          float *lse_out) {
   float mx = -INFINITY;
   int cnt = 0;
   for (int a = 0; a < A; a++)
@@ -373,29 +352,25 @@ static int masked_softmax(const float *z, uint32_t mask, int A, float *p,
   return cnt;
 }
 
-static uint32_t full_mask(int A) {
-  return A >= 32 ? 0xffffffffu : (1u << A) - 1u;
-}
+static uint32_t full_mask(int A) { return A >= 32 ? 0xffffffffu : (1u << A) - 1u; }
 
-static void head_outputs(const nn_ws *ws, const uint32_t *legal, int B,
-                         float *policy, float *value, float *score) {
+static void head_outputs(const nn_ws *ws, const uint32_t *legal, int B, float *policy, float *value,
+                         float *score) {
   const int A = ws->cfg.n_actions, O = A + 2;
   const uint32_t all = full_mask(A);
   for (int b = 0; b < B; b++) {
     const float *z = ws->head + (size_t)b * O;
     if (policy) {
       float mx, lse;
-      masked_softmax(z, legal ? legal[b] & all : all, A,
-                     policy + (size_t)b * A, &mx, &lse);
+      masked_softmax(z, legal ? legal[b] & all : all, A, policy + (size_t)b * A, &mx, &lse);
     }
     if (value) value[b] = tanhf(z[A]);
     if (score) score[b] = z[A + 1];
   }
 }
 
-int nn_forward(const nn_net *n, nn_ws *ws, const float *x,
-               const uint32_t *legal, int batch, float *policy, float *value,
-               float *score) {
+int nn_forward(const nn_net *n, nn_ws *ws, const float *x, const uint32_t *legal, int batch,
+               float *policy, float *value, float *score) {
   if (!ws_fits(n, ws, batch)) return -1;
   if (batch == 1 && ws->small != NN_SMALL_SGEMM)
     forward_one(n, ws, x, ws->small == NN_SMALL_SGEMV);
@@ -439,8 +414,8 @@ static void naive_row(const nn_net *n, nn_ws *ws, const float *x) {
 }
 
 /* Double-precision masked softmax; returns log-sum-exp relative to max. */
-static void naive_softmax(const double *z, uint32_t mask, int A, double *p,
-                          double *mx_out, double *lse_out) {
+static void naive_softmax(const double *z, uint32_t mask, int A, double *p, double *mx_out,
+                          double *lse_out) {
   double mx = -INFINITY, sum = 0;
   for (int a = 0; a < A; a++)
     if ((mask >> a & 1) && z[a] > mx) mx = z[a];
@@ -453,9 +428,8 @@ static void naive_softmax(const double *z, uint32_t mask, int A, double *p,
   *lse_out = sum > 0 ? log(sum) : 0.0;
 }
 
-int nn_forward_naive(const nn_net *n, nn_ws *ws, const float *x,
-                     const uint32_t *legal, int batch, float *policy,
-                     float *value, float *score) {
+int nn_forward_naive(const nn_net *n, nn_ws *ws, const float *x, const uint32_t *legal, int batch,
+                     float *policy, float *value, float *score) {
   if (!ws_fits(n, ws, batch)) return -1;
   const int NI = n->cfg.n_in, H = n->cfg.hidden, A = n->cfg.n_actions, O = A + 2;
   const uint32_t all = full_mask(A);
@@ -485,10 +459,9 @@ nn_train_params nn_train_defaults(void) {
   return p;
 }
 
-nn_trainer *nn_trainer_create(const nn_net *n, const nn_train_params *p,
-                              char *err, size_t errlen) {
-  if (!(p->beta1 >= 0 && p->beta1 < 1) || !(p->beta2 >= 0 && p->beta2 < 1) ||
-      !(p->eps > 0) || !(p->weight_decay >= 0) || !(p->clip_norm >= 0)) {
+nn_trainer *nn_trainer_create(const nn_net *n, const nn_train_params *p, char *err, size_t errlen) {
+  if (!(p->beta1 >= 0 && p->beta1 < 1) || !(p->beta2 >= 0 && p->beta2 < 1) || !(p->eps > 0) ||
+      !(p->weight_decay >= 0) || !(p->clip_norm >= 0)) {
     errf(err, errlen,
          "bad optimiser settings (need 0 <= beta < 1, eps > 0, weight decay "
          ">= 0, clip >= 0)");
@@ -528,14 +501,12 @@ static double huber(double e) {
 }
 
 /* Losses and dL/d(head outputs) into ws->dhead. Sums in double. */
-static void head_loss(const nn_ws *ws, const nn_loss_weights *w,
-                      const uint32_t *legal, const float *tp, const float *tv,
-                      const float *ts, int B, nn_losses *L) {
+static void head_loss(const nn_ws *ws, const nn_loss_weights *w, const uint32_t *legal,
+                      const float *tp, const float *tv, const float *ts, int B, nn_losses *L) {
   const int A = ws->cfg.n_actions, O = A + 2;
   const uint32_t all = full_mask(A);
   const float inv = 1.0f / (float)B;
-  const float wp = w->policy * inv, wv = w->value * inv,
-              wsc = ts ? w->score * inv : 0.0f;
+  const float wp = w->policy * inv, wv = w->value * inv, wsc = ts ? w->score * inv : 0.0f;
   double ce = 0, ent = 0, vl = 0, sl = 0;
   int decisive = 0, right = 0;
   for (int b = 0; b < B; b++) {
@@ -553,8 +524,7 @@ static void head_loss(const nn_ws *ws, const nn_loss_weights *w,
         ce -= t[a] * logp;
         if (p[a] > 0) ent -= p[a] * logp;
       }
-    for (int a = 0; a < A; a++)
-      d[a] = (m >> a & 1) ? wp * (tsum * p[a] - t[a]) : 0.0f;
+    for (int a = 0; a < A; a++) d[a] = (m >> a & 1) ? wp * (tsum * p[a] - t[a]) : 0.0f;
     float v = tanhf(z[A]), e = v - tv[b];
     vl += (double)e * e;
     d[A] = wv * 2.0f * e * (1.0f - v * v);
@@ -573,8 +543,7 @@ static void head_loss(const nn_ws *ws, const nn_loss_weights *w,
   L->policy = ce / B;
   L->value = vl / B;
   L->score = sl / B;
-  L->total = w->policy * L->policy + w->value * L->value +
-             (ts ? w->score * L->score : 0.0);
+  L->total = w->policy * L->policy + w->value * L->value + (ts ? w->score * L->score : 0.0);
   L->entropy = ent / B;
   L->value_sign_acc = decisive ? (double)right / decisive : -1.0;
   L->grad_norm = 0.0;
@@ -584,27 +553,25 @@ static float *grad_of(const nn_net *n, nn_trainer *t, int i) {
   return t->grad + n->tensors[i].offset;
 }
 
-int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x,
-                 const uint32_t *legal, const float *target_policy,
-                 const float *target_value, const float *target_score,
+int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, const uint32_t *legal,
+                 const float *target_policy, const float *target_value, const float *target_score,
                  int batch, nn_losses *losses) {
   if (!ws_fits(n, ws, batch) || !nn_config_equal(&n->cfg, &t->cfg)) return -1;
-  const int B = batch, NI = n->cfg.n_in, H = n->cfg.hidden,
-            O = n->cfg.n_actions + 2, nb = n->cfg.blocks;
+  const int B = batch, NI = n->cfg.n_in, H = n->cfg.hidden, O = n->cfg.n_actions + 2,
+            nb = n->cfg.blocks;
   nn_losses L;
   forward_batch(n, ws, x, B, 1);
-  head_loss(ws, &t->p.w, legal, target_policy, target_value, target_score, B,
-            &L);
+  head_loss(ws, &t->p.w, legal, target_policy, target_value, target_score, B, &L);
 
   float *g1 = ws->g1, *g2 = ws->g2;
   const float *aL = act_slot(ws, 2 * nb);
   /* dW_head (H x O) = aL^T (H x B) . dhead (B x O) */
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, O, B, 1.0f, aL, H,
-              ws->dhead, O, 0.0f, grad_of(n, t, NN_T_HEAD_W(nb)), O);
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, O, B, 1.0f, aL, H, ws->dhead, O, 0.0f,
+              grad_of(n, t, NN_T_HEAD_W(nb)), O);
   nn_k_colsum(ws->dhead, grad_of(n, t, NN_T_HEAD_B(nb)), B, O);
   /* g1 (B x H) = dhead (B x O) . W_head^T (O x H) */
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, O, 1.0f,
-              ws->dhead, O, tensor(n, NN_T_HEAD_W(nb)), O, 0.0f, g1, H);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, O, 1.0f, ws->dhead, O,
+              tensor(n, NN_T_HEAD_W(nb)), O, 0.0f, g1, H);
   for (int k = nb - 1; k >= 0; k--) {
     const float *ain = act_slot(ws, 2 * k), *u = act_slot(ws, 2 * k + 1),
                 *aout = act_slot(ws, 2 * k + 2);
@@ -612,15 +579,15 @@ int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x,
      * is also the gradient reaching a_k through the skip connection. */
     nn_k_relu_mask_colsum(g1, aout, grad_of(n, t, NN_T_BLOCK(k, 3)), B, H);
     /* dW2 (H x H) = u^T (H x B) . g1 (B x H) */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, H, B, 1.0f, u, H,
-                g1, H, 0.0f, grad_of(n, t, NN_T_BLOCK(k, 2)), H);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, H, B, 1.0f, u, H, g1, H, 0.0f,
+                grad_of(n, t, NN_T_BLOCK(k, 2)), H);
     /* g2 (B x H) = g1 (B x H) . W2^T (H x H) */
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, H, 1.0f, g1, H,
                 tensor(n, NN_T_BLOCK(k, 2)), H, 0.0f, g2, H);
     nn_k_relu_mask_colsum(g2, u, grad_of(n, t, NN_T_BLOCK(k, 1)), B, H);
     /* dW1 (H x H) = a_k^T (H x B) . g2 (B x H) */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, H, B, 1.0f, ain,
-                H, g2, H, 0.0f, grad_of(n, t, NN_T_BLOCK(k, 0)), H);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, H, B, 1.0f, ain, H, g2, H, 0.0f,
+                grad_of(n, t, NN_T_BLOCK(k, 0)), H);
     /* g1 (B x H) = g1 + g2 (B x H) . W1^T (H x H): beta = 1 adds the
      * block path to the skip path. */
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, H, 1.0f, g2, H,
@@ -628,25 +595,22 @@ int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x,
   }
   nn_k_relu_mask_colsum(g1, act_slot(ws, 0), grad_of(n, t, NN_T_IN_B), B, H);
   /* dW_in (NI x H) = x^T (NI x B) . g1 (B x H) */
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, NI, H, B, 1.0f, x, NI,
-              g1, H, 0.0f, grad_of(n, t, NN_T_IN_W), H);
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, NI, H, B, 1.0f, x, NI, g1, H, 0.0f,
+              grad_of(n, t, NN_T_IN_W), H);
   L.grad_norm = sqrt(nn_k_sumsq(t->grad, t->n));
   if (losses) *losses = L;
   return 0;
 }
 
-int nn_train_step(nn_net *n, nn_trainer *t, nn_ws *ws, const float *x,
-                  const uint32_t *legal, const float *target_policy,
-                  const float *target_value, const float *target_score,
+int nn_train_step(nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, const uint32_t *legal,
+                  const float *target_policy, const float *target_value, const float *target_score,
                   int batch, float lr, nn_losses *losses) {
   nn_losses L;
-  if (nn_loss_grad(n, t, ws, x, legal, target_policy, target_value,
-                   target_score, batch, &L) != 0)
+  if (nn_loss_grad(n, t, ws, x, legal, target_policy, target_value, target_score, batch, &L) != 0)
     return -1;
   const nn_train_params *p = &t->p;
   float gscale = 1.0f;
-  if (p->clip_norm > 0 && L.grad_norm > p->clip_norm)
-    gscale = (float)(p->clip_norm / L.grad_norm);
+  if (p->clip_norm > 0 && L.grad_norm > p->clip_norm) gscale = (float)(p->clip_norm / L.grad_norm);
   t->step++;
   float bc1 = (float)(1.0 - pow(p->beta1, (double)t->step));
   float bc2 = (float)(1.0 - pow(p->beta2, (double)t->step));
@@ -654,16 +618,14 @@ int nn_train_step(nn_net *n, nn_trainer *t, nn_ws *ws, const float *x,
     const nn_tensor *tn = &n->tensors[i];
     size_t o = tn->offset, cnt = (size_t)tn->rows * tn->cols;
     nn_k_adam(n->params + o, t->grad + o, t->m + o, t->v + o, cnt, gscale, lr,
-              tn->decay ? p->weight_decay : 0.0f, p->beta1, p->beta2, bc1,
-              bc2, p->eps);
+              tn->decay ? p->weight_decay : 0.0f, p->beta1, p->beta2, bc1, bc2, p->eps);
   }
   if (losses) *losses = L;
   return 0;
 }
 
-int nn_loss_naive(const nn_net *n, nn_ws *ws, const nn_loss_weights *w,
-                  const float *x, const uint32_t *legal,
-                  const float *target_policy, const float *target_value,
+int nn_loss_naive(const nn_net *n, nn_ws *ws, const nn_loss_weights *w, const float *x,
+                  const uint32_t *legal, const float *target_policy, const float *target_value,
                   const float *target_score, int batch, nn_losses *losses) {
   if (!ws_fits(n, ws, batch)) return -1;
   const int NI = n->cfg.n_in, H = n->cfg.hidden, A = n->cfg.n_actions;
@@ -695,8 +657,7 @@ int nn_loss_naive(const nn_net *n, nn_ws *ws, const nn_loss_weights *w,
   L.policy = ce / batch;
   L.value = vl / batch;
   L.score = sl / batch;
-  L.total = w->policy * L.policy + w->value * L.value +
-            (target_score ? w->score * L.score : 0.0);
+  L.total = w->policy * L.policy + w->value * L.value + (target_score ? w->score * L.score : 0.0);
   L.entropy = ent / batch;
   L.value_sign_acc = decisive ? (double)right / decisive : -1.0;
   L.grad_norm = 0.0;

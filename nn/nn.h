@@ -38,9 +38,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NN_MAX_ACTIONS 32 /* legal masks are uint32_t */
-#define NN_GAME_MAX 32    /* nn_meta.game capacity, NUL included */
-#define NN_RULES_MAX 512  /* nn_meta.rules capacity, NUL included */
+#define NN_MAX_ACTIONS 32  /* legal masks are uint32_t */
+#define NN_GAME_MAX    32  /* nn_meta.game capacity, NUL included */
+#define NN_RULES_MAX   512 /* nn_meta.rules capacity, NUL included */
 
 /* ---- Shapes ------------------------------------------------------------- */
 typedef struct {
@@ -58,10 +58,10 @@ double nn_flops_per_position(const nn_config *c);
 /* One parameter tensor inside the flat array: rows x cols floats, row-major,
  * at params + offset. Biases have rows == 1. */
 typedef struct {
-  char name[24];   /* "in.w", "block0.fc1.b", "head.w", ... */
-  size_t offset;   /* in floats from the start of the parameter array */
+  char name[24]; /* "in.w", "block0.fc1.b", "head.w", ... */
+  size_t offset; /* in floats from the start of the parameter array */
   int rows, cols;
-  int decay;       /* 1: AdamW weight decay applies (weights, not biases) */
+  int decay; /* 1: AdamW weight decay applies (weights, not biases) */
 } nn_tensor;
 
 /* ---- BLAS --------------------------------------------------------------- */
@@ -105,9 +105,9 @@ int nn_ws_max_batch(const nn_ws *ws);
  * activations); the others exist for benchmarks and tests. */
 typedef enum {
   NN_SMALL_AUTO = 0,
-  NN_SMALL_SGEMM,  /* the batched path with batch 1 */
-  NN_SMALL_SGEMV,  /* cblas_sgemv per layer */
-  NN_SMALL_LOOP    /* hand-written vector loop over the non-zero inputs */
+  NN_SMALL_SGEMM, /* the batched path with batch 1 */
+  NN_SMALL_SGEMV, /* cblas_sgemv per layer */
+  NN_SMALL_LOOP   /* hand-written vector loop over the non-zero inputs */
 } nn_small_path;
 void nn_ws_set_small_path(nn_ws *ws, nn_small_path p);
 
@@ -120,14 +120,12 @@ void nn_ws_set_small_path(nn_ws *ws, nn_small_path p);
  *   score  batch score-margin predictions, or NULL
  * Returns 0, or -1 if batch is not in 1..max_batch or ws was made for
  * another config. Bit-for-bit deterministic for a given batch size. */
-int nn_forward(const nn_net *n, nn_ws *ws, const float *x,
-               const uint32_t *legal, int batch, float *policy, float *value,
-               float *score);
+int nn_forward(const nn_net *n, nn_ws *ws, const float *x, const uint32_t *legal, int batch,
+               float *policy, float *value, float *score);
 /* Reference implementation: plain loops, double accumulation, same contract.
  * Slow; for tests. */
-int nn_forward_naive(const nn_net *n, nn_ws *ws, const float *x,
-                     const uint32_t *legal, int batch, float *policy,
-                     float *value, float *score);
+int nn_forward_naive(const nn_net *n, nn_ws *ws, const float *x, const uint32_t *legal, int batch,
+                     float *policy, float *value, float *score);
 /* The raw head outputs of the last nn_forward on ws: row b holds the
  * n_actions policy logits (unmasked), the value before tanh and the score, at
  * b * (n_actions + 2). Valid until ws is used again. */
@@ -169,8 +167,7 @@ typedef struct {
 typedef struct nn_trainer nn_trainer;
 
 /* Gradients and Adam moments for nets of n's config, step counter at 0. */
-nn_trainer *nn_trainer_create(const nn_net *n, const nn_train_params *p,
-                              char *err, size_t errlen);
+nn_trainer *nn_trainer_create(const nn_net *n, const nn_train_params *p, char *err, size_t errlen);
 void nn_trainer_free(nn_trainer *t);
 uint64_t nn_trainer_steps(const nn_trainer *t);
 
@@ -179,23 +176,20 @@ uint64_t nn_trainer_steps(const nn_trainer *t);
  * target_policy batch x n_actions, target_value batch, target_score batch or
  * NULL (then the score term is left out). losses may be NULL. Deterministic
  * for the same inputs and state. Returns -1 on batch/shape misuse. */
-int nn_train_step(nn_net *n, nn_trainer *t, nn_ws *ws, const float *x,
-                  const uint32_t *legal, const float *target_policy,
-                  const float *target_value, const float *target_score,
+int nn_train_step(nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, const uint32_t *legal,
+                  const float *target_policy, const float *target_value, const float *target_score,
                   int batch, float lr, nn_losses *losses);
 /* The forward and backward halves of nn_train_step, without the update:
  * the gradient of the total loss lands in nn_trainer_grad (laid out like the
  * parameters). grad_norm is filled, nothing is clipped. */
-int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x,
-                 const uint32_t *legal, const float *target_policy,
-                 const float *target_value, const float *target_score,
+int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, const uint32_t *legal,
+                 const float *target_policy, const float *target_value, const float *target_score,
                  int batch, nn_losses *losses);
 const float *nn_trainer_grad(const nn_trainer *t);
 /* The same losses computed in double precision from nn_forward_naive (for
  * finite-difference tests); grad_norm is 0. */
-int nn_loss_naive(const nn_net *n, nn_ws *ws, const nn_loss_weights *w,
-                  const float *x, const uint32_t *legal,
-                  const float *target_policy, const float *target_value,
+int nn_loss_naive(const nn_net *n, nn_ws *ws, const nn_loss_weights *w, const float *x,
+                  const uint32_t *legal, const float *target_policy, const float *target_value,
                   const float *target_score, int batch, nn_losses *losses);
 
 /* ---- Files -------------------------------------------------------------------
@@ -225,28 +219,25 @@ typedef struct {
  * checked). The result points into m and c. */
 nn_expect nn_expect_of(const nn_meta *m, const nn_config *c);
 
-int nn_save(const nn_net *n, const nn_meta *meta, const char *path, char *err,
-            size_t errlen);
+int nn_save(const nn_net *n, const nn_meta *meta, const char *path, char *err, size_t errlen);
 /* A new net with the file's config and weights. expect NULL accepts any
  * valid file; meta_out (may be NULL) receives the file's metadata. */
-nn_net *nn_load(const char *path, const nn_expect *expect, nn_meta *meta_out,
-                char *err, size_t errlen);
+nn_net *nn_load(const char *path, const nn_expect *expect, nn_meta *meta_out, char *err,
+                size_t errlen);
 /* Loads into an existing net, whose config the file must match; on failure
  * the net is unchanged. */
-int nn_load_into(nn_net *n, const char *path, const nn_expect *expect,
-                 nn_meta *meta_out, char *err, size_t errlen);
+int nn_load_into(nn_net *n, const char *path, const nn_expect *expect, nn_meta *meta_out, char *err,
+                 size_t errlen);
 
 /* Training checkpoints: weights, Adam moments, step counter and an opaque
  * caller blob (counters, RNG states) of blob_len bytes. */
-int nn_checkpoint_save(const nn_net *n, const nn_trainer *t,
-                       const nn_meta *meta, const void *blob, size_t blob_len,
-                       const char *path, char *err, size_t errlen);
+int nn_checkpoint_save(const nn_net *n, const nn_trainer *t, const nn_meta *meta, const void *blob,
+                       size_t blob_len, const char *path, char *err, size_t errlen);
 /* Restores into n and t (their config must match the file). The blob goes
  * to blob (capacity blob_cap; a larger stored blob is an error) and its
  * length to *blob_len. On failure n, t and blob are unchanged. */
-int nn_checkpoint_load(nn_net *n, nn_trainer *t, const char *path,
-                       const nn_expect *expect, nn_meta *meta_out, void *blob,
-                       size_t blob_cap, size_t *blob_len, char *err,
+int nn_checkpoint_load(nn_net *n, nn_trainer *t, const char *path, const nn_expect *expect,
+                       nn_meta *meta_out, void *blob, size_t blob_cap, size_t *blob_len, char *err,
                        size_t errlen);
 
 #endif

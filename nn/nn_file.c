@@ -63,8 +63,8 @@ static size_t header_len(const nn_meta *m) {
 }
 
 /* The meta as stored: feature and action counts come from the net. */
-static int meta_for_save(const nn_net *n, const nn_meta *in, nn_meta *out,
-                         const char *path, char *err, size_t errlen) {
+static int meta_for_save(const nn_net *n, const nn_meta *in, nn_meta *out, const char *path,
+                         char *err, size_t errlen) {
   if (!in) {
     errf(err, errlen, "%s: no metadata given", path);
     return -1;
@@ -76,8 +76,7 @@ static int meta_for_save(const nn_net *n, const nn_meta *in, nn_meta *out,
     return -1;
   }
   if (in->encoding < 0) {
-    errf(err, errlen, "%s: negative feature-encoding version %d", path,
-         in->encoding);
+    errf(err, errlen, "%s: negative feature-encoding version %d", path, in->encoding);
     return -1;
   }
   if ((in->n_features && in->n_features != n->cfg.n_in) ||
@@ -93,8 +92,8 @@ static int meta_for_save(const nn_net *n, const nn_meta *in, nn_meta *out,
   return 0;
 }
 
-static void write_header(wbuf *w, const char *magic, uint64_t total,
-                         const nn_meta *m, const nn_net *n) {
+static void write_header(wbuf *w, const char *magic, uint64_t total, const nn_meta *m,
+                         const nn_net *n) {
   wbytes(w, magic, 8);
   w32(w, NN_FILE_VERSION);
   w64(w, total);
@@ -112,8 +111,7 @@ static void write_header(wbuf *w, const char *magic, uint64_t total,
   w64(w, (uint64_t)n->n_params);
 }
 
-static int finish(wbuf *w, size_t total, const char *path, char *err,
-                  size_t errlen) {
+static int finish(wbuf *w, size_t total, const char *path, char *err, size_t errlen) {
   w64(w, checksum64(w->p, w->pos, CHECKSUM64_INIT));
   int rc = w->pos == total ? afile_write(path, w->p, total, err, errlen) : -1;
   if (w->pos != total) errf(err, errlen, "%s: internal size error", path);
@@ -121,8 +119,7 @@ static int finish(wbuf *w, size_t total, const char *path, char *err,
   return rc;
 }
 
-int nn_save(const nn_net *n, const nn_meta *meta, const char *path, char *err,
-            size_t errlen) {
+int nn_save(const nn_net *n, const nn_meta *meta, const char *path, char *err, size_t errlen) {
   nn_meta m;
   if (meta_for_save(n, meta, &m, path, err, errlen) != 0) return -1;
   size_t total = header_len(&m) + 4 * n->n_params + 8;
@@ -136,14 +133,12 @@ int nn_save(const nn_net *n, const nn_meta *meta, const char *path, char *err,
   return finish(&w, total, path, err, errlen);
 }
 
-int nn_checkpoint_save(const nn_net *n, const nn_trainer *t,
-                       const nn_meta *meta, const void *blob, size_t blob_len,
-                       const char *path, char *err, size_t errlen) {
+int nn_checkpoint_save(const nn_net *n, const nn_trainer *t, const nn_meta *meta, const void *blob,
+                       size_t blob_len, const char *path, char *err, size_t errlen) {
   nn_meta m;
   if (meta_for_save(n, meta, &m, path, err, errlen) != 0) return -1;
   if (!nn_config_equal(&n->cfg, &t->cfg)) {
-    errf(err, errlen, "%s: optimiser state is for another network shape",
-         path);
+    errf(err, errlen, "%s: optimiser state is for another network shape", path);
     return -1;
   }
   if (blob_len && !blob) {
@@ -203,9 +198,7 @@ typedef struct {
   rbuf r;
 } parsed;
 
-static const char *kind_name(int ckpt) {
-  return ckpt ? "training checkpoint" : "weight file";
-}
+static const char *kind_name(int ckpt) { return ckpt ? "training checkpoint" : "weight file"; }
 
 static int read_all(const char *path, parsed *f, char *err, size_t errlen) {
   FILE *fp = fopen(path, "rb");
@@ -241,18 +234,16 @@ void nn_shape_string(const nn_config *c, char *buf, size_t len) {
   snprintf(buf, len, "%d-%dx%d-%d", c->n_in, c->hidden, c->blocks, c->n_actions);
 }
 
-static int check_expect(const char *path, const parsed *f, const nn_expect *e,
-                        char *err, size_t errlen) {
+static int check_expect(const char *path, const parsed *f, const nn_expect *e, char *err,
+                        size_t errlen) {
   const nn_meta *m = &f->meta;
   if (e->game && strcmp(e->game, m->game) != 0) {
-    errf(err, errlen, "%s: trained for game '%s' but this run plays '%s'",
-         path, m->game, e->game);
+    errf(err, errlen, "%s: trained for game '%s' but this run plays '%s'", path, m->game, e->game);
     return -1;
   }
   if (e->rules && strcmp(e->rules, m->rules) != 0) {
-    errf(err, errlen,
-         "%s: trained with rule options '%s' but this run uses '%s'", path,
-         m->rules, e->rules);
+    errf(err, errlen, "%s: trained with rule options '%s' but this run uses '%s'", path, m->rules,
+         e->rules);
     return -1;
   }
   if (e->encoding && e->encoding != m->encoding) {
@@ -263,14 +254,13 @@ static int check_expect(const char *path, const parsed *f, const nn_expect *e,
     return -1;
   }
   if (e->n_features && e->n_features != m->n_features) {
-    errf(err, errlen,
-         "%s: network takes %d features but this run encodes %d", path,
-         m->n_features, e->n_features);
+    errf(err, errlen, "%s: network takes %d features but this run encodes %d", path, m->n_features,
+         e->n_features);
     return -1;
   }
   if (e->n_actions && e->n_actions != m->n_actions) {
-    errf(err, errlen, "%s: network has %d actions but this game has %d",
-         path, m->n_actions, e->n_actions);
+    errf(err, errlen, "%s: network has %d actions but this game has %d", path, m->n_actions,
+         e->n_actions);
     return -1;
   }
   if (e->config && !nn_config_equal(e->config, &f->cfg)) {
@@ -288,8 +278,8 @@ static int check_expect(const char *path, const parsed *f, const nn_expect *e,
 
 /* Reads and validates everything up to the payload; on success f->r points
  * after the parameter count and the caller frees f->buf. */
-static int open_parsed(const char *path, int ckpt, const nn_expect *e,
-                       parsed *f, char *err, size_t errlen) {
+static int open_parsed(const char *path, int ckpt, const nn_expect *e, parsed *f, char *err,
+                       size_t errlen) {
   memset(f, 0, sizeof *f);
   if (read_all(path, f, err, errlen) != 0) return -1;
   const char *magic = ckpt ? MAGIC_CHECKPOINT : MAGIC_WEIGHTS;
@@ -301,13 +291,11 @@ static int open_parsed(const char *path, int ckpt, const nn_expect *e,
     goto fail;
   }
   if (len >= 8 && memcmp(b, other, 8) == 0) {
-    errf(err, errlen, "%s: is a %s, not a %s", path, kind_name(!ckpt),
-         kind_name(ckpt));
+    errf(err, errlen, "%s: is a %s, not a %s", path, kind_name(!ckpt), kind_name(ckpt));
     goto fail;
   }
   if (len < 8 || memcmp(b, magic, 8) != 0) {
-    errf(err, errlen, "%s: not a SowZero %s (bad magic)", path,
-         kind_name(ckpt));
+    errf(err, errlen, "%s: not a SowZero %s (bad magic)", path, kind_name(ckpt));
     goto fail;
   }
   if (len < PREAMBLE) {
@@ -329,12 +317,11 @@ static int open_parsed(const char *path, int ckpt, const nn_expect *e,
     goto fail;
   }
   if ((uint64_t)len > declared) {
-    errf(err, errlen, "%s: %llu unexpected bytes after the end of the %s",
-         path, (unsigned long long)(len - declared), kind_name(ckpt));
+    errf(err, errlen, "%s: %llu unexpected bytes after the end of the %s", path,
+         (unsigned long long)(len - declared), kind_name(ckpt));
     goto fail;
   }
-  if (len < PREAMBLE + 8 ||
-      checksum64(b, len - 8, CHECKSUM64_INIT) != get_u64le(b + len - 8)) {
+  if (len < PREAMBLE + 8 || checksum64(b, len - 8, CHECKSUM64_INIT) != get_u64le(b + len - 8)) {
     errf(err, errlen, "%s: checksum mismatch, the file is corrupted", path);
     goto fail;
   }
@@ -368,16 +355,14 @@ static int open_parsed(const char *path, int ckpt, const nn_expect *e,
   uint32_t ntensors = r32(r);
   uint64_t nparams = r64(r);
   char why[128];
-  if (r->bad || enc > INT32_MAX ||
-      nn_config_check(&f->cfg, why, sizeof why) != 0) {
+  if (r->bad || enc > INT32_MAX || nn_config_check(&f->cfg, why, sizeof why) != 0) {
     errf(err, errlen, "%s: corrupt header (layer sizes)", path);
     goto fail;
   }
   nn_tensor *tt = calloc((size_t)4 * f->cfg.blocks + 4, sizeof *tt);
   size_t expect_params = tt ? nn_layout(&f->cfg, tt) : 0;
   free(tt);
-  if (ntensors != (uint32_t)(4 * f->cfg.blocks + 4) ||
-      nparams != expect_params) {
+  if (ntensors != (uint32_t)(4 * f->cfg.blocks + 4) || nparams != expect_params) {
     errf(err, errlen, "%s: corrupt header (tensor table)", path);
     goto fail;
   }
@@ -387,8 +372,7 @@ static int open_parsed(const char *path, int ckpt, const nn_expect *e,
   f->n_params = (size_t)nparams;
   size_t payload = ckpt ? 8 + 12 * f->n_params + 8 : 4 * f->n_params;
   if (r->len - r->pos < payload || (!ckpt && r->len - r->pos > payload)) {
-    errf(err, errlen, "%s: corrupt header (file size does not match its tensors)",
-         path);
+    errf(err, errlen, "%s: corrupt header (file size does not match its tensors)", path);
     goto fail;
   }
   if (e && check_expect(path, f, e, err, errlen) != 0) goto fail;
@@ -399,8 +383,8 @@ fail:
   return -1;
 }
 
-static int shape_matches(const char *path, const parsed *f,
-                         const nn_config *c, char *err, size_t errlen) {
+static int shape_matches(const char *path, const parsed *f, const nn_config *c, char *err,
+                         size_t errlen) {
   if (nn_config_equal(&f->cfg, c)) return 0;
   char have[64], want[64];
   nn_shape_string(&f->cfg, have, sizeof have);
@@ -412,8 +396,8 @@ static int shape_matches(const char *path, const parsed *f,
   return -1;
 }
 
-nn_net *nn_load(const char *path, const nn_expect *expect, nn_meta *meta_out,
-                char *err, size_t errlen) {
+nn_net *nn_load(const char *path, const nn_expect *expect, nn_meta *meta_out, char *err,
+                size_t errlen) {
   parsed f;
   if (open_parsed(path, 0, expect, &f, err, errlen) != 0) return NULL;
   nn_blas_single_thread();
@@ -426,8 +410,8 @@ nn_net *nn_load(const char *path, const nn_expect *expect, nn_meta *meta_out,
   return n;
 }
 
-int nn_load_into(nn_net *n, const char *path, const nn_expect *expect,
-                 nn_meta *meta_out, char *err, size_t errlen) {
+int nn_load_into(nn_net *n, const char *path, const nn_expect *expect, nn_meta *meta_out, char *err,
+                 size_t errlen) {
   parsed f;
   if (open_parsed(path, 0, expect, &f, err, errlen) != 0) return -1;
   if (shape_matches(path, &f, &n->cfg, err, errlen) != 0) {
@@ -440,17 +424,15 @@ int nn_load_into(nn_net *n, const char *path, const nn_expect *expect,
   return 0;
 }
 
-int nn_checkpoint_load(nn_net *n, nn_trainer *t, const char *path,
-                       const nn_expect *expect, nn_meta *meta_out, void *blob,
-                       size_t blob_cap, size_t *blob_len, char *err,
+int nn_checkpoint_load(nn_net *n, nn_trainer *t, const char *path, const nn_expect *expect,
+                       nn_meta *meta_out, void *blob, size_t blob_cap, size_t *blob_len, char *err,
                        size_t errlen) {
   parsed f;
   if (open_parsed(path, 1, expect, &f, err, errlen) != 0) return -1;
   int rc = -1;
   if (shape_matches(path, &f, &n->cfg, err, errlen) != 0) goto out;
   if (!nn_config_equal(&n->cfg, &t->cfg)) {
-    errf(err, errlen, "%s: optimiser state is for another network shape",
-         path);
+    errf(err, errlen, "%s: optimiser state is for another network shape", path);
     goto out;
   }
   /* The blob length sits after the tensors; peek at it before writing. */

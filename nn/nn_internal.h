@@ -6,22 +6,22 @@
 #include "nn/nn.h"
 
 #define NN_MAX_HIDDEN 4096
-#define NN_MAX_IN 65536
+#define NN_MAX_IN     65536
 #define NN_MAX_BLOCKS 64
-#define NN_MAX_BATCH (1 << 20)
+#define NN_MAX_BATCH  (1 << 20)
 
 /* Tensor indices: in.w, in.b, then 4 per block (fc1.w fc1.b fc2.w fc2.b),
  * then head.w, head.b. */
-#define NN_T_IN_W 0
-#define NN_T_IN_B 1
-#define NN_T_BLOCK(k, j) (2 + 4 * (k) + (j))
+#define NN_T_IN_W           0
+#define NN_T_IN_B           1
+#define NN_T_BLOCK(k, j)    (2 + 4 * (k) + (j))
 #define NN_T_HEAD_W(blocks) (2 + 4 * (blocks))
 #define NN_T_HEAD_B(blocks) (3 + 4 * (blocks))
 
 struct nn_net {
   nn_config cfg;
   size_t n_params;
-  float *params;      /* n_params floats, 64-byte aligned, tensor-table order */
+  float *params; /* n_params floats, 64-byte aligned, tensor-table order */
   int n_tensors;
   nn_tensor *tensors; /* n_tensors entries */
 };
@@ -30,16 +30,16 @@ struct nn_ws {
   nn_config cfg;
   int max_batch;
   nn_small_path small;
-  float *act;     /* (1 + 2 * blocks) x max_batch x H: a_0, u_0, a_1, u_1, ... */
-  float *head;    /* max_batch x (A + 2): raw head outputs */
-  float *prob;    /* max_batch x A: policy probabilities (training) */
-  float *g1;      /* max_batch x H: backward gradient */
-  float *g2;      /* max_batch x max(H, A + 2): backward gradient, and
+  float *act;   /* (1 + 2 * blocks) x max_batch x H: a_0, u_0, a_1, u_1, ... */
+  float *head;  /* max_batch x (A + 2): raw head outputs */
+  float *prob;  /* max_batch x A: policy probabilities (training) */
+  float *g1;    /* max_batch x H: backward gradient */
+  float *g2;    /* max_batch x max(H, A + 2): backward gradient, and
                      scratch for transposed products in the forward pass */
-  float *dhead;   /* max_batch x (A + 2): loss gradient at the head */
-  double *dvec;   /* 2 * H + A + 2 + n_in: one row in double (naive path) */
-  int *nz;        /* max(H, n_in) indices of non-zero inputs (batch-1 loop) */
-  void *mem;      /* the one allocation behind the float buffers */
+  float *dhead; /* max_batch x (A + 2): loss gradient at the head */
+  double *dvec; /* 2 * H + A + 2 + n_in: one row in double (naive path) */
+  int *nz;      /* max(H, n_in) indices of non-zero inputs (batch-1 loop) */
+  void *mem;    /* the one allocation behind the float buffers */
 };
 
 struct nn_trainer {
@@ -66,20 +66,18 @@ void nn_k_bias_relu(float *c, const float *b, int rows, int cols);
 /* c[r][j] += b[j] */
 void nn_k_bias(float *c, const float *b, int rows, int cols);
 /* g[r][j] = a[r][j] > 0 ? g[r][j] : 0; db[j] = sum_r g[r][j] */
-void nn_k_relu_mask_colsum(float *g, const float *a, float *db, int rows,
-                           int cols);
+void nn_k_relu_mask_colsum(float *g, const float *a, float *db, int rows, int cols);
 /* db[j] = sum_r g[r][j] */
 void nn_k_colsum(const float *g, float *db, int rows, int cols);
 /* y[j] = b[j] + sum_i x[i] W[i][j] (+ s[j] if s) then relu if relu; W is
  * n x m row-major. Skips zero x[i]; nz is scratch for n ints. */
-void nn_k_vecmat(float *y, const float *x, const float *W, const float *b,
-                 const float *s, int n, int m, int relu, int *nz);
+void nn_k_vecmat(float *y, const float *x, const float *W, const float *b, const float *s, int n,
+                 int m, int relu, int *nz);
 /* Sum of squares in double. */
 double nn_k_sumsq(const float *g, size_t n);
 /* One AdamW update of n parameters: decay (1 - lr wd) when wd > 0, moments,
  * bias-corrected step; g is scaled by gscale first. */
-void nn_k_adam(float *p, const float *g, float *m, float *v, size_t n,
-               float gscale, float lr, float wd, float b1, float b2,
-               float bc1, float bc2, float eps);
+void nn_k_adam(float *p, const float *g, float *m, float *v, size_t n, float gscale, float lr,
+               float wd, float b1, float b2, float bc1, float bc2, float eps);
 
 #endif

@@ -12,8 +12,7 @@
 
 /* Not under ThreadSanitizer: GCC instruments the ifunc resolvers, which the
  * loader runs before the sanitizer's runtime is up. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-    !defined(__SANITIZE_THREAD__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define NN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define NN_CLONES
@@ -29,7 +28,7 @@ typedef float vf8 __attribute__((vector_size(8 * 4)));
  * than functions so that no vector crosses a call boundary. */
 #define LD(v, p) memcpy(&(v), (p), sizeof(vf))
 #define ST(p, v) memcpy((p), &(v), sizeof(vf))
-#define RELU(v) ((v) = (vf)((vi)(v) & ((v) > (vf){0})))
+#define RELU(v)  ((v) = (vf)((vi)(v) & ((v) > (vf){0})))
 
 NN_CLONES void nn_k_bias_relu(float *c, const float *b, int rows, int cols) {
   for (int r = 0; r < rows; r++) {
@@ -65,8 +64,7 @@ NN_CLONES void nn_k_bias(float *c, const float *b, int rows, int cols) {
   }
 }
 
-NN_CLONES void nn_k_relu_mask_colsum(float *g, const float *a, float *db,
-                                     int rows, int cols) {
+NN_CLONES void nn_k_relu_mask_colsum(float *g, const float *a, float *db, int rows, int cols) {
   memset(db, 0, sizeof(float) * (size_t)cols);
   for (int r = 0; r < rows; r++) {
     float *gr = g + (size_t)r * cols;
@@ -109,9 +107,8 @@ NN_CLONES void nn_k_colsum(const float *g, float *db, int rows, int cols) {
 /* Four vectors of outputs stay in registers while the non-zero input rows
  * stream past; after a ReLU about half the inputs are zero, which halves the
  * weight traffic that bounds a batch of one. */
-NN_CLONES void nn_k_vecmat(float *y, const float *x, const float *W,
-                           const float *b, const float *s, int n, int m,
-                           int relu, int *nz) {
+NN_CLONES void nn_k_vecmat(float *y, const float *x, const float *W, const float *b, const float *s,
+                           int n, int m, int relu, int *nz) {
   /* Branch-free compaction: zero and non-zero inputs come unpredictably. */
   int k = 0;
   for (int i = 0; i < n; i++) {
@@ -205,53 +202,48 @@ NN_CLONES double nn_k_sumsq(const float *g, size_t n) {
  * is written once per instruction set with intrinsics and picked at run time.
  * Every version does the same IEEE operations in the same order (no FMA),
  * so results do not depend on the machine. */
-#define ADAM_ARGS                                                             \
-  float *p, const float *g, float *m, float *v, size_t n, float gscale,       \
-      float keep, float step, float rb2, float b1, float b2, float eps
-#define ADAM_TAIL(i0)                                                         \
-  for (size_t k_ = (i0); k_ < n; k_++) {                                      \
-    float gk = g[k_] * gscale;                                                \
-    m[k_] = b1 * m[k_] + (1.0f - b1) * gk;                                    \
-    v[k_] = b2 * v[k_] + (1.0f - b2) * (gk * gk);                             \
-    p[k_] = p[k_] * keep - step * (m[k_] / (sqrtf(v[k_]) * rb2 + eps));       \
+#define ADAM_ARGS                                                                               \
+  float *p, const float *g, float *m, float *v, size_t n, float gscale, float keep, float step, \
+      float rb2, float b1, float b2, float eps
+#define ADAM_TAIL(i0)                                                   \
+  for (size_t k_ = (i0); k_ < n; k_++) {                                \
+    float gk = g[k_] * gscale;                                          \
+    m[k_] = b1 * m[k_] + (1.0f - b1) * gk;                              \
+    v[k_] = b2 * v[k_] + (1.0f - b2) * (gk * gk);                       \
+    p[k_] = p[k_] * keep - step * (m[k_] / (sqrtf(v[k_]) * rb2 + eps)); \
   }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-#define ADAM_BODY(W, T, PFX)                                                  \
-  const T vg = PFX##_set1_ps(gscale), vkeep = PFX##_set1_ps(keep),            \
-          vstep = PFX##_set1_ps(step), vrb2 = PFX##_set1_ps(rb2),             \
-          vb1 = PFX##_set1_ps(b1), vb2 = PFX##_set1_ps(b2),                   \
-          vc1 = PFX##_set1_ps(1.0f - b1), vc2 = PFX##_set1_ps(1.0f - b2),     \
-          veps = PFX##_set1_ps(eps);                                          \
-  size_t i = 0;                                                               \
-  for (; i + (W) <= n; i += (W)) {                                            \
-    T gi = PFX##_mul_ps(PFX##_loadu_ps(g + i), vg);                           \
-    T mi = PFX##_add_ps(PFX##_mul_ps(vb1, PFX##_loadu_ps(m + i)),             \
-                        PFX##_mul_ps(vc1, gi));                               \
-    T vi_ = PFX##_add_ps(PFX##_mul_ps(vb2, PFX##_loadu_ps(v + i)),            \
-                         PFX##_mul_ps(vc2, PFX##_mul_ps(gi, gi)));            \
-    T den = PFX##_add_ps(PFX##_mul_ps(PFX##_sqrt_ps(vi_), vrb2), veps);       \
-    T pi = PFX##_sub_ps(PFX##_mul_ps(PFX##_loadu_ps(p + i), vkeep),           \
-                        PFX##_mul_ps(vstep, PFX##_div_ps(mi, den)));          \
-    PFX##_storeu_ps(m + i, mi);                                               \
-    PFX##_storeu_ps(v + i, vi_);                                              \
-    PFX##_storeu_ps(p + i, pi);                                               \
-  }                                                                           \
+#define ADAM_BODY(W, T, PFX)                                                                    \
+  const T vg = PFX##_set1_ps(gscale), vkeep = PFX##_set1_ps(keep), vstep = PFX##_set1_ps(step), \
+          vrb2 = PFX##_set1_ps(rb2), vb1 = PFX##_set1_ps(b1), vb2 = PFX##_set1_ps(b2),          \
+          vc1 = PFX##_set1_ps(1.0f - b1), vc2 = PFX##_set1_ps(1.0f - b2),                       \
+          veps = PFX##_set1_ps(eps);                                                            \
+  size_t i = 0;                                                                                 \
+  for (; i + (W) <= n; i += (W)) {                                                              \
+    T gi = PFX##_mul_ps(PFX##_loadu_ps(g + i), vg);                                             \
+    T mi = PFX##_add_ps(PFX##_mul_ps(vb1, PFX##_loadu_ps(m + i)), PFX##_mul_ps(vc1, gi));       \
+    T vi_ = PFX##_add_ps(PFX##_mul_ps(vb2, PFX##_loadu_ps(v + i)),                              \
+                         PFX##_mul_ps(vc2, PFX##_mul_ps(gi, gi)));                              \
+    T den = PFX##_add_ps(PFX##_mul_ps(PFX##_sqrt_ps(vi_), vrb2), veps);                         \
+    T pi = PFX##_sub_ps(PFX##_mul_ps(PFX##_loadu_ps(p + i), vkeep),                             \
+                        PFX##_mul_ps(vstep, PFX##_div_ps(mi, den)));                            \
+    PFX##_storeu_ps(m + i, mi);                                                                 \
+    PFX##_storeu_ps(v + i, vi_);                                                                \
+    PFX##_storeu_ps(p + i, pi);                                                                 \
+  }                                                                                             \
   ADAM_TAIL(i)
 
 __attribute__((target("avx512f"))) static void adam_avx512(ADAM_ARGS) {
   ADAM_BODY(16, __m512, _mm512)
 }
-__attribute__((target("avx"))) static void adam_avx(ADAM_ARGS) {
-  ADAM_BODY(8, __m256, _mm256)
-}
+__attribute__((target("avx"))) static void adam_avx(ADAM_ARGS) { ADAM_BODY(8, __m256, _mm256) }
 static void adam_sse(ADAM_ARGS) { ADAM_BODY(4, __m128, _mm) }
 #endif
 
-void nn_k_adam(float *p, const float *g, float *m, float *v, size_t n,
-               float gscale, float lr, float wd, float b1, float b2,
-               float bc1, float bc2, float eps) {
+void nn_k_adam(float *p, const float *g, float *m, float *v, size_t n, float gscale, float lr,
+               float wd, float b1, float b2, float bc1, float bc2, float eps) {
   const float keep = 1.0f - lr * wd, step = lr / bc1, rb2 = 1.0f / sqrtf(bc2);
 #if defined(__x86_64__) && defined(__GNUC__)
   if (__builtin_cpu_supports("avx512f"))

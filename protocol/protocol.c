@@ -17,14 +17,14 @@
 
 struct proto {
   game g;
-  game_pos base;              /* start of the record: start or setboard */
-  game_pos pos;               /* current position */
-  game_hist hist;             /* repetition history of pos */
-  int nmoves;                 /* moves played since base */
-  uint8_t moves[MAX_RECORD];  /* those moves, for undo */
-  agent *agent;               /* plays genmove, answers analyze */
-  char line[PROTO_MAX_LINE];  /* the command being parsed */
-  char *argv[MAX_TOKENS];     /* its tokens */
+  game_pos base;             /* start of the record: start or setboard */
+  game_pos pos;              /* current position */
+  game_hist hist;            /* repetition history of pos */
+  int nmoves;                /* moves played since base */
+  uint8_t moves[MAX_RECORD]; /* those moves, for undo */
+  agent *agent;              /* plays genmove, answers analyze */
+  char line[PROTO_MAX_LINE]; /* the command being parsed */
+  char *argv[MAX_TOKENS];    /* its tokens */
   char agent_spec[256];
   uint64_t seed;
 };
@@ -311,8 +311,8 @@ static int cmd_analyze(proto *s, int argc, char **argv, out_buf *o, char *err, s
   }
   put(o, "best %d value %.4f", an.best, an.root_value);
   for (int i = 0; i < an.n; i++)
-    put(o, "\nmove %d visits %d prior %.4f value %.4f", an.action[i], an.visits[i],
-        an.prior[i], an.value[i]);
+    put(o, "\nmove %d visits %d prior %.4f value %.4f", an.action[i], an.visits[i], an.prior[i],
+        an.value[i]);
   return 0;
 }
 
@@ -351,7 +351,8 @@ static const struct {
 } commands[] = {
     {"game", cmd_game, 1, "game NAME [key=value ...]   choose a game or preset; new game"},
     {"moves", cmd_moves, 1, "moves A1 A2 ...             new game, then play these actions"},
-    {"setboard", cmd_setboard, 1, "setboard MOVER BOARD...     the game's board tokens (Oware: pits, stores)"},
+    {"setboard", cmd_setboard, 1,
+     "setboard MOVER BOARD...     the game's board tokens (Oware: pits, stores)"},
     {"play", cmd_play, 1, "play A                      play action A for the side to move"},
     {"undo", cmd_undo, 0, "undo                        take back the last move"},
     {"state", cmd_state, 0, "state                       MOVER PITS.. STORES LEGAL STATUS"},

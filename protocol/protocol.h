@@ -31,6 +31,6 @@ int proto_handle_bytes(proto *s, const char *line, size_t len, char *out, size_t
 /* The longest response a command can produce (board drawings, analysis). */
 #define PROTO_MAX_RESPONSE 8192
 /* The longest command line (a whole game's `moves` fits). */
-#define PROTO_MAX_LINE 16384
+#define PROTO_MAX_LINE     16384
 
 #endif

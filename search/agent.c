@@ -12,8 +12,7 @@ static const agent_kind *const kinds[] = {&agent_random, &agent_greedy, &agent_a
 
 const char *agent_usage(int i) { return i >= 0 && i < N_KINDS ? kinds[i]->usage : NULL; }
 
-agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err,
-                    size_t errlen) {
+agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err, size_t errlen) {
   char buf[256], *argv[32], *save = NULL;
   int argc = 0;
   if (strlen(spec) >= sizeof buf) {

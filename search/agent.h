@@ -17,7 +17,7 @@ typedef struct agent agent;
 
 /* What a searching agent thinks of a position (protocol `analyze`). */
 typedef struct {
-  int n;                         /* entries below: the legal actions */
+  int n; /* entries below: the legal actions */
   int action[GAME_MAX_ACTIONS];
   int visits[GAME_MAX_ACTIONS];  /* search visits (0 for non-searching) */
   float prior[GAME_MAX_ACTIONS]; /* policy prior */
@@ -28,8 +28,7 @@ typedef struct {
 
 /* Makes an agent for game g from a spec; seed fixes its random choices.
  * Returns NULL with a message naming the culprit on a bad spec. */
-agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err,
-                    size_t errlen);
+agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err, size_t errlen);
 void agent_free(agent *a);
 /* Chooses an action for p; -1 on failure (message: agent_error). */
 int agent_choose(agent *a, const game_pos *p, const game_hist *h);

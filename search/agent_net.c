@@ -129,5 +129,6 @@ static void net_free(agent *a) {
   if (a->impl) net_free_parts(a->impl);
 }
 
-const agent_kind agent_net = {"net", "net weights=FILE [sample=1 temp=T]", net_create,
-                              net_choose, net_analyze, NULL, net_free};
+const agent_kind agent_net = {
+    "net",   "net weights=FILE [sample=1 temp=T]", net_create, net_choose, net_analyze, NULL,
+    net_free};

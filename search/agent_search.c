@@ -38,8 +38,8 @@ static void search_free_parts(search_agent *s) {
 }
 
 /* p: the kind's default search parameters; own: its other settings. */
-static int search_create(agent *a, int argc, char *const *argv, mcts_params p,
-                         const kv_table *own, char *err, size_t errlen) {
+static int search_create(agent *a, int argc, char *const *argv, mcts_params p, const kv_table *own,
+                         char *err, size_t errlen) {
   search_opts o;
   memset(&o, 0, sizeof o);
   kv_defaults(own, &o, NULL, 0);
@@ -116,10 +116,16 @@ static void search_free(agent *a) {
   if (a->impl) search_free_parts(a->impl);
 }
 
-const agent_kind agent_mcts = {"mcts", "mcts sims=N rollouts=R [search settings, docs/SEARCH.md]",
-                               mcts_agent_create, search_choose, search_analyze, search_reset,
+const agent_kind agent_mcts = {"mcts",
+                               "mcts sims=N rollouts=R [search settings, docs/SEARCH.md]",
+                               mcts_agent_create,
+                               search_choose,
+                               search_analyze,
+                               search_reset,
                                search_free};
 
 const agent_kind agent_zero = {
-    "zero", "zero weights=FILE sims=N [gumbel=1] [search settings, docs/SEARCH.md]",
-    zero_create, search_choose, search_analyze, search_reset, search_free};
+    "zero",         "zero weights=FILE sims=N [gumbel=1] [search settings, docs/SEARCH.md]",
+    zero_create,    search_choose,
+    search_analyze, search_reset,
+    search_free};

@@ -14,11 +14,11 @@ enum { TT_EXACT = 1, TT_LOWER = 2, TT_UPPER = 3 };
 
 typedef struct {
   uint64_t key;
-  int32_t score;  /* for the mover; win scores relative to this node */
+  int32_t score; /* for the mover; win scores relative to this node */
   int8_t depth;
   uint8_t flag;
   uint8_t move;
-  uint8_t heur;   /* 1: a horizon evaluation lies below this value */
+  uint8_t heur; /* 1: a horizon evaluation lies below this value */
 } tt_entry;
 
 struct ab_search {
@@ -32,7 +32,7 @@ struct ab_search {
   uint64_t nodes;
   double deadline;
   int can_abort, abort;
-  int half;            /* pits per row: South owns [0, half) */
+  int half; /* pits per row: South owns [0, half) */
 };
 
 /* Weights from arena runs at depth 4 on Oware (docs/SEARCH.md): seeds kept
@@ -338,8 +338,7 @@ static int ab_agent_choose(agent *a, const game_pos *p, const game_hist *h) {
   return r.best;
 }
 
-static int ab_agent_analyze(agent *a, const game_pos *p, const game_hist *h,
-                            agent_analysis *out) {
+static int ab_agent_analyze(agent *a, const game_pos *p, const game_hist *h, agent_analysis *out) {
   ab_result r;
   if (ab_run(a->impl, p, h, &r, a->err, sizeof a->err)) return -1;
   memset(out, 0, sizeof *out);
@@ -349,13 +348,15 @@ static int ab_agent_analyze(agent *a, const game_pos *p, const game_hist *h,
     /* Scores in [-1, 1]: wins and losses exactly, else the store-difference
      * scale squashed. */
     int v = r.scores[i];
-    out->value[i] = v > AB_WIN / 2 ? 1.0f : v < -AB_WIN / 2 ? -1.0f
-                                                            : (float)v / (float)(abs(v) + 1000);
+    out->value[i] = v > AB_WIN / 2    ? 1.0f
+                    : v < -AB_WIN / 2 ? -1.0f
+                                      : (float)v / (float)(abs(v) + 1000);
   }
   out->best = r.best;
   int v = r.score;
-  out->root_value = v > AB_WIN / 2 ? 1.0f : v < -AB_WIN / 2 ? -1.0f
-                                                            : (float)v / (float)(abs(v) + 1000);
+  out->root_value = v > AB_WIN / 2    ? 1.0f
+                    : v < -AB_WIN / 2 ? -1.0f
+                                      : (float)v / (float)(abs(v) + 1000);
   return 0;
 }
 
@@ -363,6 +364,7 @@ static void ab_agent_reset(agent *a) { ab_clear(a->impl); }
 static void ab_agent_free(agent *a) { ab_free(a->impl); }
 
 const agent_kind agent_alphabeta = {
-    "alphabeta",
-    "alphabeta depth=N time=SECONDS tt=MIB w_store=100 w_seeds=10 w_mobility=10",
-    ab_agent_create, ab_agent_choose, ab_agent_analyze, ab_agent_reset, ab_agent_free};
+    "alphabeta",      "alphabeta depth=N time=SECONDS tt=MIB w_store=100 w_seeds=10 w_mobility=10",
+    ab_agent_create,  ab_agent_choose,
+    ab_agent_analyze, ab_agent_reset,
+    ab_agent_free};

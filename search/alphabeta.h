@@ -31,10 +31,10 @@
 #define AB_INF 2000000000
 
 typedef struct {
-  int depth;      /* deepest iteration, plies (1..AB_MAX_DEPTH) */
-  double time;    /* seconds per search; 0: no time limit */
-  int tt_mb;      /* table size in MiB (0: no table) */
-  int w_store;    /* evaluation weights (see above) */
+  int depth;   /* deepest iteration, plies (1..AB_MAX_DEPTH) */
+  double time; /* seconds per search; 0: no time limit */
+  int tt_mb;   /* table size in MiB (0: no table) */
+  int w_store; /* evaluation weights (see above) */
   int w_seeds;
   int w_mobility;
 } ab_params;
@@ -42,13 +42,13 @@ typedef struct {
 #define AB_MAX_DEPTH 64
 
 typedef struct {
-  int best;         /* best action at the root, -1 if none */
-  int score;        /* for the root mover */
-  int depth;        /* deepest completed iteration */
-  int exact;        /* 1: every line reached the end of the game */
-  uint64_t nodes;   /* positions visited, all iterations */
-  double seconds;   /* wall time */
-  int n;            /* root actions scored in the last iteration */
+  int best;       /* best action at the root, -1 if none */
+  int score;      /* for the root mover */
+  int depth;      /* deepest completed iteration */
+  int exact;      /* 1: every line reached the end of the game */
+  uint64_t nodes; /* positions visited, all iterations */
+  double seconds; /* wall time */
+  int n;          /* root actions scored in the last iteration */
   int action[GAME_MAX_ACTIONS];
   int scores[GAME_MAX_ACTIONS]; /* exact only for the best; others bounds */
 } ab_result;

@@ -8,8 +8,7 @@
 static void uniform_policy(const game *g, const game_pos *p, float *policy) {
   game_moves legal = game_legal(g, p);
   int k = game_count(legal);
-  for (int a = 0; a < g->n_actions; a++)
-    policy[a] = (legal >> a & 1) ? 1.0f / (float)k : 0.0f;
+  for (int a = 0; a < g->n_actions; a++) policy[a] = (legal >> a & 1) ? 1.0f / (float)k : 0.0f;
 }
 
 static int uniform_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n,

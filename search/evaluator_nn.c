@@ -45,8 +45,7 @@ static int check_net(const game *g, const nn_net *net, char *err, size_t errlen)
   return 0;
 }
 
-mcts_nn *mcts_nn_create(const game *g, const nn_net *net, int max_batch, char *err,
-                        size_t errlen) {
+mcts_nn *mcts_nn_create(const game *g, const nn_net *net, int max_batch, char *err, size_t errlen) {
   if (check_net(g, net, err, errlen)) return NULL;
   if (max_batch < 1) {
     errf(err, errlen, "max_batch must be at least 1");
@@ -87,8 +86,8 @@ int mcts_nn_set_net(mcts_nn *e, const nn_net *net) {
   return 0;
 }
 
-static int nn_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n,
-                       float *policy, float *value) {
+static int nn_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n, float *policy,
+                       float *value) {
   mcts_nn *e = ctx;
   if (n < 1 || n > e->max_batch) return -1;
   int nf = g->n_features;

@@ -24,8 +24,7 @@ nn_net *mcts_nn_load(const game *g, const char *path, char *err, size_t errlen);
 
 typedef struct mcts_nn mcts_nn;
 
-mcts_nn *mcts_nn_create(const game *g, const nn_net *net, int max_batch, char *err,
-                        size_t errlen);
+mcts_nn *mcts_nn_create(const game *g, const nn_net *net, int max_batch, char *err, size_t errlen);
 void mcts_nn_free(mcts_nn *e);
 /* The evaluator table (ctx = e, max_batch as made); evaluate fails (-1)
  * only for a batch outside 1..max_batch. */

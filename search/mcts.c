@@ -156,8 +156,7 @@ static int select_puct(const mcts *m, uint32_t x, int chooser) {
   float fpu = (x == 0 && m->p.fpu_root >= 0) ? m->p.fpu_root : m->p.fpu_reduction;
   float fpu_q = pq - fpu * sqrtf(mass);
   float cp = m->p.c_puct;
-  if (m->p.c_puct_base > 0)
-    cp += logf((1.0f + (float)nx->n + m->p.c_puct_base) / m->p.c_puct_base);
+  if (m->p.c_puct_base > 0) cp += logf((1.0f + (float)nx->n + m->p.c_puct_base) / m->p.c_puct_base);
   float sq = cp * sqrtf((float)(nx->n ? nx->n : 1));
   int best = 0;
   float best_score = -FLT_MAX;

@@ -40,8 +40,8 @@
  * reports which call failed ("the evaluator failed on a batch of 64").
  * max_batch: the largest n the evaluator accepts (0: no limit). */
 typedef struct {
-  int (*evaluate)(void *ctx, const game *g, const game_pos *const *pos, int n,
-                  float *policy, float *value);
+  int (*evaluate)(void *ctx, const game *g, const game_pos *const *pos, int n, float *policy,
+                  float *value);
   void *ctx;
   int max_batch;
 } mcts_eval;
@@ -61,29 +61,29 @@ mcts_eval mcts_rollout_eval(mcts_rollout *r);
 /* ---- Parameters ----------------------------------------------------------------
  * All settable by name through mcts_params_set ("c_puct=1.5"). */
 typedef struct {
-  int sims;             /* simulations per move (mcts_run's default budget) */
-  float c_puct;         /* exploration weight of PUCT */
-  float c_puct_base;    /* 0: constant c_puct; else c grows as
+  int sims;              /* simulations per move (mcts_run's default budget) */
+  float c_puct;          /* exploration weight of PUCT */
+  float c_puct_base;     /* 0: constant c_puct; else c grows as
                            c_puct + log((1 + N + base) / base) (AlphaZero) */
-  float fpu_reduction;  /* unvisited child Q = parent Q - fpu * sqrt(visited
+  float fpu_reduction;   /* unvisited child Q = parent Q - fpu * sqrt(visited
                            prior mass) */
-  float fpu_root;       /* the same at the root (<0: use fpu_reduction) */
-  int noise;            /* 1: self-play exploration (Dirichlet noise at the
+  float fpu_root;        /* the same at the root (<0: use fpu_reduction) */
+  int noise;             /* 1: self-play exploration (Dirichlet noise at the
                            root, or Gumbel noise with gumbel=1) */
-  float dirichlet_alpha;/* Dirichlet concentration for root noise */
-  float dirichlet_frac; /* weight of the noise in the root priors */
-  float temperature;    /* move sampling temperature in the opening */
-  int temp_plies;       /* game plies (game_pos.ply) sampled at temperature;
+  float dirichlet_alpha; /* Dirichlet concentration for root noise */
+  float dirichlet_frac;  /* weight of the noise in the root priors */
+  float temperature;     /* move sampling temperature in the opening */
+  int temp_plies;        /* game plies (game_pos.ply) sampled at temperature;
                            later moves take temp_final */
-  float temp_final;     /* temperature after temp_plies (0: most visits) */
-  int node_cap;         /* node arena capacity */
-  int cache_size;       /* position cache entries of a search (0: none) */
-  int batch;            /* largest evaluator call of the batched driver */
-  int reuse;            /* 1: keep the subtree of the move played */
-  int solver;           /* 1: propagate proven wins/losses/draws */
-  int gumbel;           /* 1: Gumbel root search with sequential halving */
-  int gumbel_m;         /* root actions sampled without replacement */
-  float gumbel_c_visit; /* sigma(q) = (c_visit + max N) * c_scale * q */
+  float temp_final;      /* temperature after temp_plies (0: most visits) */
+  int node_cap;          /* node arena capacity */
+  int cache_size;        /* position cache entries of a search (0: none) */
+  int batch;             /* largest evaluator call of the batched driver */
+  int reuse;             /* 1: keep the subtree of the move played */
+  int solver;            /* 1: propagate proven wins/losses/draws */
+  int gumbel;            /* 1: Gumbel root search with sequential halving */
+  int gumbel_m;          /* root actions sampled without replacement */
+  float gumbel_c_visit;  /* sigma(q) = (c_visit + max N) * c_scale * q */
   float gumbel_c_scale;
 } mcts_params;
 
@@ -98,8 +98,7 @@ mcts_params mcts_rollout_defaults(void);
 const kv_table *mcts_params_table(void);
 /* Sets one named field from text; -1 with a message naming the key if the
  * key is unknown or the value bad. */
-int mcts_params_set(mcts_params *p, const char *key, const char *value, char *err,
-                    size_t errlen);
+int mcts_params_set(mcts_params *p, const char *key, const char *value, char *err, size_t errlen);
 /* Checks every field against the table's ranges (for values set by code). */
 int mcts_params_check(const mcts_params *p, char *err, size_t errlen);
 /* Writes every field as "key = value" lines (INI), in table order; -1 if
@@ -126,16 +125,16 @@ typedef struct mcts mcts;
 enum { MCTS_UNPROVEN = 0, MCTS_PROVEN_WIN = 1, MCTS_PROVEN_LOSS = 2, MCTS_PROVEN_DRAW = 3 };
 
 typedef struct {
-  uint64_t sims;        /* simulations of the last search (mcts_begin) */
-  uint64_t evals;       /* positions sent to the evaluator, ever */
-  uint64_t cache_hits;  /* leaves answered by the cache, ever */
-  uint64_t arena_full;  /* expansions skipped for lack of nodes, ever */
-  int nodes;            /* nodes in use */
+  uint64_t sims;       /* simulations of the last search (mcts_begin) */
+  uint64_t evals;      /* positions sent to the evaluator, ever */
+  uint64_t cache_hits; /* leaves answered by the cache, ever */
+  uint64_t arena_full; /* expansions skipped for lack of nodes, ever */
+  int nodes;           /* nodes in use */
   int node_cap;
   int root_visits;
-  int reused;           /* visits the root had when the search began */
-  int proof;            /* MCTS_PROVEN_* of the root */
-  float root_value;     /* for the root mover: proven value, else the mean */
+  int reused;       /* visits the root had when the search began */
+  int proof;        /* MCTS_PROVEN_* of the root */
+  float root_value; /* for the root mover: proven value, else the mean */
 } mcts_info;
 
 /* The evaluator is copied (its context must outlive the search). */
@@ -208,15 +207,15 @@ int mcts_root_children(const mcts *m, int *action, int *visits, float *prior, fl
  * backed up through the node for its chooser (the mover at its parent), v
  * is the evaluator's value of the node's own position for its mover. */
 typedef struct {
-  int action;        /* action from the parent (-1 at the root) */
+  int action; /* action from the parent (-1 at the root) */
   int visits;
-  float w;           /* sum of backed-up values, for the chooser */
-  float v;           /* evaluator's value, for this node's mover */
-  float prior;       /* prior of the action at the parent (noise mixed in) */
-  int mover;         /* side to move at the node; -1 until it was reached */
-  int terminal;      /* the game is over at the node */
-  int proof;         /* MCTS_PROVEN_* for the chooser */
-  int first_child;   /* 0: not expanded */
+  float w;         /* sum of backed-up values, for the chooser */
+  float v;         /* evaluator's value, for this node's mover */
+  float prior;     /* prior of the action at the parent (noise mixed in) */
+  int mover;       /* side to move at the node; -1 until it was reached */
+  int terminal;    /* the game is over at the node */
+  int proof;       /* MCTS_PROVEN_* for the chooser */
+  int first_child; /* 0: not expanded */
   int nchild;
 } mcts_node_view;
 /* Fills out for node i; -1 if there is no such node. */
@@ -242,15 +241,15 @@ int mcts_choose_action(mcts *m);
 typedef struct mcts_batch mcts_batch;
 
 typedef struct {
-  uint64_t rounds;       /* selection rounds */
-  uint64_t eval_calls;   /* evaluator calls */
-  uint64_t evals;        /* positions evaluated */
-  uint64_t sims;         /* simulations completed */
+  uint64_t rounds;     /* selection rounds */
+  uint64_t eval_calls; /* evaluator calls */
+  uint64_t evals;      /* positions evaluated */
+  uint64_t sims;       /* simulations completed */
   uint64_t cache_hits;
 } mcts_batch_info;
 
-mcts_batch *mcts_batch_create(const game *g, const mcts_params *p, const mcts_eval *ev,
-                              int n_games, uint64_t seed, char *err, size_t errlen);
+mcts_batch *mcts_batch_create(const game *g, const mcts_params *p, const mcts_eval *ev, int n_games,
+                              uint64_t seed, char *err, size_t errlen);
 void mcts_batch_free(mcts_batch *b);
 int mcts_batch_size(const mcts_batch *b);
 /* The i-th search: set its root, read its results, advance it. */

@@ -20,15 +20,15 @@ struct mcts_batch {
   int n;
   mcts **s;
   mcts_cache *cache;
-  const game_pos **leaf;  /* n pending leaves of a round */
-  int *owner;             /* n: which search each leaf belongs to */
-  float *policy;          /* n x n_actions */
-  float *value;           /* n */
+  const game_pos **leaf; /* n pending leaves of a round */
+  int *owner;            /* n: which search each leaf belongs to */
+  float *policy;         /* n x n_actions */
+  float *value;          /* n */
   mcts_batch_info info;
 };
 
-mcts_batch *mcts_batch_create(const game *g, const mcts_params *p, const mcts_eval *ev,
-                              int n_games, uint64_t seed, char *err, size_t errlen) {
+mcts_batch *mcts_batch_create(const game *g, const mcts_params *p, const mcts_eval *ev, int n_games,
+                              uint64_t seed, char *err, size_t errlen) {
   if (n_games < 1) {
     errf(err, errlen, "a batched search needs at least one game");
     return NULL;
@@ -64,8 +64,8 @@ mcts_batch *mcts_batch_create(const game *g, const mcts_params *p, const mcts_ev
     }
   }
   for (int i = 0; i < n_games; i++) {
-    b->s[i] = mcts_create(g, &sp, ev, seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1), err,
-                          errlen);
+    b->s[i] =
+        mcts_create(g, &sp, ev, seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1), err, errlen);
     if (!b->s[i]) {
       mcts_batch_free(b);
       return NULL;
@@ -144,8 +144,7 @@ int mcts_batch_run(mcts_batch *b, const uint8_t *active, int sims, char *err, si
       return -1;
     }
     for (int j = 0; j < k; j++) {
-      mcts_backup(b->s[b->owner[j]], b->policy + (size_t)j * (size_t)b->g.n_actions,
-                  b->value[j]);
+      mcts_backup(b->s[b->owner[j]], b->policy + (size_t)j * (size_t)b->g.n_actions, b->value[j]);
       b->info.sims++;
     }
   }

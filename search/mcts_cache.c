@@ -44,8 +44,7 @@ uint64_t mcts_cache_key(const game_pos *p) {
   uint64_t h = mix64(p->hash, (uint64_t)p->store[0] | (uint64_t)p->store[1] << 16 |
                                   (uint64_t)p->ply << 32 | (uint64_t)p->nocap << 48);
   h = mix64(h, (uint64_t)p->round | (uint64_t)p->aux[0] << 8 | (uint64_t)p->aux[1] << 16 |
-                   (uint64_t)p->aux[2] << 24 | (uint64_t)p->phase << 32 |
-                   (uint64_t)p->mover << 40);
+                   (uint64_t)p->aux[2] << 24 | (uint64_t)p->phase << 32 | (uint64_t)p->mover << 40);
   return h ? h : 1;
 }
 

@@ -12,8 +12,8 @@
  * scratch) when h is NULL; NULL with "cannot search a finished game" when
  * p has no legal move. */
 static inline const game_hist *search_root_hist(const game *g, const game_pos *p,
-                                                const game_hist *h, game_hist *scratch,
-                                                char *err, size_t errlen) {
+                                                const game_hist *h, game_hist *scratch, char *err,
+                                                size_t errlen) {
   if (p->status != GAME_ONGOING || game_legal(g, p) == 0) {
     errf(err, errlen, "cannot search a finished game");
     return NULL;
@@ -28,8 +28,8 @@ static inline const game_hist *search_root_hist(const game *g, const game_pos *p
  * allocated after it (so a child's index is always larger than its
  * parent's, which re-rooting relies on). Index 0 is the root. */
 enum {
-  NODE_SEEN = 1,     /* mover and terminal state are known */
-  NODE_TERMINAL = 2, /* the game is over at this node */
+  NODE_SEEN = 1,       /* mover and terminal state are known */
+  NODE_TERMINAL = 2,   /* the game is over at this node */
   NODE_PROOF_SHIFT = 2 /* bits 2-3: MCTS_PROVEN_* for the chooser */
 };
 
@@ -60,22 +60,22 @@ static inline float proof_value(int p) {
 
 struct mcts_cache {
   int entries, n_actions;
-  uint64_t *key;  /* entries; 0 = empty (keys are forced non-zero) */
-  float *data;    /* entries x (n_actions + 1): policy then value */
+  uint64_t *key; /* entries; 0 = empty (keys are forced non-zero) */
+  float *data;   /* entries x (n_actions + 1): policy then value */
 };
 
 /* Per-search Gumbel state (the root's sequential halving). */
 typedef struct {
-  int active;                        /* a Gumbel search is under way */
-  int considered;                    /* m: actions halving starts with */
-  int budget;                        /* simulations of this search */
-  int level;                         /* visit level of the current round */
-  int width;                         /* actions visited per round now */
-  int rounds_left;                   /* rounds left in this phase */
-  int left_in_round;                 /* simulations left in this round */
-  int phases;                        /* ceil(log2(considered)) */
-  float g[GAME_MAX_ACTIONS];         /* Gumbel(0,1) sample per action */
-  uint32_t local[GAME_MAX_ACTIONS];  /* root child visits in this search */
+  int active;                       /* a Gumbel search is under way */
+  int considered;                   /* m: actions halving starts with */
+  int budget;                       /* simulations of this search */
+  int level;                        /* visit level of the current round */
+  int width;                        /* actions visited per round now */
+  int rounds_left;                  /* rounds left in this phase */
+  int left_in_round;                /* simulations left in this round */
+  int phases;                       /* ceil(log2(considered)) */
+  float g[GAME_MAX_ACTIONS];        /* Gumbel(0,1) sample per action */
+  uint32_t local[GAME_MAX_ACTIONS]; /* root child visits in this search */
 } mcts_gumbel_state;
 
 struct mcts {
@@ -85,16 +85,16 @@ struct mcts {
   rng_t rng;
   mcts_node *nodes;
   int cap, used;
-  uint32_t *remap;       /* cap entries, for re-rooting */
+  uint32_t *remap; /* cap entries, for re-rooting */
   game_pos root_pos;
-  game_hist *root_hist;  /* history up to the root, the root's hash last */
+  game_hist *root_hist;            /* history up to the root, the root's hash last */
   game_hist *tmp_hist, *tmp_hist2; /* scratch for mcts_set_root */
   int root_set;
   /* The simulation under way. */
   game_path path;
   uint32_t node_path[GAME_PATH_MAX];
   int depth;
-  int pending;           /* a leaf awaits mcts_backup */
+  int pending; /* a leaf awaits mcts_backup */
   game_pos leaf_pos;
   uint64_t leaf_key;
   float *scratch_policy; /* n_actions, for mcts_run and cache hits */

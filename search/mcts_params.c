@@ -53,8 +53,7 @@ mcts_params mcts_rollout_defaults(void) {
   return p;
 }
 
-int mcts_params_set(mcts_params *p, const char *key, const char *value, char *err,
-                    size_t errlen) {
+int mcts_params_set(mcts_params *p, const char *key, const char *value, char *err, size_t errlen) {
   return kv_set(&params, p, key, value, err, errlen);
 }
 

@@ -155,8 +155,8 @@ game_pos play_expect(const char *tokens, int a, const char *board, int *flags) {
 void expect_end(const game_pos *p, int reason, int final0, int final1, int winner) {
   ck_assert_int_eq(p->status, GAME_OVER);
   if (reason >= 0)
-    ck_assert_msg(p->end_reason == reason, "ended by %s, expected %s",
-                  game_end_name(p->end_reason), game_end_name(reason));
+    ck_assert_msg(p->end_reason == reason, "ended by %s, expected %s", game_end_name(p->end_reason),
+                  game_end_name(reason));
   if (final0 >= 0) ck_assert_int_eq(p->final[0], final0);
   if (final1 >= 0) ck_assert_int_eq(p->final[1], final1);
   if (winner >= 0) ck_assert_int_eq(p->winner, winner);

@@ -132,8 +132,8 @@ typedef struct {
 
 /* What the games of reference_games met. */
 typedef struct {
-  long endless;                /* endless moves, by the reference */
-  long ends[GAME_END_COUNT];   /* games by end reason */
+  long endless;              /* endless moves, by the reference */
+  long ends[GAME_END_COUNT]; /* games by end reason */
 } reference_tally;
 
 /* Random games on G configured with settings (games at full scale, run
@@ -177,9 +177,9 @@ typedef struct {
   int n_perft;
   const stress_case *stress;
   int n_stress;
-  const char *start_tokens;           /* board_tokens of the start */
-  const setboard_refusal *refusals;   /* NULL tokens end the list */
-  const render_case *renders;         /* NULL text ends the list; may be NULL */
+  const char *start_tokens;         /* board_tokens of the start */
+  const setboard_refusal *refusals; /* NULL tokens end the list */
+  const render_case *renders;       /* NULL text ends the list; may be NULL */
   /* The relay games' second implementation against the engine on random
    * games (`games` at full scale each): with endless moves illegal (seed 5),
    * where the games must meet an endless move and, if end is not 0, a game

@@ -97,8 +97,7 @@ static inline int close_to(double a, double b, double rel) {
   return fabs(a - b) <= rel * fmax(fabs(b), 1.0);
 }
 
-static const nn_config small_cfg = {.n_in = 20, .hidden = 48, .blocks = 2,
-                                    .n_actions = 7};
+static const nn_config small_cfg = {.n_in = 20, .hidden = 48, .blocks = 2, .n_actions = 7};
 
 static inline nn_meta test_meta(void) {
   nn_meta m;

@@ -16,40 +16,54 @@
  *   flags, endings. Those games test moves and endings, not move counts: no
  *   second implementation has counted these trees. */
 static const uint64_t perft_golden[4][7][9] = {
-  { /* start */
-    {6ULL, 36ULL, 190ULL, 1014ULL, 5219ULL, 27332ULL, 139157ULL, 711414ULL, 3592872ULL}, /* capture_continue */
-    {6ULL, 36ULL, 190ULL, 1014ULL, 5219ULL, 27332ULL, 139157ULL, 711414ULL, 3592872ULL}, /* capture_end */
-    {6ULL, 36ULL, 190ULL, 1014ULL, 5219ULL, 27332ULL, 139157ULL, 711414ULL, 3592872ULL}, /* forbidden */
-    {6ULL, 36ULL, 190ULL, 1014ULL, 5219ULL, 27332ULL, 139157ULL, 711414ULL, 3592872ULL}, /* no_capture */
-    {6ULL, 36ULL, 190ULL, 1014ULL, 5219ULL, 27332ULL, 139157ULL, 711414ULL, 3592872ULL}, /* loses */
-    {6ULL, 36ULL, 190ULL, 1014ULL, 5219ULL, 27332ULL, 139157ULL, 711414ULL, 3592872ULL}, /* end_prior_only */
-    {6ULL, 36ULL, 190ULL, 1014ULL, 5219ULL, 27332ULL, 139157ULL, 711414ULL, 3592872ULL}, /* stripped_loses */
-  },
-  { /* grand-slam */
-    {4ULL, 9ULL, 31ULL, 81ULL, 253ULL, 775ULL, 2101ULL, 7347ULL, 0ULL}, /* capture_continue */
-    {3ULL, 8ULL, 30ULL, 78ULL, 249ULL, 764ULL, 2086ULL, 7297ULL, 0ULL}, /* capture_end */
-    {3ULL, 8ULL, 30ULL, 78ULL, 249ULL, 764ULL, 2086ULL, 7297ULL, 0ULL}, /* forbidden */
-    {4ULL, 11ULL, 39ULL, 107ULL, 336ULL, 1087ULL, 2983ULL, 10634ULL, 0ULL}, /* no_capture */
-    {3ULL, 8ULL, 30ULL, 78ULL, 249ULL, 764ULL, 2086ULL, 7297ULL, 0ULL}, /* loses */
-    {3ULL, 8ULL, 30ULL, 78ULL, 249ULL, 764ULL, 2086ULL, 7297ULL, 0ULL}, /* end_prior_only */
-    {3ULL, 8ULL, 30ULL, 78ULL, 249ULL, 764ULL, 2086ULL, 7297ULL, 0ULL}, /* stripped_loses */
-  },
-  { /* lap */
-    {4ULL, 17ULL, 63ULL, 300ULL, 1167ULL, 5345ULL, 21573ULL, 95036ULL, 0ULL}, /* capture_continue */
-    {4ULL, 17ULL, 63ULL, 300ULL, 1167ULL, 5345ULL, 21565ULL, 95020ULL, 0ULL}, /* capture_end */
-    {4ULL, 17ULL, 63ULL, 300ULL, 1167ULL, 5345ULL, 21565ULL, 95020ULL, 0ULL}, /* forbidden */
-    {4ULL, 17ULL, 63ULL, 300ULL, 1167ULL, 5345ULL, 21576ULL, 95065ULL, 0ULL}, /* no_capture */
-    {4ULL, 17ULL, 63ULL, 300ULL, 1167ULL, 5345ULL, 21565ULL, 95020ULL, 0ULL}, /* loses */
-    {4ULL, 17ULL, 63ULL, 300ULL, 1167ULL, 5345ULL, 21565ULL, 95020ULL, 0ULL}, /* end_prior_only */
-    {4ULL, 17ULL, 63ULL, 300ULL, 1167ULL, 5345ULL, 21565ULL, 95020ULL, 0ULL}, /* stripped_loses */
-  },
-  { /* endgame */
-    {3ULL, 6ULL, 16ULL, 36ULL, 84ULL, 201ULL, 416ULL, 1050ULL, 2301ULL}, /* capture_continue */
-    {3ULL, 6ULL, 16ULL, 36ULL, 84ULL, 201ULL, 416ULL, 1050ULL, 2301ULL}, /* capture_end */
-    {3ULL, 6ULL, 16ULL, 36ULL, 84ULL, 201ULL, 416ULL, 1050ULL, 2301ULL}, /* forbidden */
-    {3ULL, 6ULL, 16ULL, 36ULL, 84ULL, 201ULL, 416ULL, 1054ULL, 2305ULL}, /* no_capture */
-    {3ULL, 6ULL, 16ULL, 36ULL, 84ULL, 201ULL, 416ULL, 1050ULL, 2301ULL}, /* loses */
-    {3ULL, 6ULL, 16ULL, 36ULL, 84ULL, 201ULL, 416ULL, 1050ULL, 2301ULL}, /* end_prior_only */
-    {3ULL, 6ULL, 16ULL, 36ULL, 84ULL, 201ULL, 416ULL, 1050ULL, 2301ULL}, /* stripped_loses */
-  },
+    {
+        /* start */
+        {6ULL, 36ULL, 190ULL, 1014ULL, 5219ULL, 27332ULL, 139157ULL, 711414ULL,
+         3592872ULL}, /* capture_continue */
+        {6ULL, 36ULL, 190ULL, 1014ULL, 5219ULL, 27332ULL, 139157ULL, 711414ULL,
+         3592872ULL}, /* capture_end */
+        {6ULL, 36ULL, 190ULL, 1014ULL, 5219ULL, 27332ULL, 139157ULL, 711414ULL,
+         3592872ULL}, /* forbidden */
+        {6ULL, 36ULL, 190ULL, 1014ULL, 5219ULL, 27332ULL, 139157ULL, 711414ULL,
+         3592872ULL}, /* no_capture */
+        {6ULL, 36ULL, 190ULL, 1014ULL, 5219ULL, 27332ULL, 139157ULL, 711414ULL,
+         3592872ULL}, /* loses */
+        {6ULL, 36ULL, 190ULL, 1014ULL, 5219ULL, 27332ULL, 139157ULL, 711414ULL,
+         3592872ULL}, /* end_prior_only */
+        {6ULL, 36ULL, 190ULL, 1014ULL, 5219ULL, 27332ULL, 139157ULL, 711414ULL,
+         3592872ULL}, /* stripped_loses */
+    },
+    {
+        /* grand-slam */
+        {4ULL, 9ULL, 31ULL, 81ULL, 253ULL, 775ULL, 2101ULL, 7347ULL, 0ULL}, /* capture_continue */
+        {3ULL, 8ULL, 30ULL, 78ULL, 249ULL, 764ULL, 2086ULL, 7297ULL, 0ULL}, /* capture_end */
+        {3ULL, 8ULL, 30ULL, 78ULL, 249ULL, 764ULL, 2086ULL, 7297ULL, 0ULL}, /* forbidden */
+        {4ULL, 11ULL, 39ULL, 107ULL, 336ULL, 1087ULL, 2983ULL, 10634ULL, 0ULL}, /* no_capture */
+        {3ULL, 8ULL, 30ULL, 78ULL, 249ULL, 764ULL, 2086ULL, 7297ULL, 0ULL},     /* loses */
+        {3ULL, 8ULL, 30ULL, 78ULL, 249ULL, 764ULL, 2086ULL, 7297ULL, 0ULL},     /* end_prior_only */
+        {3ULL, 8ULL, 30ULL, 78ULL, 249ULL, 764ULL, 2086ULL, 7297ULL, 0ULL},     /* stripped_loses */
+    },
+    {
+        /* lap */
+        {4ULL, 17ULL, 63ULL, 300ULL, 1167ULL, 5345ULL, 21573ULL, 95036ULL,
+         0ULL}, /* capture_continue */
+        {4ULL, 17ULL, 63ULL, 300ULL, 1167ULL, 5345ULL, 21565ULL, 95020ULL, 0ULL}, /* capture_end */
+        {4ULL, 17ULL, 63ULL, 300ULL, 1167ULL, 5345ULL, 21565ULL, 95020ULL, 0ULL}, /* forbidden */
+        {4ULL, 17ULL, 63ULL, 300ULL, 1167ULL, 5345ULL, 21576ULL, 95065ULL, 0ULL}, /* no_capture */
+        {4ULL, 17ULL, 63ULL, 300ULL, 1167ULL, 5345ULL, 21565ULL, 95020ULL, 0ULL}, /* loses */
+        {4ULL, 17ULL, 63ULL, 300ULL, 1167ULL, 5345ULL, 21565ULL, 95020ULL,
+         0ULL}, /* end_prior_only */
+        {4ULL, 17ULL, 63ULL, 300ULL, 1167ULL, 5345ULL, 21565ULL, 95020ULL,
+         0ULL}, /* stripped_loses */
+    },
+    {
+        /* endgame */
+        {3ULL, 6ULL, 16ULL, 36ULL, 84ULL, 201ULL, 416ULL, 1050ULL, 2301ULL}, /* capture_continue */
+        {3ULL, 6ULL, 16ULL, 36ULL, 84ULL, 201ULL, 416ULL, 1050ULL, 2301ULL}, /* capture_end */
+        {3ULL, 6ULL, 16ULL, 36ULL, 84ULL, 201ULL, 416ULL, 1050ULL, 2301ULL}, /* forbidden */
+        {3ULL, 6ULL, 16ULL, 36ULL, 84ULL, 201ULL, 416ULL, 1054ULL, 2305ULL}, /* no_capture */
+        {3ULL, 6ULL, 16ULL, 36ULL, 84ULL, 201ULL, 416ULL, 1050ULL, 2301ULL}, /* loses */
+        {3ULL, 6ULL, 16ULL, 36ULL, 84ULL, 201ULL, 416ULL, 1050ULL, 2301ULL}, /* end_prior_only */
+        {3ULL, 6ULL, 16ULL, 36ULL, 84ULL, 201ULL, 416ULL, 1050ULL, 2301ULL}, /* stripped_loses */
+    },
 };

@@ -10,4 +10,5 @@
  * by move on random games, but it plays moves, not trees: nothing else has
  * counted depths 3-8. */
 #define PERFT_BAO_KENYA_DEPTH 8
-static const uint64_t perft_bao_kenya[8] = {8ULL, 63ULL, 450ULL, 3093ULL, 20168ULL, 127733ULL, 789896ULL, 4815988ULL};
+static const uint64_t perft_bao_kenya[8] = {8ULL,     63ULL,     450ULL,    3093ULL,
+                                            20168ULL, 127733ULL, 789896ULL, 4815988ULL};

@@ -11,4 +11,5 @@
  * random games, but it plays moves, not trees: nothing else has counted
  * depths 3-10. */
 #define PERFT_BAO_LAPS_DEPTH 10
-static const uint64_t perft_bao_laps[10] = {8ULL, 39ULL, 138ULL, 538ULL, 1859ULL, 6707ULL, 23116ULL, 80397ULL, 273247ULL, 912797ULL};
+static const uint64_t perft_bao_laps[10] = {8ULL,    39ULL,    138ULL,   538ULL,    1859ULL,
+                                            6707ULL, 23116ULL, 80397ULL, 273247ULL, 912797ULL};

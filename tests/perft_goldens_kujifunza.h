@@ -11,4 +11,5 @@
  * the second implementation agrees with the engine move by move on random
  * games, but nothing else has counted depths 3-9. */
 #define PERFT_KUJIFUNZA_DEPTH 9
-static const uint64_t perft_kujifunza[9] = {16ULL, 108ULL, 484ULL, 1878ULL, 6298ULL, 22930ULL, 81372ULL, 310936ULL, 1155836ULL};
+static const uint64_t perft_kujifunza[9] = {16ULL,    108ULL,   484ULL,    1878ULL,   6298ULL,
+                                            22930ULL, 81372ULL, 310936ULL, 1155836ULL};

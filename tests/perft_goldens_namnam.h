@@ -10,4 +10,5 @@
  * agrees with the engine's legal moves and boards on random games, but it
  * plays moves, not trees: nothing else has counted depths 3-9. */
 #define PERFT_NAMNAM_DEPTH 9
-static const uint64_t perft_namnam[9] = {6ULL, 32ULL, 140ULL, 638ULL, 3029ULL, 13835ULL, 59028ULL, 247114ULL, 991189ULL};
+static const uint64_t perft_namnam[9] = {6ULL,     32ULL,    140ULL,    638ULL,   3029ULL,
+                                         13835ULL, 59028ULL, 247114ULL, 991189ULL};

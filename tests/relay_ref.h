@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define REF_STATE_BYTES 36
-#define REF_SLOTS (1u << 17)
+#define REF_SLOTS       (1u << 17)
 
 typedef struct {
   uint32_t gen[REF_SLOTS]; /* slot in use when equal to the set's generation */

@@ -48,10 +48,14 @@ START_TEST(bad_specs_name_the_culprit) {
   char err[256];
   const struct {
     const char *spec, *needle;
-  } bad[] = {{"alphabeta depth=0", "depth"},   {"alphabeta speed=3", "speed"},
-             {"mcts sims=x", "sims"},          {"mcts rollouts=0", "rollouts"},
-             {"mcts c_puct", "c_puct"},        {"zero sims=10", "weights"},
-             {"net weights=/nonexistent/w", "nonexistent"}, {"chess", "chess"},
+  } bad[] = {{"alphabeta depth=0", "depth"},
+             {"alphabeta speed=3", "speed"},
+             {"mcts sims=x", "sims"},
+             {"mcts rollouts=0", "rollouts"},
+             {"mcts c_puct", "c_puct"},
+             {"zero sims=10", "weights"},
+             {"net weights=/nonexistent/w", "nonexistent"},
+             {"chess", "chess"},
              {"mcts sims=5 sims=6", "'sims' given twice"},
              {"net sample=2 weights=x", "bad value '2' for sample"},
              {"alphabeta depth=4 time=1e999", "bad value '1e999' for time"},
@@ -81,8 +85,8 @@ static game_pos play_game(agent *a, agent *b, int *plies) {
   while (p.status == GAME_ONGOING) {
     agent *x = p.mover == GAME_SOUTH ? a : b;
     int act = agent_choose(x, &p, h);
-    ck_assert_msg(act >= 0 && (game_legal(&G, &p) >> act & 1), "%s chose %d: %s",
-                  agent_spec(x), act, agent_error(x));
+    ck_assert_msg(act >= 0 && (game_legal(&G, &p) >> act & 1), "%s chose %d: %s", agent_spec(x),
+                  act, agent_error(x));
     game_step(&G, &p, h, act);
     ++*plies;
   }

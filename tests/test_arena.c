@@ -208,8 +208,9 @@ START_TEST(arena_command_writes_files) {
   snprintf(csv, sizeof csv, "/tmp/sowzero-arena-%d.csv", pid);
   snprintf(rec, sizeof rec, "/tmp/sowzero-arena-%d.txt", pid);
   char out[8192];
-  char *argv[] = {"arena", "--game", "oware", "random", "greedy", "--games", "4", "--threads", "2",
-                  "--quiet", "--json", json, "--csv", csv, "--records", rec, NULL};
+  char *argv[] = {"arena", "--game",    "oware",     "random",  "greedy", "--games",
+                  "4",     "--threads", "2",         "--quiet", "--json", json,
+                  "--csv", csv,         "--records", rec,       NULL};
   ck_assert_msg(test_sowzero(out, sizeof out, argv) == 0, "%s", out);
   FILE *f = fopen(json, "r");
   ck_assert_ptr_nonnull(f);
@@ -260,25 +261,25 @@ START_TEST(arena_command_anchor) {
   char json[64], out[8192];
   snprintf(json, sizeof json, "/tmp/sowzero-anchor-%d.json", (int)getpid());
   /* By default the first agent whose spec is random, else the first. */
-  char *dflt[] = {"arena", "greedy", " random", "random", "--games", "2", "--quiet",
-                  "--json", json, NULL};
+  char *dflt[] = {"arena", "greedy",  " random", "random", "--games",
+                  "2",     "--quiet", "--json",  json,     NULL};
   ck_assert_int_eq(anchor_of(dflt, json), 1);
-  char *none[] = {"arena", "greedy", "alphabeta depth=1", "--games", "2", "--quiet",
-                  "--json", json, NULL};
+  char *none[] = {"arena", "greedy", "alphabeta depth=1", "--games", "2", "--quiet", "--json",
+                  json,    NULL};
   ck_assert_int_eq(anchor_of(none, json), 0);
   /* By place (from 1) or by spec. */
-  char *place[] = {"arena", "greedy", "random", "alphabeta depth=1", "--anchor", "3",
-                   "--games", "2", "--quiet", "--json", json, NULL};
+  char *place[] = {"arena",    "greedy", "random",  "alphabeta depth=1",
+                   "--anchor", "3",      "--games", "2",
+                   "--quiet",  "--json", json,      NULL};
   ck_assert_int_eq(anchor_of(place, json), 2);
-  char *spec[] = {"arena", "random", "greedy", "--anchor", "greedy", "--games", "2", "--quiet",
-                  "--json", json, NULL};
+  char *spec[] = {"arena", "random",  "greedy", "--anchor", "greedy", "--games",
+                  "2",     "--quiet", "--json", json,       NULL};
   ck_assert_int_eq(anchor_of(spec, json), 1);
   /* Neither a place nor an agent: refused before playing. */
   char *far[] = {"arena", "random", "greedy", "--anchor", "3", "--games", "2", NULL};
   ck_assert_int_eq(test_sowzero(out, sizeof out, far), 2);
   ck_assert_ptr_nonnull(strstr(out, "--anchor"));
-  char *stranger[] = {"arena", "random", "greedy", "--anchor", "alphabeta", "--games", "2",
-                      NULL};
+  char *stranger[] = {"arena", "random", "greedy", "--anchor", "alphabeta", "--games", "2", NULL};
   ck_assert_int_eq(test_sowzero(out, sizeof out, stranger), 2);
 }
 END_TEST

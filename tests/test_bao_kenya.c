@@ -104,14 +104,11 @@ START_TEST(capture_conditions) {
     const char *after;
   } cases[] = {
       /* Last seed in an own pit that held seeds: nothing. */
-      {"0  1 1 0 0 0 0 0 0  5 5 5 5 5 5 5 5  3 3", 0, 0,
-       "0 2 0 0 0 0 0 0  5 5 5 5 5 5 5 5  3 3"},
+      {"0  1 1 0 0 0 0 0 0  5 5 5 5 5 5 5 5  3 3", 0, 0, "0 2 0 0 0 0 0 0  5 5 5 5 5 5 5 5  3 3"},
       /* Last seed in an empty pit of the opponent: nothing. */
-      {"0  0 0 0 0 0 0 0 2  0 5 5 5 5 5 5 5  6 5", 7, 0,
-       "0 0 0 0 0 0 0 0  1 5 5 5 5 5 5 5  7 5"},
+      {"0  0 0 0 0 0 0 0 2  0 5 5 5 5 5 5 5  6 5", 7, 0, "0 0 0 0 0 0 0 0  1 5 5 5 5 5 5 5  7 5"},
       /* Empty opposite pit: nothing is taken, the seed stays. */
-      {"0  1 0 0 0 0 0 0 0  5 5 5 5 5 5 0 5  6 6", 0, 0,
-       "0 1 0 0 0 0 0 0  5 5 5 5 5 5 0 5  6 6"},
+      {"0  1 0 0 0 0 0 0 0  5 5 5 5 5 5 0 5  6 6", 0, 0, "0 1 0 0 0 0 0 0  5 5 5 5 5 5 0 5  6 6"},
       /* 16 seeds: pits 4-7, the store, 8-15, then 0-2: pit 2 was empty and
        * captures pit 13, which got one seed on the way. */
       {"0  0 0 0 16 0 0 0 0  5 0 0 0 0 0 0 0  13 14", 3, GAME_PLAY_CAPTURE,
@@ -291,17 +288,27 @@ END_TEST
 static Suite *bao_kenya_suite(void) {
   static const perft_case perft[] = {
       {"start", NULL, NULL, perft_bao_kenya, PERFT_BAO_KENYA_DEPTH, 6, 0}};
-  static const stress_case stress[] = {
-      {NULL, {.games = 100000, .seed = 7, .max_ply = 600, .seeds = 48, .finals = 48,
-              .common_ends = {GAME_END_TARGET, GAME_END_FAMINE}}}};
+  static const stress_case stress[] = {{NULL,
+                                        {.games = 100000,
+                                         .seed = 7,
+                                         .max_ply = 600,
+                                         .seeds = 48,
+                                         .finals = 48,
+                                         .common_ends = {GAME_END_TARGET, GAME_END_FAMINE}}}};
   static const setboard_refusal refusals[] = {
       {"0 3", "setboard takes MOVER, 16 pits and 2 stores (19 numbers), got 2"}, {NULL, NULL}};
   static const render_case renders[] = {
       {"1  3 3 3 3 3 3 3 3  0 0 0 0 0 0 0 0  12 12", "South wins"}, {NULL, NULL}};
   static const game_spec spec = {
-      .suite = "bao_kenya", .game = "bao-kenya", .perft = perft, .n_perft = 1,
-      .stress = stress, .n_stress = 1, .start_tokens = "3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 0 0",
-      .refusals = refusals, .renders = renders,
+      .suite = "bao_kenya",
+      .game = "bao-kenya",
+      .perft = perft,
+      .n_perft = 1,
+      .stress = stress,
+      .n_stress = 1,
+      .start_tokens = "3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 0 0",
+      .refusals = refusals,
+      .renders = renders,
       /* pit 0: 1 seed ends in pit 1 (2 seeds); pit 2: 3 seeds end in empty
        * pit 5; pit 7: 1 seed into the store */
       .encode = {"0  1 2 3 0 0 0 4 1  5 6 0 0 2 0 0 3  12 9",

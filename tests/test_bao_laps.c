@@ -246,33 +246,41 @@ static Suite *bao_laps_suite(void) {
   static const perft_case perft[] = {
       {"start", NULL, NULL, perft_bao_laps, PERFT_BAO_LAPS_DEPTH, 8, 0}};
   static const stress_case stress[] = {
-      {NULL, {.games = 100000, .seed = 7, .max_ply = 600, .seeds = 32, .finals = 32,
-              .common_ends = {GAME_END_TARGET, GAME_END_FAMINE, GAME_END_NOMOVES}}}};
-  static const setboard_refusal refusals[] = {
-      {"0  2 2 2 2 2 2 2 2  2 2 2 2 2 2 2 2  0 1",
-       "pits and stores hold 33 seeds, this game has 32"},
-      {NULL, NULL}};
+      {NULL,
+       {.games = 100000,
+        .seed = 7,
+        .max_ply = 600,
+        .seeds = 32,
+        .finals = 32,
+        .common_ends = {GAME_END_TARGET, GAME_END_FAMINE, GAME_END_NOMOVES}}}};
+  static const setboard_refusal refusals[] = {{"0  2 2 2 2 2 2 2 2  2 2 2 2 2 2 2 2  0 1",
+                                               "pits and stores hold 33 seeds, this game has 32"},
+                                              {NULL, NULL}};
   static const render_case renders[] = {{NULL, "South  [   2   2"}, {NULL, NULL}};
   static const reference_impl reference = {ref_legal_at, ref_check_move};
   static const game_spec spec = {
-      .suite = "bao_laps", .game = "bao-laps", .perft = perft, .n_perft = 1,
-      .stress = stress, .n_stress = 1, .start_tokens = "2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 0 0",
-      .refusals = refusals, .renders = renders,
+      .suite = "bao_laps",
+      .game = "bao-laps",
+      .perft = perft,
+      .n_perft = 1,
+      .stress = stress,
+      .n_stress = 1,
+      .start_tokens = "2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 0 0",
+      .refusals = refusals,
+      .renders = renders,
       /* Random games meet endless moves (about 1 in 1,200 plies), and now
        * and then a side whose every move is endless. */
-      .reference = {&reference, 30000,
-                    GAME_END_NOMOVES},
+      .reference = {&reference, 30000, GAME_END_NOMOVES},
       /* own pit 1: 2 seeds; own store 6 of 17 */
       .encode = {"0  1 2 3 0 0 0 4 1  2 2 0 0 2 0 0 3  6 6",
                  "1  2 2 0 0 2 0 0 3  1 2 3 0 0 0 4 1  6 6",
                  68,
                  {{4, 0.5f}, {64, 6.0f / 17}, {-1, 0}}}};
-  game_tests t = {
-      .examples = {l1_relays_and_capture, l2_all_singles, l3_single_seed_restriction},
-      .rules = {legal_moves_north, origin_is_sown, no_capture_on_the_opponents_side,
-                empty_row_ends_the_game, early_end_at_majority, stalemate_rules},
-      .reference = {l1_relays_by_the_reference},
-      .perft = {perft_start_by_hand}};
+  game_tests t = {.examples = {l1_relays_and_capture, l2_all_singles, l3_single_seed_restriction},
+                  .rules = {legal_moves_north, origin_is_sown, no_capture_on_the_opponents_side,
+                            empty_row_ends_the_game, early_end_at_majority, stalemate_rules},
+                  .reference = {l1_relays_by_the_reference},
+                  .perft = {perft_start_by_hand}};
   return game_suite(&spec, &t);
 }
 

@@ -23,7 +23,7 @@
 
 /* ---- Pool --------------------------------------------------------------------------------- */
 
-#define JOBS 2000
+#define JOBS        2000
 #define MAX_WORKERS 16
 
 typedef struct {
@@ -31,8 +31,8 @@ typedef struct {
   atomic_int runs[JOBS];
   atomic_int started[MAX_WORKERS], finished[MAX_WORKERS], jobs_of[MAX_WORKERS];
   atomic_int max_job, bad_worker, on_caller;
-  int fail_job;    /* this job fails; -1 none */
-  int fail_start;  /* this worker's start fails; -1 none */
+  int fail_job;   /* this job fails; -1 none */
+  int fail_start; /* this worker's start fails; -1 none */
   pthread_t caller;
 } tally;
 
@@ -54,8 +54,7 @@ static int t_run(void *ctx, int worker, int job, char *err, size_t errlen) {
   atomic_fetch_add(&t->runs[job], 1);
   atomic_fetch_add(&t->jobs_of[worker], 1);
   int m = atomic_load(&t->max_job);
-  while (job > m && !atomic_compare_exchange_weak(&t->max_job, &m, job)) {
-  }
+  while (job > m && !atomic_compare_exchange_weak(&t->max_job, &m, job)) {}
   if (job == t->fail_job) {
     errf(err, errlen, "job %d failed", job);
     return -1;
@@ -460,10 +459,9 @@ START_TEST(afile_temporaries_are_told_apart) {
   ck_assert_str_eq(a.tmp, in_adir(name));
   ck_assert_int_eq(afile_is_temporary(name, &pid), 1);
   ck_assert_int_eq(pid, (long)getpid());
-  static const char *const not_ours[] = {"f.bin.tmp.123",       "f.bin.tmp.sowzero.",
-                                         ".tmp.sowzero.12",     "f.tmp.sowzero.12a",
-                                         "f.tmp.sowzero.0",     "f.tmp.sowzero.-3",
-                                         "f.tmp.sowzero.12345678901", "notes.txt"};
+  static const char *const not_ours[] = {
+      "f.bin.tmp.123",   "f.bin.tmp.sowzero.", ".tmp.sowzero.12",           "f.tmp.sowzero.12a",
+      "f.tmp.sowzero.0", "f.tmp.sowzero.-3",   "f.tmp.sowzero.12345678901", "notes.txt"};
   for (size_t i = 0; i < sizeof not_ours / sizeof not_ours[0]; i++)
     ck_assert_msg(!afile_is_temporary(not_ours[i], &pid), "%s taken for a temporary", not_ours[i]);
 
@@ -494,7 +492,8 @@ START_TEST(afile_temporaries_are_told_apart) {
   ck_assert_str_eq(content(in_adir(mine)), "(absent)");
   ck_assert_str_eq(content(in_adir(live)), "being written by a live process");
   ck_assert_str_eq(content(in_adir("notes.tmp.5")), "someone else's");
-  ck_assert_str_eq(content(in_adir("replay.bin.tmp.99999")), "an older SowZero's, or someone else's");
+  ck_assert_str_eq(content(in_adir("replay.bin.tmp.99999")),
+                   "an older SowZero's, or someone else's");
   ck_assert_str_eq(content(target), "keep\n");
   struct stat st;
   ck_assert_int_eq(lstat(in_adir(sym), &st), 0);

@@ -52,8 +52,9 @@ END_TEST
 START_TEST(values_and_overrides) {
   train_config c;
   char err[1024];
-  const char *p = write_cfg("[network]\nhidden = 32\nblocks = 1\n[search]\nsims = 50\n"
-                            "[gating]\nmode = threshold\n[run]\nseed = 99\n");
+  const char *p = write_cfg(
+      "[network]\nhidden = 32\nblocks = 1\n[search]\nsims = 50\n"
+      "[gating]\nmode = threshold\n[run]\nseed = 99\n");
   char *over[] = {"learner.lr=0.01", "search.c_puct=2.5", "game.grand_slam=forbidden"};
   ck_assert_msg(config_load(&c, p, 3, over, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(c.hidden, 32);
@@ -101,9 +102,10 @@ START_TEST(bad_configs_name_the_culprit) {
                    "x.ini:2: game.grand_slam: bad value 'often' for option grand_slam (one of: "
                    "capture_continue, capture_end, forbidden, no_capture, loses, end_prior_only, "
                    "stripped_loses)");
-  ck_assert_int_eq(strncmp(cfg_error("[search]\nsimz = 3\n", 0, NULL),
-                           "x.ini:2: search.simz: unknown key (known in [search]: sims, c_puct, ",
-                           68), 0);
+  ck_assert_int_eq(
+      strncmp(cfg_error("[search]\nsimz = 3\n", 0, NULL),
+              "x.ini:2: search.simz: unknown key (known in [search]: sims, c_puct, ", 68),
+      0);
   ck_assert_str_eq(cfg_error("[search]\nsims = 1e3\n", 0, NULL),
                    "x.ini:2: search.sims: bad value '1e3' (an integer 1..100000000)");
   ck_assert_str_eq(cfg_error("[search]\ngumbel = 2\n", 0, NULL),

@@ -51,7 +51,8 @@ static nn_net *small_net(int n_in, int hidden, int blocks, int n_actions) {
   for (int t = 0; t < nn_tensor_count(n); t++) {
     const nn_tensor *d = nn_tensor_at(n, t);
     if (d->rows == 1)
-      for (int j = 0; j < d->cols; j++) p[d->offset + (size_t)j] = 0.01f * (float)(j + 3 * t) - 0.2f;
+      for (int j = 0; j < d->cols; j++)
+        p[d->offset + (size_t)j] = 0.01f * (float)(j + 3 * t) - 0.2f;
   }
   return n;
 }
@@ -94,9 +95,11 @@ static void check_value_info(const Onnx__ValueInfoProto *v, const char *name, in
   const Onnx__TypeProto__Tensor *t = v->type->tensor_type;
   ck_assert_int_eq(t->elem_type, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
   ck_assert_int_eq(t->shape->n_dim, 2);
-  ck_assert_int_eq(t->shape->dim[0]->value_case, ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM);
+  ck_assert_int_eq(t->shape->dim[0]->value_case,
+                   ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM);
   ck_assert_str_eq(t->shape->dim[0]->dim_param, "batch");
-  ck_assert_int_eq(t->shape->dim[1]->value_case, ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE);
+  ck_assert_int_eq(t->shape->dim[1]->value_case,
+                   ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE);
   ck_assert_int_eq(t->shape->dim[1]->dim_value, cols);
 }
 
@@ -274,7 +277,8 @@ START_TEST(json_numbers_round_trip) {
   ck_assert_ptr_nonnull(strstr(text, "\"encoding\": \"enc \\\"x\\\"\""));
   ck_assert_ptr_nonnull(strstr(text, "\"actions\": \"mover-relative: action a = a\\u000a\""));
   ck_assert_ptr_nonnull(strstr(text, "\"encoding_version\": 3"));
-  ck_assert_ptr_nonnull(strstr(text, "\"config\": {\"n_in\": 9, \"hidden\": 6, \"blocks\": 2, \"n_actions\": 4}"));
+  ck_assert_ptr_nonnull(
+      strstr(text, "\"config\": {\"n_in\": 9, \"hidden\": 6, \"blocks\": 2, \"n_actions\": 4}"));
   const float *par = nn_params(n);
   const char *s = text;
   for (int t = 0; t < nn_tensor_count(n); t++) {
@@ -406,7 +410,8 @@ START_TEST(cli_exports_and_refuses) {
   const char *good = in_dir("good.weights");
   save_oware(good, 64, NULL);
 
-  int rc = run_export(out, sizeof out, EXPORT(good, "--format", "onnx", "--out", in_dir("good.onnx")));
+  int rc =
+      run_export(out, sizeof out, EXPORT(good, "--format", "onnx", "--out", in_dir("good.onnx")));
   ck_assert_msg(rc == 0, "%s", out);
   ck_assert_ptr_nonnull(strstr(out, "ONNX network 64-8x1-6 for oware"));
   rc = run_export(out, sizeof out, EXPORT(good, "--format", "json", "--out", in_dir("good.json")));

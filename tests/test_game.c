@@ -21,8 +21,8 @@ static int configure_err(const char *name, const char *s1, const char *s2, char 
 START_TEST(presets_set_grand_slam) {
   const struct {
     const char *preset, *gs;
-  } want[] = {{"oware", "no_capture"},       {"abapa", "no_capture"},
-              {"warri", "capture_continue"}, {"wari", "forbidden"},
+  } want[] = {{"oware", "no_capture"},         {"abapa", "no_capture"},
+              {"warri", "capture_continue"},   {"wari", "forbidden"},
               {"wari-es", "capture_continue"}, {"oware-cut", "capture_end"}};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     game g;
@@ -47,9 +47,10 @@ START_TEST(options_override_presets) {
   ck_assert_int_eq(game_option_value(&g, "nonexistent"), -1);
   char opts[512];
   game_options_string(&g, opts, sizeof opts);
-  ck_assert_str_eq(opts, "houses=4 seeds=4 grand_slam=loses target=9 repetition=1 nocap_limit=0 "
-                         "max_plies=1000 cycle_award=own_side feed_check=sow leftover=own_row "
-                         "first_player=0");
+  ck_assert_str_eq(opts,
+                   "houses=4 seeds=4 grand_slam=loses target=9 repetition=1 nocap_limit=0 "
+                   "max_plies=1000 cycle_award=own_side feed_check=sow leftover=own_row "
+                   "first_player=0");
 }
 END_TEST
 
@@ -119,7 +120,8 @@ START_TEST(registry_lists_everything) {
   while (game_preset_at(presets, &gname, &settings)) {
     game g;
     char err[256];
-    ck_assert_int_eq(game_configure(&g, game_preset_at(presets, NULL, NULL), 0, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(
+        game_configure(&g, game_preset_at(presets, NULL, NULL), 0, NULL, err, sizeof err), 0);
     presets++;
   }
   ck_assert_int_ge(games, 1);
@@ -174,8 +176,9 @@ END_TEST
 START_TEST(ini_reads_sections_and_comments) {
   ini f;
   char err[256];
-  const char *text = "# comment\n[game]  # rules\nname = warri  # the preset\n; another\n"
-                     "grand_slam=forbidden\n\n[search]\nsims = 200\n";
+  const char *text =
+      "# comment\n[game]  # rules\nname = warri  # the preset\n; another\n"
+      "grand_slam=forbidden\n\n[search]\nsims = 200\n";
   ck_assert_int_eq(ini_parse(&f, "x.ini", text, err, sizeof err), 0);
   ck_assert_int_eq(f.n, 3);
   ini_entry *e = ini_get(&f, "game", "name");
@@ -215,7 +218,8 @@ START_TEST(config_game_errors) {
   ini f;
   game g;
   char err[256];
-  ck_assert_int_eq(ini_parse(&f, "c.ini", "[game]\nname = oware\nhouses = 12\n", err, sizeof err), 0);
+  ck_assert_int_eq(ini_parse(&f, "c.ini", "[game]\nname = oware\nhouses = 12\n", err, sizeof err),
+                   0);
   ck_assert_int_eq(config_game(&f, &g, err, sizeof err), -1);
   ck_assert_str_eq(err, "c.ini:3: game.houses: value 12 for option houses is out of range 2..8");
   ini_free(&f);

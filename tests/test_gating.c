@@ -30,8 +30,15 @@ static nn_net *small_net(uint64_t seed) { return game_net(&G, 32, seed); }
 
 /* Paired games at a few simulations, SPRT of 0 against 35 Elo. */
 static match_params gate_params(int games, uint64_t seed, int sprt) {
-  match_params p = {.games = games, .sims = 8, .opening_plies = 4, .seed = seed, .sprt = sprt,
-                    .elo0 = 0, .elo1 = 35, .alpha = 0.05, .beta = 0.05};
+  match_params p = {.games = games,
+                    .sims = 8,
+                    .opening_plies = 4,
+                    .seed = seed,
+                    .sprt = sprt,
+                    .elo0 = 0,
+                    .elo1 = 35,
+                    .alpha = 0.05,
+                    .beta = 0.05};
   return p;
 }
 
@@ -148,12 +155,11 @@ START_TEST(promotion_follows_the_verdict) {
     double threshold;
     int promotes;
   } c[] = {
-      {1, 0.40, 1, 0.55, 1},  /* accepted H1: in, whatever the score */
-      {-1, 0.70, 1, 0.55, 0}, /* accepted H0: out, whatever the score */
-      {0, 0.60, 1, 0.55, 1},  /* undecided: the threshold */
-      {0, 0.50, 1, 0.55, 0},
-      {0, 0.55, 1, 0.55, 1},  /* the threshold itself promotes */
-      {-1, 0.70, 0, 0.55, 1}, /* threshold mode ignores any verdict */
+      {1, 0.40, 1, 0.55, 1},                         /* accepted H1: in, whatever the score */
+      {-1, 0.70, 1, 0.55, 0},                        /* accepted H0: out, whatever the score */
+      {0, 0.60, 1, 0.55, 1},                         /* undecided: the threshold */
+      {0, 0.50, 1, 0.55, 0},  {0, 0.55, 1, 0.55, 1}, /* the threshold itself promotes */
+      {-1, 0.70, 0, 0.55, 1},                        /* threshold mode ignores any verdict */
       {1, 0.40, 0, 0.55, 0},
   };
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
@@ -166,8 +172,13 @@ END_TEST
 /* ---- anchor_match -------------------------------------------------------------------------- */
 
 static match_result anchor(const char *a, const char *b, int games, uint64_t seed) {
-  match_params p = {.games = games, .opening_plies = 2, .seed = seed, .elo0 = 0, .elo1 = 35,
-                    .alpha = 0.05, .beta = 0.05};
+  match_params p = {.games = games,
+                    .opening_plies = 2,
+                    .seed = seed,
+                    .elo0 = 0,
+                    .elo1 = 35,
+                    .alpha = 0.05,
+                    .beta = 0.05};
   match_result r;
   char err[512];
   ck_assert_msg(anchor_match(&G, a, b, &p, &r, err, sizeof err) == 0, "%s", err);

@@ -14,10 +14,14 @@
  * documents it: 16*side + l, l the owner's loop index. */
 static int pit_of(int row, int col) {
   switch (row) {
-  case 0: return col;
-  case 1: return 15 - col;
-  case 2: return 16 + 8 + col;
-  default: return 16 + 7 - col;
+    case 0:
+      return col;
+    case 1:
+      return 15 - col;
+    case 2:
+      return 16 + 8 + col;
+    default:
+      return 16 + 7 - col;
   }
 }
 
@@ -110,8 +114,8 @@ END_TEST
 START_TEST(column_rule) {
   static const struct {
     const char *grid;
-    int row, col, cw;          /* South's move */
-    const char *row1, *row2;   /* rows 1 and 2 after it (row2 NULL: not checked) */
+    int row, col, cw;        /* South's move */
+    const char *row1, *row2; /* rows 1 and 2 after it (row2 NULL: not checked) */
   } cases[] = {
       /* (1,3) counter-clockwise: (1,2), then (1,1) facing (2,1): own column
        * 1, so the kete starts at the left end (1,0), clockwise. */
@@ -496,30 +500,38 @@ END_TEST
 static Suite *kujifunza_suite(void) {
   static const perft_case perft[] = {
       {"start", NULL, NULL, perft_kujifunza, PERFT_KUJIFUNZA_DEPTH, 7, 0}};
-  static const stress_case stress[] = {
-      {NULL, {.games = 100000, .seed = 7, .max_ply = 600, .seeds = 64, .check_move = stress_move,
-              .common_ends = {GAME_END_FRONTROW, GAME_END_NOMOVES}}}};
+  static const stress_case stress[] = {{NULL,
+                                        {.games = 100000,
+                                         .seed = 7,
+                                         .max_ply = 600,
+                                         .seeds = 64,
+                                         .check_move = stress_move,
+                                         .common_ends = {GAME_END_FRONTROW, GAME_END_NOMOVES}}}};
   static const setboard_refusal refusals[] = {
-      {"0 2", "setboard takes MOVER and 32 pits, optionally 2 stores of 0 (33 or 35 numbers), "
-              "got 2"},
+      {"0 2",
+       "setboard takes MOVER and 32 pits, optionally 2 stores of 0 (33 or 35 numbers), "
+       "got 2"},
       {"1 " START " 1 0", "bad store '1' (0..0)"},
       {NULL, NULL}};
   static const render_case renders[] = {{NULL, "1 South front [   2   2"}, {NULL, NULL}};
   static const reference_impl reference = {ref_legal_at, ref_check_move};
-  static const game_spec spec = {.suite = "kujifunza", .game = "kujifunza", .perft = perft,
-                                 .n_perft = 1, .stress = stress, .n_stress = 1,
-                                 .start_tokens = START " 0 0", .refusals = refusals,
+  static const game_spec spec = {.suite = "kujifunza",
+                                 .game = "kujifunza",
+                                 .perft = perft,
+                                 .n_perft = 1,
+                                 .stress = stress,
+                                 .n_stress = 1,
+                                 .start_tokens = START " 0 0",
+                                 .refusals = refusals,
                                  .renders = renders,
-                                 .reference = {&reference,
-                                               20000, 0}};
-  game_tests t = {
-      .examples = {j1_capture_chain, j2_kutakata, j3_front_row_emptied},
-      .rules = {column_rule, column_rule_mirrored_for_north,
-                kutakata_pit_choice, kutakata_sixteen_kete, own_front_row_emptied_loses,
-                ply_cap_and_adjudication, move_names},
-      .reference = {j1_steps_by_the_reference},
-      .perft = {perft_start_by_hand},
-      .other = {encode_is_from_movers_view}};
+                                 .reference = {&reference, 20000, 0}};
+  game_tests t = {.examples = {j1_capture_chain, j2_kutakata, j3_front_row_emptied},
+                  .rules = {column_rule, column_rule_mirrored_for_north, kutakata_pit_choice,
+                            kutakata_sixteen_kete, own_front_row_emptied_loses,
+                            ply_cap_and_adjudication, move_names},
+                  .reference = {j1_steps_by_the_reference},
+                  .perft = {perft_start_by_hand},
+                  .other = {encode_is_from_movers_view}};
   return game_suite(&spec, &t);
 }
 

@@ -105,8 +105,9 @@ START_TEST(whole_strings_only) {
   ck_assert_str_eq(set(&x, "n", "1e1"), "bad value '1e1' for n (an integer -5..100)");
   ck_assert_str_eq(set(&x, "n", "0x10"), "bad value '0x10' for n (an integer -5..100)");
   ck_assert_str_eq(set(&x, "n", "-"), "bad value '-' for n (an integer -5..100)");
-  ck_assert_str_eq(set(&x, "seed", "-1"), "bad value '-1' for seed (an integer "
-                                          "0..18446744073709551615)");
+  ck_assert_str_eq(set(&x, "seed", "-1"),
+                   "bad value '-1' for seed (an integer "
+                   "0..18446744073709551615)");
   ck_assert_str_eq(set(&x, "f", "1e999"), "bad value '1e999' for f (a number 0..1)");
   ck_assert_str_eq(set(&x, "f", "nan"), "bad value 'nan' for f (a number 0..1)");
   ck_assert_str_eq(set(&x, "d", "inf"), "bad value 'inf' for d (a number -1e+06..1e+06)");
@@ -207,8 +208,9 @@ START_TEST(text_reads_back) {
   ck_assert_str_eq(set(&x, "mode", "off"), "");
   char text[1024], v[64];
   ck_assert_int_eq(kv_write(&demo_t, &x, text, sizeof text), 0);
-  ck_assert_str_eq(text, "n = 7\nseed = 12345678901234567890\nf = 0.300000012\nd = "
-                         "0.10000000000000001\non = 1\nmode = off\nname = abc\n");
+  ck_assert_str_eq(text,
+                   "n = 7\nseed = 12345678901234567890\nf = 0.300000012\nd = "
+                   "0.10000000000000001\non = 1\nmode = off\nname = abc\n");
   /* Every line's pair sets y to x's values. */
   for (char *save, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     char *sep = strstr(line, " = ");
@@ -229,8 +231,9 @@ END_TEST
 START_TEST(help_lists_defaults) {
   char text[2048];
   ck_assert_int_eq(kv_describe(&demo_t, NULL, text, sizeof text), 0);
-  ck_assert_ptr_nonnull(strstr(text, "f                  default 0.1                              "
-                                     "a fraction\n"));
+  ck_assert_ptr_nonnull(strstr(text,
+                               "f                  default 0.1                              "
+                               "a fraction\n"));
   ck_assert_ptr_nonnull(strstr(text, "mode               default sprt"));
   /* Defaults from a struct: short forms, as the struct holds them. */
   demo x = defaults();

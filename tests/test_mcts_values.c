@@ -34,8 +34,8 @@ static float hash_value(const game *g, const game_pos *p) {
   return (float)((int)(enc_hash(g, p) % 2001) - 1000) / 1000.0f;
 }
 
-static int hash_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n,
-                         float *policy, float *value) {
+static int hash_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n, float *policy,
+                         float *value) {
   (void)ctx;
   for (int i = 0; i < n; i++) {
     uint64_t h = enc_hash(g, pos[i]);
@@ -201,7 +201,9 @@ static void values_are_exact(const char *game_name, const char *settings, const 
 
 START_TEST(values_extra_turns) { values_are_exact("bao-kenya", NULL, NULL); }
 END_TEST
-START_TEST(values_extra_turns_gumbel) { values_are_exact("bao-kenya", NULL, "gumbel=1 gumbel_m=8"); }
+START_TEST(values_extra_turns_gumbel) {
+  values_are_exact("bao-kenya", NULL, "gumbel=1 gumbel_m=8");
+}
 END_TEST
 START_TEST(values_passes_and_rounds) { values_are_exact("namnam", NULL, NULL); }
 END_TEST
@@ -237,7 +239,7 @@ static int predict_child(const mcts *m, const mcts_node_view *x, int chooser, co
   for (int k = 0; k < x->nchild; k++) {
     mcts_node_view c = node(m, x->first_child + k);
     if (c.proof == MCTS_PROVEN_WIN) return k;
-    float q = c.proof   ? (c.proof == MCTS_PROVEN_LOSS ? -1.0f : 0.0f)
+    float q = c.proof    ? (c.proof == MCTS_PROVEN_LOSS ? -1.0f : 0.0f)
               : c.visits ? c.w / (float)c.visits
                          : pq - fpu * sqrtf(mass);
     float score = q + sq * c.prior / (1.0f + (float)c.visits);

@@ -34,8 +34,8 @@ END_TEST
 
 START_TEST(nn3_last_seed_makes_four) {
   configure(NULL);
-  game_pos p = play_expect("0  0 2 0 1 0 2  1 3 4 1 0 2  12 20", 5,
-                           "0 2 0 1 0 0  2 0 4 1 0 2  16 20", NULL);
+  game_pos p =
+      play_expect("0  0 2 0 1 0 2  1 3 4 1 0 2  12 20", 5, "0 2 0 1 0 0  2 0 4 1 0 2  16 20", NULL);
   ck_assert_int_eq(p.mover, GAME_NORTH);
 }
 END_TEST
@@ -111,8 +111,7 @@ END_TEST
  * holds 1: the move ends there. */
 START_TEST(origin_is_sown) {
   configure(NULL);
-  play_expect("0  12 0 0 0 0 0  0 0 0 0 0 0  18 18", 0, "1 1 1 1 1 1  1 1 1 1 1 1  18 18",
-              NULL);
+  play_expect("0  12 0 0 0 0 0  0 0 0 0 0 0  18 18", 0, "1 1 1 1 1 1  1 1 1 1 1 1  18 18", NULL);
 }
 END_TEST
 
@@ -131,8 +130,8 @@ START_TEST(relay_then_last_seed_four) {
   configure(NULL);
   /* Pit 0 (1 seed) -> pit 1 makes 2: relay 2 seeds to pits 2, 3; pit 3 makes
    * 4 with the last seed: South captures. */
-  game_pos p = play_expect("0  1 1 0 3 0 0  2 2 2 2 2 2  11 20", 0,
-                           "0 0 1 0 0 0  2 2 2 2 2 2  15 20", NULL);
+  game_pos p =
+      play_expect("0  1 1 0 3 0 0  2 2 2 2 2 2  11 20", 0, "0 0 1 0 0 0  2 2 2 2 2 2  15 20", NULL);
   ck_assert_int_eq(p.nocap, 0);
 }
 END_TEST
@@ -154,8 +153,7 @@ START_TEST(last_eight_mid_sowing) {
   ck_assert_int_eq(p.store[1], 28);
   /* With 12 seeds left the same capture does not end the round. */
   configure(NULL);
-  p = play_expect("0  2 3 0 0 0 0  0 0 3 0 4 0  16 20", 0, "0 0 1 0 0 0  0 0 3 0 4 0  20 20",
-                  NULL);
+  p = play_expect("0  2 3 0 0 0 0  0 0 3 0 4 0  16 20", 0, "0 0 1 0 0 0  0 0 3 0 4 0  20 20", NULL);
   ck_assert_int_eq(p.round, 1);
 }
 END_TEST
@@ -163,8 +161,8 @@ END_TEST
 /* A player who owns no seeds passes: the other moves again. */
 START_TEST(empty_player_passes) {
   configure(NULL);
-  game_pos p = play_expect("0  1 0 0 0 0 0  0 0 0 0 0 0  24 23", 0,
-                           "0 1 0 0 0 0  0 0 0 0 0 0  24 23", NULL);
+  game_pos p =
+      play_expect("0  1 0 0 0 0 0  0 0 0 0 0 0  24 23", 0, "0 1 0 0 0 0  0 0 0 0 0 0  24 23", NULL);
   ck_assert_int_eq(p.mover, GAME_SOUTH);
   ck_assert_uint_eq(game_legal(&G, &p), 2);
   /* North to move with nothing: he passes at once. */
@@ -215,7 +213,7 @@ START_TEST(repetition_option) {
   configure("first_player=1");
   p = start_pos();
   ck_assert_int_eq(p.mover, GAME_NORTH);
-  ck_assert_int_eq(p.aux[0] & 1, GAME_NORTH); /* he started round 1 */
+  ck_assert_int_eq(p.aux[0] & 1, GAME_NORTH);  /* he started round 1 */
   ck_assert_uint_eq(game_legal(&G, &p), 0x3f); /* his pits 6-11 */
 }
 END_TEST
@@ -536,24 +534,28 @@ START_TEST(claim_position_tokens) {
 END_TEST
 
 static Suite *namnam_suite(void) {
-  static const perft_case perft[] = {
-      {"start", NULL, NULL, perft_namnam, PERFT_NAMNAM_DEPTH, 7, 1}};
+  static const perft_case perft[] = {{"start", NULL, NULL, perft_namnam, PERFT_NAMNAM_DEPTH, 7, 1}};
   /* Final scores are the pits each side would own next round. */
-  static const stress_case stress[] = {
-      {NULL, {.games = 100000, .seed = 7, .max_ply = GAME_MAX_PLIES_CAP, .seeds = 48,
-              .finals = 12, .check_game = stress_game,
-              .common_ends = {GAME_END_TARGET, GAME_END_MAXROUNDS}}}};
+  static const stress_case stress[] = {{NULL,
+                                        {.games = 100000,
+                                         .seed = 7,
+                                         .max_ply = GAME_MAX_PLIES_CAP,
+                                         .seeds = 48,
+                                         .finals = 12,
+                                         .check_game = stress_game,
+                                         .common_ends = {GAME_END_TARGET, GAME_END_MAXROUNDS}}}};
   static const setboard_refusal refusals[] = {
-      {"0 4 4", "setboard takes MOVER, 12 pits, 2 stores, optionally OWNER ROUND "
-                "STARTER [CLAIMS] (15, 18 or 19 tokens), got 3"},
+      {"0 4 4",
+       "setboard takes MOVER, 12 pits, 2 stores, optionally OWNER ROUND "
+       "STARTER [CLAIMS] (15, 18 or 19 tokens), got 3"},
       {"0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  sssx 1 0",
        "bad owner 'sssx' (12 letters s/n for pits 0..11, or -)"},
       {"0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  ssssssssssss 1 0",
        "each player must own at least one pit"},
       {"0  4 4 4 4 4 4  4 4 4 4 4 4  0 1", "pits and stores hold 49 seeds, this game has 48"},
-      /* Claim phases that no game reaches: in round 1, with the mover's own
+  /* Claim phases that no game reaches: in round 1, with the mover's own
        * row not his, with pits already sown. */
-#define CLAIM_RULE                                                                     \
+#define CLAIM_RULE                                                                          \
   "a claim position is the start of round 2 or later: 4 seeds in every pit, empty stores, " \
   "the mover owning his whole row and at least CLAIMS pits of the other row left to claim"
       {"0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  ssssssnnnnnn 1 0 2", CLAIM_RULE},
@@ -567,9 +569,15 @@ static Suite *namnam_suite(void) {
 #undef OWNERS
   static const reference_impl reference = {ref_legal, ref_check_move};
   static const game_spec spec = {
-      .suite = "namnam", .game = "namnam", .perft = perft, .n_perft = 1, .stress = stress,
-      .n_stress = 1, .start_tokens = "4 4 4 4 4 4 4 4 4 4 4 4 0 0 ssssssnnnnnn 1 0 0",
-      .refusals = refusals, .renders = renders,
+      .suite = "namnam",
+      .game = "namnam",
+      .perft = perft,
+      .n_perft = 1,
+      .stress = stress,
+      .n_stress = 1,
+      .start_tokens = "4 4 4 4 4 4 4 4 4 4 4 4 0 0 ssssssnnnnnn 1 0 0",
+      .refusals = refusals,
+      .renders = renders,
       /* Random games meet endless moves now and then (about 1 in 40,000
        * plies). */
       .reference = {&reference, 1500, 0},

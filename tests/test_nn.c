@@ -23,9 +23,8 @@ static volatile long n_allocs;
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 /* Declared by hand: GCC 12 ships the runtime but not this header. */
-int __sanitizer_install_malloc_and_free_hooks(
-    void (*malloc_hook)(const volatile void *, size_t),
-    void (*free_hook)(const volatile void *));
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                              void (*free_hook)(const volatile void *));
 static void count_hook(const volatile void *p, size_t sz) {
   (void)p;
   (void)sz;
@@ -66,10 +65,8 @@ void free(void *p) { __libc_free(p); }
 static void alloc_counting_on(void) {}
 #endif
 
-
 /* ---- Forward ---------------------------------------------------------------- */
-static void compare_forward(const nn_config *c, int batch, int masked,
-                            nn_small_path path) {
+static void compare_forward(const nn_config *c, int batch, int masked, nn_small_path path) {
   nn_net *n = make_net(c, 11);
   random_biases(n, 11);
   nn_ws *ws = make_ws(n, batch);
@@ -94,8 +91,8 @@ static void compare_forward(const nn_config *c, int batch, int masked,
     double sum = 0;
     for (int a = 0; a < A; a++) {
       float p = p1[b * A + a];
-      CHECK(close_to(p, p2[b * A + a], 1e-5), "batch %d row %d action %d: %g vs naive %g",
-            batch, b, a, p, p2[b * A + a]);
+      CHECK(close_to(p, p2[b * A + a], 1e-5), "batch %d row %d action %d: %g vs naive %g", batch, b,
+            a, p, p2[b * A + a]);
       if (masked && !(d.legal[b] >> a & 1)) CHECK(p == 0.0f, "illegal action has %g", p);
       sum += p;
     }
@@ -232,8 +229,8 @@ END_TEST
 /* ---- Gradients ----------------------------------------------------------------
  * The analytic gradient (float, BLAS) against central differences of the
  * double-precision naive loss, on a few entries of every tensor. */
-static void grad_check(const nn_config *c, int batch, int masked, nn_loss_weights w,
-                       int with_score, uint64_t seed) {
+static void grad_check(const nn_config *c, int batch, int masked, nn_loss_weights w, int with_score,
+                       uint64_t seed) {
   nn_net *n = make_net(c, seed);
   random_biases(n, seed);
   nn_ws *ws = make_ws(n, batch);
@@ -273,7 +270,9 @@ static void grad_check(const nn_config *c, int batch, int masked, nn_loss_weight
     const nn_tensor *tn = nn_tensor_at(n, ti);
     int cnt = tn->rows * tn->cols;
     for (int k = 0; k < 6; k++) {
-      size_t i = tn->offset + (k == 0 ? 0 : k == 1 ? (size_t)cnt - 1 : rng_below(&r, (uint32_t)cnt));
+      size_t i = tn->offset + (k == 0   ? 0
+                               : k == 1 ? (size_t)cnt - 1
+                                        : rng_below(&r, (uint32_t)cnt));
       float orig = P[i];
       /* The loss is in double, so a tiny step costs no precision and
        * rarely straddles a ReLU kink. */
@@ -296,8 +295,9 @@ static void grad_check(const nn_config *c, int batch, int masked, nn_loss_weight
         double left = (Ln.total - lm.total) / (orig - (double)down);
         int ok = fabs(right - left) > 10 * tol &&
                  (fabs(right - an) <= 10 * tol || fabs(left - an) <= 10 * tol);
-        CHECK(ok, "%s[%zu] (batch %d, masked %d, weights %g/%g/%g): analytic %.9g, finite "
-                  "difference %.9g (one-sided %.9g, %.9g)",
+        CHECK(ok,
+              "%s[%zu] (batch %d, masked %d, weights %g/%g/%g): analytic %.9g, finite "
+              "difference %.9g (one-sided %.9g, %.9g)",
               tn->name, i - tn->offset, batch, masked, w.policy, w.value, w.score, an, fd, left,
               right);
         kinks++;
@@ -333,9 +333,10 @@ static void grad_checks(nn_loss_weights w, const grad_case *cases, int n) {
 }
 
 START_TEST(grad_policy_head) {
-  static const grad_case cases[] = {
-      {&grad_cfg, 1, 1, 0, 1}, {&grad_cfg, 3, 1, 0, 2}, {&grad_cfg, 8, 0, 0, 3},
-      {&grad_cfg, 8, 1, 0, 4}};
+  static const grad_case cases[] = {{&grad_cfg, 1, 1, 0, 1},
+                                    {&grad_cfg, 3, 1, 0, 2},
+                                    {&grad_cfg, 8, 0, 0, 3},
+                                    {&grad_cfg, 8, 1, 0, 4}};
   grad_checks((nn_loss_weights){1, 0, 0}, cases, 4);
 }
 END_TEST
@@ -355,10 +356,10 @@ START_TEST(grad_score_head) {
 END_TEST
 
 START_TEST(grad_all_heads_weighted) {
-  static const grad_case cases[] = {
-      {&grad_cfg, 1, 1, 1, 11}, {&grad_cfg, 3, 1, 1, 12}, {&grad_cfg, 8, 1, 1, 13},
-      {&grad_cfg, 8, 0, 1, 14}, {&grad_cfg, 3, 0, 0, 15}, /* no score targets */
-      {&flat_cfg, 3, 1, 1, 16}, {&wide_cfg, 3, 1, 1, 17}};
+  static const grad_case cases[] = {{&grad_cfg, 1, 1, 1, 11}, {&grad_cfg, 3, 1, 1, 12},
+                                    {&grad_cfg, 8, 1, 1, 13}, {&grad_cfg, 8, 0, 1, 14},
+                                    {&grad_cfg, 3, 0, 0, 15}, /* no score targets */
+                                    {&flat_cfg, 3, 1, 1, 16}, {&wide_cfg, 3, 1, 1, 17}};
   grad_checks((nn_loss_weights){1.0f, 0.7f, 0.3f}, cases, 7);
 }
 END_TEST
@@ -376,14 +377,14 @@ START_TEST(losses_have_their_documented_values) {
   float x[6] = {1, 2, 3, 4, 5, 6};
   uint32_t legal[2] = {0x3, 0xf};
   float tp[8] = {0.5f, 0.25f, 0.25f, 0, /* 0.25 on an illegal action: ignored */
-                 1, 0, 0, 0};
+                 1,    0,     0,     0};
   float tv[2] = {1, 0}, ts[2] = {0.5f, -3};
   nn_losses L;
   ck_assert_int_eq(nn_loss_grad(n, t, ws, x, legal, tp, tv, ts, 2, &L), 0);
   double ce = (0.75 * log(2.0) + log(4.0)) / 2;
   ck_assert_double_eq_tol(L.policy, ce, 1e-6);
-  ck_assert_double_eq_tol(L.value, 0.5, 1e-7);                  /* (1 + 0) / 2 */
-  ck_assert_double_eq_tol(L.score, (0.125 + 2.5) / 2, 1e-7);    /* Huber */
+  ck_assert_double_eq_tol(L.value, 0.5, 1e-7);               /* (1 + 0) / 2 */
+  ck_assert_double_eq_tol(L.score, (0.125 + 2.5) / 2, 1e-7); /* Huber */
   ck_assert_double_eq_tol(L.entropy, (log(2.0) + log(4.0)) / 2, 1e-6);
   ck_assert_double_eq_tol(L.total, ce + 0.5 + 1.3125, 1e-6);
   ck_assert_double_eq(L.value_sign_acc, 0.0); /* v = 0 never matches a sign */
@@ -450,8 +451,9 @@ START_TEST(trainer_rejects_bad_settings) {
   p.beta2 = 1.0f;
   char err[256];
   ck_assert_ptr_null(nn_trainer_create(n, &p, err, sizeof err));
-  ck_assert_str_eq(err, "bad optimiser settings (need 0 <= beta < 1, eps > 0, weight decay >= "
-                        "0, clip >= 0)");
+  ck_assert_str_eq(err,
+                   "bad optimiser settings (need 0 <= beta < 1, eps > 0, weight decay >= "
+                   "0, clip >= 0)");
   nn_free(n);
 }
 END_TEST
@@ -503,8 +505,8 @@ static double learn(int steps, double *initial, float *params_out, size_t cap) {
   if (initial) *initial = L.total - target_entropy;
   for (int k = 0; k < steps; k++) {
     int off = (k * B) % N;
-    nn_train_step(n, t, ws, x + off * NI, legal + off, tp + off * A, tv + off, ts + off, B,
-                  3e-3f, NULL);
+    nn_train_step(n, t, ws, x + off * NI, legal + off, tp + off * A, tv + off, ts + off, B, 3e-3f,
+                  NULL);
   }
   nn_loss_naive(n, ws, &p.w, x, legal, tp, tv, ts, N, &L);
   if (params_out) {
@@ -532,7 +534,8 @@ START_TEST(training_is_deterministic) {
   learn(40, NULL, a, 20000);
   learn(40, NULL, b, 20000);
   ck_assert_int_eq(memcmp(a, b, sizeof a), 0);
-  nn_net *n1 = make_net(&small_cfg, 8), *n2 = make_net(&small_cfg, 8), *n3 = make_net(&small_cfg, 9);
+  nn_net *n1 = make_net(&small_cfg, 8), *n2 = make_net(&small_cfg, 8),
+         *n3 = make_net(&small_cfg, 9);
   size_t bytes = sizeof(float) * nn_param_count(n1);
   ck_assert_int_eq(memcmp(nn_params(n1), nn_params(n2), bytes), 0);
   ck_assert_int_ne(memcmp(nn_params(n1), nn_params(n3), bytes), 0);
@@ -610,10 +613,10 @@ END_TEST
 
 static Suite *nn_suite(void) {
   Suite *s = suite_create("nn");
-  add_tests(s, "forward", 120,
-            (const TTest *[]){forward_matches_naive, batch_one_paths_match_naive,
-                              forward_rejects_misuse, layout_is_one_contiguous_table,
-                              threads_share_a_net, NULL});
+  add_tests(
+      s, "forward", 120,
+      (const TTest *[]){forward_matches_naive, batch_one_paths_match_naive, forward_rejects_misuse,
+                        layout_is_one_contiguous_table, threads_share_a_net, NULL});
   add_tests(s, "gradients", 120,
             (const TTest *[]){grad_policy_head, grad_value_head, grad_score_head,
                               grad_all_heads_weighted, losses_have_their_documented_values,

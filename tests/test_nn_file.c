@@ -122,8 +122,9 @@ START_TEST(weights_refuse_another_run) {
   refuse(path, &e, "%s: trained for game 'oware' but this run plays 'warri'");
   e = nn_expect_of(&m, NULL);
   e.rules = "grand_slam=forbidden";
-  refuse(path, &e, "%s: trained with rule options 'grand_slam=no_capture' but this run uses "
-                   "'grand_slam=forbidden'");
+  refuse(path, &e,
+         "%s: trained with rule options 'grand_slam=no_capture' but this run uses "
+         "'grand_slam=forbidden'");
   e = nn_expect_of(&m, NULL);
   e.encoding = 4;
   refuse(path, &e, "%s: trained on feature encoding version 3 but this run uses version 4");
@@ -136,15 +137,18 @@ START_TEST(weights_refuse_another_run) {
   nn_config other = small_cfg;
   other.hidden = 32;
   e = nn_expect_of(&m, &other);
-  refuse(path, &e, "%s: network shape 20-48x2-7 but this run expects 20-32x2-7 "
-                   "(inputs-width x blocks-actions)");
+  refuse(path, &e,
+         "%s: network shape 20-48x2-7 but this run expects 20-32x2-7 "
+         "(inputs-width x blocks-actions)");
   /* Into a net of another shape: refused, and the net is untouched. */
   nn_net *o = make_net(&other, 3);
   float keep = nn_params(o)[5];
   ck_assert_int_eq(nn_load_into(o, path, NULL, NULL, err, sizeof err), -1);
   char want[512];
-  snprintf(want, sizeof want, "%s: network shape 20-48x2-7 but this run expects 20-32x2-7 "
-                              "(inputs-width x blocks-actions)", path);
+  snprintf(want, sizeof want,
+           "%s: network shape 20-48x2-7 but this run expects 20-32x2-7 "
+           "(inputs-width x blocks-actions)",
+           path);
   ck_assert_str_eq(err, want);
   ck_assert(nn_params(o)[5] == keep);
   /* Metadata that contradicts the net is refused at save time. */
@@ -179,8 +183,9 @@ START_TEST(weights_refuse_damaged_files) {
   memcpy(c, b, len);
   put_u32le(c + 8, 2);
   spit(bad, c, len);
-  refuse(bad, NULL, "%s: weight file format version 2 is not supported (this build reads "
-                    "version 1)");
+  refuse(bad, NULL,
+         "%s: weight file format version 2 is not supported (this build reads "
+         "version 1)");
 
   /* Truncated anywhere: inside the magic, the preamble, the header, the
    * data and the checksum. */
@@ -230,8 +235,8 @@ START_TEST(checkpoint_resumes_bit_identically) {
     nn_train_step(n, t, ws, d.x, d.legal, d.tp, d.tv, d.ts, 16, 1e-3f, NULL);
   nn_meta m = test_meta();
   const char state[] = "iteration=12 rng=0123456789abcdef";
-  ck_assert_msg(nn_checkpoint_save(n, t, &m, state, sizeof state, path, err, sizeof err) == 0,
-                "%s", err);
+  ck_assert_msg(nn_checkpoint_save(n, t, &m, state, sizeof state, path, err, sizeof err) == 0, "%s",
+                err);
   for (int k = 0; k < 5; k++)
     nn_train_step(n, t, ws, d.x + 20 * (k % 3), d.legal, d.tp, d.tv, d.ts, 13, 1e-3f, NULL);
 
@@ -241,8 +246,9 @@ START_TEST(checkpoint_resumes_bit_identically) {
   size_t blen = 0;
   nn_meta got;
   nn_expect e = nn_expect_of(&m, &small_cfg);
-  ck_assert_msg(nn_checkpoint_load(r, rt, path, &e, &got, blob, sizeof blob, &blen, err,
-                                   sizeof err) == 0, "%s", err);
+  ck_assert_msg(
+      nn_checkpoint_load(r, rt, path, &e, &got, blob, sizeof blob, &blen, err, sizeof err) == 0,
+      "%s", err);
   ck_assert_uint_eq(blen, sizeof state);
   ck_assert_str_eq(blob, state);
   ck_assert_uint_eq(nn_trainer_steps(rt), 5);
@@ -256,7 +262,8 @@ START_TEST(checkpoint_resumes_bit_identically) {
    * and the net is left alone. */
   char want[512];
   float keep = nn_params(r)[0];
-  ck_assert_int_eq(nn_checkpoint_load(r, rt, path, NULL, NULL, blob, 8, &blen, err, sizeof err), -1);
+  ck_assert_int_eq(nn_checkpoint_load(r, rt, path, NULL, NULL, blob, 8, &blen, err, sizeof err),
+                   -1);
   snprintf(want, sizeof want, "%s: checkpoint state is %zu bytes but the caller's buffer holds 8",
            path, sizeof state);
   ck_assert_str_eq(err, want);
@@ -264,28 +271,28 @@ START_TEST(checkpoint_resumes_bit_identically) {
   char wpath[128];
   snprintf(wpath, sizeof wpath, "%s/w.weights", tmpdir);
   ck_assert(nn_save(n, &m, wpath, err, sizeof err) == 0);
-  ck_assert_int_eq(nn_checkpoint_load(r, rt, wpath, NULL, NULL, blob, sizeof blob, &blen, err,
-                                      sizeof err), -1);
+  ck_assert_int_eq(
+      nn_checkpoint_load(r, rt, wpath, NULL, NULL, blob, sizeof blob, &blen, err, sizeof err), -1);
   snprintf(want, sizeof want, "%s: is a weight file, not a training checkpoint", wpath);
   ck_assert_str_eq(err, want);
   size_t len;
   unsigned char *b = slurp(path, &len);
   b[len / 3] ^= 1;
   spit(path, b, len);
-  ck_assert_int_eq(nn_checkpoint_load(r, rt, path, NULL, NULL, blob, sizeof blob, &blen, err,
-                                      sizeof err), -1);
+  ck_assert_int_eq(
+      nn_checkpoint_load(r, rt, path, NULL, NULL, blob, sizeof blob, &blen, err, sizeof err), -1);
   snprintf(want, sizeof want, "%s: checksum mismatch, the file is corrupted", path);
   ck_assert_str_eq(err, want);
   b[len / 3] ^= 1;
   spit(path, b, len - 100);
-  ck_assert_int_eq(nn_checkpoint_load(r, rt, path, NULL, NULL, blob, sizeof blob, &blen, err,
-                                      sizeof err), -1);
+  ck_assert_int_eq(
+      nn_checkpoint_load(r, rt, path, NULL, NULL, blob, sizeof blob, &blen, err, sizeof err), -1);
   snprintf(want, sizeof want, "%s: truncated file (%zu of %zu bytes)", path, len - 100, len);
   ck_assert_str_eq(err, want);
   e.game = "warri";
   spit(path, b, len);
-  ck_assert_int_eq(nn_checkpoint_load(r, rt, path, &e, NULL, blob, sizeof blob, &blen, err,
-                                      sizeof err), -1);
+  ck_assert_int_eq(
+      nn_checkpoint_load(r, rt, path, &e, NULL, blob, sizeof blob, &blen, err, sizeof err), -1);
   snprintf(want, sizeof want, "%s: trained for game 'oware' but this run plays 'warri'", path);
   ck_assert_str_eq(err, want);
   ck_assert(nn_params(r)[0] == keep);
@@ -298,10 +305,10 @@ END_TEST
 
 static Suite *nn_file_suite(void) {
   Suite *s = suite_create("nn_file");
-  TCase *t = add_tests(s, "files", 120,
-            (const TTest *[]){weights_round_trip_bit_exact, weights_refuse_another_run,
-                              weights_refuse_damaged_files, checkpoint_resumes_bit_identically,
-                              NULL});
+  TCase *t = add_tests(
+      s, "files", 120,
+      (const TTest *[]){weights_round_trip_bit_exact, weights_refuse_another_run,
+                        weights_refuse_damaged_files, checkpoint_resumes_bit_identically, NULL});
   tcase_add_checked_fixture(t, setup, teardown);
   return s;
 }

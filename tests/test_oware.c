@@ -72,8 +72,7 @@ END_TEST
 
 START_TEST(o9_forbidden) {
   configure("grand_slam=forbidden");
-  ck_assert_uint_eq(game_legal(&G, (const game_pos[]){pos(O9)}),
-                    (1u << 0) | (1u << 2) | (1u << 4));
+  ck_assert_uint_eq(game_legal(&G, (const game_pos[]){pos(O9)}), (1u << 0) | (1u << 2) | (1u << 4));
   /* E is no grand slam: it captures a only. */
   play_expect(O9, 4, "1 0 2 0 0 4  0 2 1 0 0 0  18 20", NULL);
 }
@@ -131,8 +130,8 @@ END_TEST
 
 START_TEST(w1_warri_lap_capture_then_feed) {
   configure_game("warri", NULL);
-  game_pos p = play_expect("0  0 0 0 0 1 17  1 0 1 0 0 1  5 22", 5,
-                           "1 1 1 1 2 0  0 0 0 0 0 0  20 22", NULL);
+  game_pos p =
+      play_expect("0  0 0 0 0 1 17  1 0 1 0 0 1  5 22", 5, "1 1 1 1 2 0  0 0 0 0 0 0  20 22", NULL);
   ck_assert_int_eq(p.mover, 0);
   ck_assert_uint_eq(game_legal(&G, &p), 1u << 4);
   play_legal(&p, 4);
@@ -184,11 +183,10 @@ static void replay_file(const char *name, int expect_games) {
     if (line[0] == 'S') {
       int gidx, ply, player, h[12], sc[2], terminal, action;
       char legal[40], flags[40];
-      int n = sscanf(line,
-                     "S %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %39s %d %d %39s",
-                     &gidx, &ply, &player, &h[0], &h[1], &h[2], &h[3], &h[4], &h[5], &h[6],
-                     &h[7], &h[8], &h[9], &h[10], &h[11], &sc[0], &sc[1], legal, &terminal,
-                     &action, flags);
+      int n =
+          sscanf(line, "S %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %39s %d %d %39s",
+                 &gidx, &ply, &player, &h[0], &h[1], &h[2], &h[3], &h[4], &h[5], &h[6], &h[7],
+                 &h[8], &h[9], &h[10], &h[11], &sc[0], &sc[1], legal, &terminal, &action, flags);
       CHECK(n == 21, "%s:%d: unreadable state line", name, lineno);
       if (gidx != cur) {
         ck_assert_int_eq(ply, 0);
@@ -199,64 +197,60 @@ static void replay_file(const char *name, int expect_games) {
         int fl = game_step(&G, &p, &hist, pending);
         (void)fl;
       }
-      CHECK(p.mover == player || terminal, "%s:%d: mover %d, reference %d", name,
-                    lineno, p.mover, player);
+      CHECK(p.mover == player || terminal, "%s:%d: mover %d, reference %d", name, lineno, p.mover,
+            player);
       /* A terminal line shows the board after the end-of-game collection:
        * empty pits, final scores. */
       for (int i = 0; i < 12; i++)
-        CHECK(terminal ? h[i] == 0 : p.pits[i] == h[i],
-                      "%s:%d: pit %d holds %d, reference %d", name, lineno, i, p.pits[i], h[i]);
+        CHECK(terminal ? h[i] == 0 : p.pits[i] == h[i], "%s:%d: pit %d holds %d, reference %d",
+              name, lineno, i, p.pits[i], h[i]);
       int s0 = terminal ? p.final[0] : p.store[0], s1 = terminal ? p.final[1] : p.store[1];
-      CHECK(s0 == sc[0] && s1 == sc[1], "%s:%d: scores %d/%d, reference %d/%d", name,
-                    lineno, s0, s1, sc[0], sc[1]);
-      CHECK((p.status == GAME_OVER) == terminal, "%s:%d: terminal %d, reference %d",
-                    name, lineno, p.status == GAME_OVER, terminal);
+      CHECK(s0 == sc[0] && s1 == sc[1], "%s:%d: scores %d/%d, reference %d/%d", name, lineno, s0,
+            s1, sc[0], sc[1]);
+      CHECK((p.status == GAME_OVER) == terminal, "%s:%d: terminal %d, reference %d", name, lineno,
+            p.status == GAME_OVER, terminal);
       game_moves m = game_legal(&G, &p);
       char mine[40];
       legal_string(m, mine);
       if (!terminal)
-        CHECK(!strcmp(mine, legal), "%s:%d: legal %s, reference %s", name, lineno,
-                      mine, legal);
+        CHECK(!strcmp(mine, legal), "%s:%d: legal %s, reference %s", name, lineno, mine, legal);
       if (terminal) continue;
       /* Flags: F, R, G<digits>, C<n>, X. */
       int opp_empty = 1;
       for (int i = 0; i < 6; i++) opp_empty &= p.pits[(1 - p.mover) * 6 + i] == 0;
       int nonempty = 0;
       for (int i = 0; i < 6; i++) nonempty += p.pits[p.mover * 6 + i] != 0;
-      CHECK(opp_empty == (strchr(flags, 'F') != NULL), "%s:%d: feeding flag", name,
-                    lineno);
+      CHECK(opp_empty == (strchr(flags, 'F') != NULL), "%s:%d: feeding flag", name, lineno);
       CHECK((opp_empty && game_count(m) < nonempty) == (strchr(flags, 'R') != NULL),
-                    "%s:%d: feeding-removed flag", name, lineno);
+            "%s:%d: feeding-removed flag", name, lineno);
       game_moves gs = grand_slams(&p, m), ref_gs = 0;
       const char *g = strchr(flags, 'G');
       for (g = g ? g + 1 : NULL; g && *g >= '0' && *g <= '9'; g++) ref_gs |= 1u << (*g - '0');
-      CHECK(gs == ref_gs, "%s:%d: grand slams %x, reference %x", name, lineno, gs,
-                    ref_gs);
-      CHECK(((gs >> action) & 1) == (strchr(flags, 'X') != NULL),
-                    "%s:%d: X flag", name, lineno);
+      CHECK(gs == ref_gs, "%s:%d: grand slams %x, reference %x", name, lineno, gs, ref_gs);
+      CHECK(((gs >> action) & 1) == (strchr(flags, 'X') != NULL), "%s:%d: X flag", name, lineno);
       const char *c = strchr(flags, 'C');
       game_pos q = p;
       game_play(&G, &q, action);
       int took = q.store[p.mover] - p.store[p.mover];
-      CHECK(took == (c ? atoi(c + 1) : 0), "%s:%d: captured %d, flags %s", name,
-                    lineno, took, flags);
+      CHECK(took == (c ? atoi(c + 1) : 0), "%s:%d: captured %d, flags %s", name, lineno, took,
+            flags);
       CHECK(m >> action & 1, "%s:%d: reference plays an illegal move", name, lineno);
       pending = action;
     } else if (line[0] == 'E') {
       int gidx, plies, f0, f1, r0, r1, raw0, raw1;
       char reason[32];
-      int n = sscanf(line, "E %d %d %d %d %d %d %31s %d %d", &gidx, &plies, &f0, &f1, &r0,
-                     &r1, reason, &raw0, &raw1);
+      int n = sscanf(line, "E %d %d %d %d %d %d %31s %d %d", &gidx, &plies, &f0, &f1, &r0, &r1,
+                     reason, &raw0, &raw1);
       CHECK(n == 9, "%s:%d: unreadable end line", name, lineno);
       ck_assert_int_eq(gidx, cur);
       ck_assert_int_eq(p.status, GAME_OVER);
       ck_assert_int_eq(p.ply, plies);
-      CHECK(p.final[0] == f0 && p.final[1] == f1, "%s:%d: final %d-%d, reference %d-%d",
-                    name, lineno, p.final[0], p.final[1], f0, f1);
+      CHECK(p.final[0] == f0 && p.final[1] == f1, "%s:%d: final %d-%d, reference %d-%d", name,
+            lineno, p.final[0], p.final[1], f0, f1);
       ck_assert_int_eq(game_outcome(&p, 0), r0);
       ck_assert_int_eq(game_outcome(&p, 1), r1);
-      CHECK(p.end_reason == ref_reason(reason), "%s:%d: ended by %s, reference %s",
-                    name, lineno, game_end_name(p.end_reason), reason);
+      CHECK(p.end_reason == ref_reason(reason), "%s:%d: ended by %s, reference %s", name, lineno,
+            game_end_name(p.end_reason), reason);
       ck_assert_int_eq(p.store[0], raw0);
       ck_assert_int_eq(p.store[1], raw1);
       games++;
@@ -269,16 +263,13 @@ static void replay_file(const char *name, int expect_games) {
 START_TEST(reference_random) { replay_file("openspiel-oware-random-2000.txt", 2000); }
 END_TEST
 
-START_TEST(reference_capture_biased) {
-  replay_file("openspiel-oware-capture-biased-200.txt", 200);
-}
+START_TEST(reference_capture_biased) { replay_file("openspiel-oware-capture-biased-200.txt", 200); }
 END_TEST
-
 
 /* ---- Perft and random stress, per grand-slam variant ------------------------------ */
 
-static const char *const variants[7] = {"capture_continue", "capture_end",    "forbidden",
-                                        "no_capture",       "loses",          "end_prior_only",
+static const char *const variants[7] = {"capture_continue", "capture_end", "forbidden",
+                                        "no_capture",       "loses",       "end_prior_only",
                                         "stripped_loses"};
 
 /* The positions: the start; O9's grand slam; a lap with a feeding fight;
@@ -470,18 +461,25 @@ static Suite *oware_suite(void) {
   static stress_case stress[7];
   for (int v = 0; v < 7; v++) {
     snprintf(settings[v], sizeof settings[v], "grand_slam=%s", variants[v]);
-    stress[v] = (stress_case){settings[v],
-                              {.games = 100000, .seed = 7, .stream = (uint64_t)v,
-                               .max_ply = 1000, .check_move = stress_move,
-                               .check_game = stress_game,
-                               .common_ends = {GAME_END_TARGET, GAME_END_FAMINE,
-                                               GAME_END_REPETITION}}};
+    stress[v] =
+        (stress_case){settings[v],
+                      {.games = 100000,
+                       .seed = 7,
+                       .stream = (uint64_t)v,
+                       .max_ply = 1000,
+                       .check_move = stress_move,
+                       .check_game = stress_game,
+                       .common_ends = {GAME_END_TARGET, GAME_END_FAMINE, GAME_END_REPETITION}}};
     for (int i = 0; i < 4; i++) {
       snprintf(what[7 * i + v], sizeof what[0], "%s %s", perft_positions[i].name, variants[v]);
       /* Sanitizers: the shallower goldens. */
-      perft[7 * i + v] = (perft_case){what[7 * i + v], settings[v], perft_positions[i].tokens,
-                                      perft_golden[i][v], perft_positions[i].depth,
-                                      perft_positions[i].depth - 2, 1};
+      perft[7 * i + v] = (perft_case){what[7 * i + v],
+                                      settings[v],
+                                      perft_positions[i].tokens,
+                                      perft_golden[i][v],
+                                      perft_positions[i].depth,
+                                      perft_positions[i].depth - 2,
+                                      1};
     }
   }
   static const setboard_refusal refusals[] = {
@@ -490,14 +488,19 @@ static Suite *oware_suite(void) {
       {"2  4 4 4 4 4 4  4 4 4 4 4 4  0 0", "bad mover '2' (0 or 1)"},
       {"0  4 x 4 4 4 4  4 4 4 4 4 4  0 0", "bad seed count 'x' (0..48)"},
       {NULL, NULL}};
-  static const game_spec spec = {
-      .suite = "oware", .game = "oware", .perft = perft, .n_perft = 4 * 7, .stress = stress,
-      .n_stress = 7, .start_tokens = "4 4 4 4 4 4 4 4 4 4 4 4 0 0", .refusals = refusals,
-      /* own pit 0: 1 seed, which is a 1; own store 3 of 25 */
-      .encode = {"0  1 2 3 0 0 0  5 6 7 8 9 2  3 2",
-                 "1  5 6 7 8 9 2  1 2 3 0 0 0  2 3",
-                 64,
-                 {{0, 0.125f}, {2, 1.0f}, {60, 3.0f / 25}, {-1, 0}}}};
+  static const game_spec spec = {.suite = "oware",
+                                 .game = "oware",
+                                 .perft = perft,
+                                 .n_perft = 4 * 7,
+                                 .stress = stress,
+                                 .n_stress = 7,
+                                 .start_tokens = "4 4 4 4 4 4 4 4 4 4 4 4 0 0",
+                                 .refusals = refusals,
+                                 /* own pit 0: 1 seed, which is a 1; own store 3 of 25 */
+                                 .encode = {"0  1 2 3 0 0 0  5 6 7 8 9 2  3 2",
+                                            "1  5 6 7 8 9 2  1 2 3 0 0 0  2 3",
+                                            64,
+                                            {{0, 0.125f}, {2, 1.0f}, {60, 3.0f / 25}, {-1, 0}}}};
   game_tests t = {
       .examples = {o1_opening, o2_to_o6_sowing_and_captures, o7_forced_feed, o8_famine,
                    o9_no_capture, o9_forbidden, o9_forbidden_only_move_stands_without_capture,

@@ -53,50 +53,47 @@ START_TEST(state_of_the_start) {
 END_TEST
 
 START_TEST(play_undo_and_ids) {
-  converse((const exchange[]){
-      {"7 play 4", "=7 1 4 4 4 4 0 5 5 5 5 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n"},
-      {"undo", START_STATE},
-      {"undo", "? nothing to undo\n\n"},
-      {"12 undo", "?12 nothing to undo\n\n"},
-      {NULL, NULL}});
+  converse(
+      (const exchange[]){{"7 play 4", "=7 1 4 4 4 4 0 5 5 5 5 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n"},
+                         {"undo", START_STATE},
+                         {"undo", "? nothing to undo\n\n"},
+                         {"12 undo", "?12 nothing to undo\n\n"},
+                         {NULL, NULL}});
 }
 END_TEST
 
 START_TEST(moves_replays_from_the_start) {
   const char *after_4 = "= 1 4 4 4 4 0 5 5 5 5 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n";
-  converse((const exchange[]){
-      {"play 0", NULL},
-      {"moves 4", after_4},
-      /* A bad move anywhere leaves the game as it was. */
-      {"moves 4 0 9", "? move 3: bad move '9' (an action number 0..5)\n\n"},
-      {"state", after_4},
-      {"moves", START_STATE},
-      {NULL, NULL}});
+  converse((const exchange[]){{"play 0", NULL},
+                              {"moves 4", after_4},
+                              /* A bad move anywhere leaves the game as it was. */
+                              {"moves 4 0 9", "? move 3: bad move '9' (an action number 0..5)\n\n"},
+                              {"state", after_4},
+                              {"moves", START_STATE},
+                              {NULL, NULL}});
 }
 END_TEST
 
 START_TEST(illegal_moves_change_nothing) {
-  converse((const exchange[]){
-      {"setboard 0 1 1 0 0 2 0 0 0 0 0 0 0 22 22", NULL},
-      {"legal", "= 4\n\n"},
-      {"play 0", "? illegal move 0 (legal: 4)\n\n"},
-      {"play 2", "? illegal move 2 (legal: 4)\n\n"},
-      {"play -1", "? bad move '-1' (an action number 0..5)\n\n"},
-      {"play", "? usage: play ACTION\n\n"},
-      {"state", "= 0 1 1 0 0 2 0 0 0 0 0 0 0 22 22 4 ongoing\n\n"},
-      {"play 4", "= 1 1 1 0 0 0 1 1 0 0 0 0 0 22 22 0 ongoing\n\n"},
-      {NULL, NULL}});
+  converse((const exchange[]){{"setboard 0 1 1 0 0 2 0 0 0 0 0 0 0 22 22", NULL},
+                              {"legal", "= 4\n\n"},
+                              {"play 0", "? illegal move 0 (legal: 4)\n\n"},
+                              {"play 2", "? illegal move 2 (legal: 4)\n\n"},
+                              {"play -1", "? bad move '-1' (an action number 0..5)\n\n"},
+                              {"play", "? usage: play ACTION\n\n"},
+                              {"state", "= 0 1 1 0 0 2 0 0 0 0 0 0 0 22 22 4 ongoing\n\n"},
+                              {"play 4", "= 1 1 1 0 0 0 1 1 0 0 0 0 0 22 22 0 ongoing\n\n"},
+                              {NULL, NULL}});
 }
 END_TEST
 
 START_TEST(finished_games_report_final_scores) {
-  converse((const exchange[]){
-      {"setboard 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21",
-       "= 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21 - over 27 21 0\n\n"},
-      {"play 0", "? illegal move 0: the game is over\n\n"},
-      {"genmove", "? the game is over\n\n"},
-      {"legal", "=\n\n"},
-      {NULL, NULL}});
+  converse((const exchange[]){{"setboard 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21",
+                               "= 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21 - over 27 21 0\n\n"},
+                              {"play 0", "? illegal move 0: the game is over\n\n"},
+                              {"genmove", "? the game is over\n\n"},
+                              {"legal", "=\n\n"},
+                              {NULL, NULL}});
 }
 END_TEST
 
@@ -143,13 +140,12 @@ START_TEST(agents_and_genmove) {
 END_TEST
 
 START_TEST(unknown_and_blank_lines) {
-  converse((const exchange[]){
-      {"fly", "? unknown command 'fly' (try help)\n\n"},
-      {"", ""},
-      {"   # just a comment", ""},
-      {"42", "?42 missing command\n\n"},
-      {"name", "= SowZero\n\n"},
-      {NULL, NULL}});
+  converse((const exchange[]){{"fly", "? unknown command 'fly' (try help)\n\n"},
+                              {"", ""},
+                              {"   # just a comment", ""},
+                              {"42", "?42 missing command\n\n"},
+                              {"name", "= SowZero\n\n"},
+                              {NULL, NULL}});
   ck_assert_int_eq(proto_handle(S, "quit", out, sizeof out), 1);
   ck_assert_str_eq(out, "=\n\n");
 }
@@ -167,10 +163,11 @@ END_TEST
 START_TEST(garbage_input) {
   rng_t r;
   rng_seed(&r, 5, 0);
-  static const char *words[] = {"play", "undo", "moves", "setboard", "game", "state", "legal",
-                                "show", "agent", "genmove", "analyze", "oware", "warri",
-                                "random", "greedy", "0", "1", "5", "6", "-3", "99999999999",
-                                "houses=3", "x=y", "=", "#", "\t", "\xff\xfe", "%s%n", "48"};
+  static const char *words[] = {"play",  "undo",   "moves",       "setboard", "game",    "state",
+                                "legal", "show",   "agent",       "genmove",  "analyze", "oware",
+                                "warri", "random", "greedy",      "0",        "1",       "5",
+                                "6",     "-3",     "99999999999", "houses=3", "x=y",     "=",
+                                "#",     "\t",     "\xff\xfe",    "%s%n",     "48"};
   int n = (int)(20000 * test_scale());
   for (int i = 0; i < n; i++) {
     char line[300];
@@ -183,7 +180,8 @@ START_TEST(garbage_input) {
     if (!strncmp(line, "quit", 4)) continue;
     proto_handle(S, line, out, sizeof out);
     size_t len = strlen(out);
-    CHECK(len == 0 || ((out[0] == '=' || out[0] == '?') && len >= 2 && !strcmp(out + len - 2, "\n\n")),
+    CHECK(len == 0 ||
+              ((out[0] == '=' || out[0] == '?') && len >= 2 && !strcmp(out + len - 2, "\n\n")),
           "malformed response to '%s': '%s'", line, out);
     proto_handle(S, "state", out, sizeof out);
     CHECK(out[0] == '=', "state failed after '%s'", line);
@@ -253,14 +251,41 @@ static void probe(proto *t, char *buf, size_t len) {
 }
 
 START_TEST(refused_commands_change_nothing) {
-  static const char *bad[] = {
-      "undo 3", "state x", "legal x", "show x", "genmove now", "analyze x", "options x", "name x",
-      "version 2", "help me", "quit now", "play", "play 1 2", "play x", "play 99",
-      "moves 0 99", "moves x", "moves 0 1 2 3 4 5 nosuch", "setboard", "setboard 0 1 2",
-      "setboard 0 4 4 4 4 4 4 4 4 4 4 4 4 0 1", "setboard 2 4 4 4 4 4 4 4 4 4 4 4 4 0 0",
-      "setboard 0 x 4 4 4 4 4 4 4 4 4 4 4 0 0", "game", "game nosuch", "game oware houses=99",
-      "game oware nosuch=1", "agent nosuch", "agent mcts sims=x", "agent alphabeta time=0",
-      "frobnicate", "99999999999999999999 state", "7", "\x01", NULL};
+  static const char *bad[] = {"undo 3",
+                              "state x",
+                              "legal x",
+                              "show x",
+                              "genmove now",
+                              "analyze x",
+                              "options x",
+                              "name x",
+                              "version 2",
+                              "help me",
+                              "quit now",
+                              "play",
+                              "play 1 2",
+                              "play x",
+                              "play 99",
+                              "moves 0 99",
+                              "moves x",
+                              "moves 0 1 2 3 4 5 nosuch",
+                              "setboard",
+                              "setboard 0 1 2",
+                              "setboard 0 4 4 4 4 4 4 4 4 4 4 4 4 0 1",
+                              "setboard 2 4 4 4 4 4 4 4 4 4 4 4 4 0 0",
+                              "setboard 0 x 4 4 4 4 4 4 4 4 4 4 4 0 0",
+                              "game",
+                              "game nosuch",
+                              "game oware houses=99",
+                              "game oware nosuch=1",
+                              "agent nosuch",
+                              "agent mcts sims=x",
+                              "agent alphabeta time=0",
+                              "frobnicate",
+                              "99999999999999999999 state",
+                              "7",
+                              "\x01",
+                              NULL};
   char want[16384], got[16384];
   proto *ref = proto_create(5);
   setup_twin(ref);
@@ -284,30 +309,29 @@ END_TEST
  * and game's start, never further, and never to another game's start. */
 START_TEST(undo_after_setboard_moves_and_game) {
   const char *board = "= 0 1 1 0 0 2 0 0 3 0 0 0 0 21 20 0,1,4 ongoing\n\n";
-  converse((const exchange[]){
-      {"setboard 0 1 1 0 0 2 0 0 3 0 0 0 0 21 20", board},
-      {"play 4", NULL},
-      {"play 0", NULL},
-      {"undo", "= 1 1 1 0 0 0 1 1 3 0 0 0 0 21 20 0,1 ongoing\n\n"},
-      {"undo", board},
-      {"undo", "? nothing to undo\n\n"},
-      {"state", board},
-      /* moves starts a new record from the start position. */
-      {"moves 2 3", NULL},
-      {"undo", "= 1 4 4 0 5 5 5 5 4 4 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n"},
-      {"undo", START_STATE},
-      {"undo", "? nothing to undo\n\n"},
-      /* game starts one too; a setboard after moves starts another. */
-      {"play 5", NULL},
-      {"setboard 0 1 1 0 0 2 0 0 3 0 0 0 0 21 20", NULL},
-      {"undo", "? nothing to undo\n\n"},
-      {"play 4", NULL},
-      {"game warri", NULL},
-      {"play 0", NULL},
-      {"undo", START_STATE},
-      {"options", "= oware houses=6 seeds=4 grand_slam=capture_continue"},
-      {"undo", "? nothing to undo\n\n"},
-      {NULL, NULL}});
+  converse((const exchange[]){{"setboard 0 1 1 0 0 2 0 0 3 0 0 0 0 21 20", board},
+                              {"play 4", NULL},
+                              {"play 0", NULL},
+                              {"undo", "= 1 1 1 0 0 0 1 1 3 0 0 0 0 21 20 0,1 ongoing\n\n"},
+                              {"undo", board},
+                              {"undo", "? nothing to undo\n\n"},
+                              {"state", board},
+                              /* moves starts a new record from the start position. */
+                              {"moves 2 3", NULL},
+                              {"undo", "= 1 4 4 0 5 5 5 5 4 4 4 4 4 0 0 0,1,2,3,4,5 ongoing\n\n"},
+                              {"undo", START_STATE},
+                              {"undo", "? nothing to undo\n\n"},
+                              /* game starts one too; a setboard after moves starts another. */
+                              {"play 5", NULL},
+                              {"setboard 0 1 1 0 0 2 0 0 3 0 0 0 0 21 20", NULL},
+                              {"undo", "? nothing to undo\n\n"},
+                              {"play 4", NULL},
+                              {"game warri", NULL},
+                              {"play 0", NULL},
+                              {"undo", START_STATE},
+                              {"options", "= oware houses=6 seeds=4 grand_slam=capture_continue"},
+                              {"undo", "? nothing to undo\n\n"},
+                              {NULL, NULL}});
 }
 END_TEST
 
@@ -347,28 +371,26 @@ END_TEST
 /* state names the winner the rules chose, also when the scores say
  * otherwise. */
 START_TEST(state_names_the_winner) {
-  converse((const exchange[]){
-      {"setboard 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21", "= 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21 - over 27 21 0\n\n"},
-      /* A grand slam that loses: North wins with fewer seeds. */
-      {"game oware grand_slam=loses", NULL},
-      {"setboard 0 3 0 0 0 0 1 1 0 0 0 0 0 22 21", NULL},
-      {"play 5", "= 0 3 0 0 0 0 0 2 0 0 0 0 0 22 21 - over 22 21 1\n\n"},
-      {NULL, NULL}});
+  converse((const exchange[]){{"setboard 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21",
+                               "= 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21 - over 27 21 0\n\n"},
+                              /* A grand slam that loses: North wins with fewer seeds. */
+                              {"game oware grand_slam=loses", NULL},
+                              {"setboard 0 3 0 0 0 0 1 1 0 0 0 0 0 22 21", NULL},
+                              {"play 5", "= 0 3 0 0 0 0 0 2 0 0 0 0 0 22 21 - over 22 21 1\n\n"},
+                              {NULL, NULL}});
 }
 END_TEST
 
 static Suite *protocol_suite(void) {
   Suite *s = suite_create("protocol");
-  TCase *t = add_tests(s, "commands", 60,
-                       (const TTest *[]){state_of_the_start, play_undo_and_ids,
-                                         moves_replays_from_the_start, illegal_moves_change_nothing,
-                                         finished_games_report_final_scores, setboard_errors,
-                                         game_and_options, agents_and_genmove,
-                                         unknown_and_blank_lines, show_draws_the_board,
-                                         garbage_input, refused_commands_change_nothing,
-                                         undo_after_setboard_moves_and_game,
-                                         every_line_gets_one_whole_answer, state_names_the_winner,
-                                         NULL});
+  TCase *t = add_tests(
+      s, "commands", 60,
+      (const TTest *[]){state_of_the_start, play_undo_and_ids, moves_replays_from_the_start,
+                        illegal_moves_change_nothing, finished_games_report_final_scores,
+                        setboard_errors, game_and_options, agents_and_genmove,
+                        unknown_and_blank_lines, show_draws_the_board, garbage_input,
+                        refused_commands_change_nothing, undo_after_setboard_moves_and_game,
+                        every_line_gets_one_whole_answer, state_names_the_winner, NULL});
   tcase_add_checked_fixture(t, setup, teardown);
   return s;
 }

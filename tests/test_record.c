@@ -41,8 +41,9 @@ START_TEST(the_format_to_the_letter) {
   ck_assert_int_eq(record_write_header(f, NULL), 0);
   ck_assert_int_eq(record_write_header(f, "self-play"), 0);
   fclose(f);
-  ck_assert_str_eq(text, "# sowzero game records, format 1 (docs/FORMATS.md)\n\n"
-                         "# sowzero game records, format 1 (docs/FORMATS.md): self-play\n\n");
+  ck_assert_str_eq(text,
+                   "# sowzero game records, format 1 (docs/FORMATS.md)\n\n"
+                   "# sowzero game records, format 1 (docs/FORMATS.md): self-play\n\n");
   free(text);
   /* Read back: every field. */
   char *in = malloc(sizeof example + 64);
@@ -150,8 +151,9 @@ START_TEST(records_round_trip) {
   ck_assert_int_eq(record_replay(rec, &g2, &end, err, sizeof err), -1);
   fclose(f);
   /* A malformed record names its line. */
-  const char *broken = "game 1\nrules oware\nsouth random\nnorth random\nopening -\n"
-                       "moves x\n";
+  const char *broken =
+      "game 1\nrules oware\nsouth random\nnorth random\nopening -\n"
+      "moves x\n";
   f = fmemopen((void *)broken, strlen(broken), "r");
   line = 0;
   ck_assert_int_eq(record_read(f, rec, &line, err, sizeof err), -1);

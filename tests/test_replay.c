@@ -248,7 +248,8 @@ START_TEST(bad_files_are_refused_by_name) {
   b[4] = 9;
   write_bytes(bad, b, n);
   ck_assert_int_eq(replay_load(r, bad, err, sizeof err), -1);
-  snprintf(expect, sizeof expect, "%s: replay format version 9 is not supported (this build reads 1)", bad);
+  snprintf(expect, sizeof expect,
+           "%s: replay format version 9 is not supported (this build reads 1)", bad);
   ck_assert_str_eq(err, expect);
 
   /* The right version with another record size says so. */
@@ -282,8 +283,9 @@ START_TEST(bad_files_are_refused_by_name) {
   ck_assert_int_eq(game_configure(&w, "warri", 0, NULL, err, sizeof err), 0);
   replay *rw = replay_create(&w, 8, err, sizeof err);
   ck_assert_int_eq(replay_load(rw, path, err, sizeof err), -1);
-  ck_assert_msg(strstr(err, "samples of game 'oware'") && strstr(err, "grand_slam=capture_continue"),
-                "%s", err);
+  ck_assert_msg(
+      strstr(err, "samples of game 'oware'") && strstr(err, "grand_slam=capture_continue"), "%s",
+      err);
   replay_free(rw);
 
   /* The failed loads left the buffer empty. */
@@ -342,8 +344,8 @@ START_TEST(every_game_s_positions_load) {
   snprintf(path, sizeof path, "%s/all.bin", dir);
   for (int i = 0; i <= n; i++) {
     game g;
-    ck_assert_int_eq(game_configure(&g, i < n ? names[i] : "oware", i < n ? 0 : 2, small, err,
-                                    sizeof err), 0);
+    ck_assert_int_eq(
+        game_configure(&g, i < n ? names[i] : "oware", i < n ? 0 : 2, small, err, sizeof err), 0);
     random_samples(&g, 11 + (uint64_t)i, smp, count);
     replay *r = replay_create(&g, count, err, sizeof err);
     replay_add(r, smp, count);

@@ -19,6 +19,7 @@
 #include "tests/testutil.h"
 #include "arena/record.h"
 #include "trainer/config.h"
+#include "trainer/counters.h"
 #include "search/evaluator_nn.h"
 #include "trainer/gating.h"
 #include "trainer/replay.h"
@@ -35,7 +36,8 @@ static void fresh_dir(const char *tag) {
 static void remove_dir(void) { remove_tree(scratch); }
 
 static int run_training(int n_over, char *const *over, char *err, size_t errlen) {
-  train_args a = {.config_path = "configs/tiny.ini", .run_dir = dir, .n_over = n_over, .over = over};
+  train_args a = {
+      .config_path = "configs/tiny.ini", .run_dir = dir, .n_over = n_over, .over = over};
   return train_run(&a, err, errlen);
 }
 
@@ -47,9 +49,14 @@ START_TEST(tiny_run_learns) {
   if (test_scale() < 1.0) {
     /* Sanitizers: a short run with two workers, for races and leaks only. */
     fresh_dir("tsan");
-    char *over[] = {"run.minutes=0", "run.iterations=3", "selfplay.threads=2",
-                    "selfplay.games_per_thread=8", "replay.min_samples=256",
-                    "learner.batch=64", "learner.steps_per_iter=10", "gating.games=4"};
+    char *over[] = {"run.minutes=0",
+                    "run.iterations=3",
+                    "selfplay.threads=2",
+                    "selfplay.games_per_thread=8",
+                    "replay.min_samples=256",
+                    "learner.batch=64",
+                    "learner.steps_per_iter=10",
+                    "gating.games=4"};
     char err[1024];
     ck_assert_msg(run_training(8, over, err, sizeof err) == 0, "%s", err);
     remove_dir();
@@ -73,15 +80,15 @@ START_TEST(tiny_run_learns) {
   nn_free(fresh);
   snprintf(me, sizeof me, "zero weights=%s sims=24", best);
 
-  match_params mp = {.games = 200, .opening_plies = 2, .seed = 99, .elo1 = 35, .alpha = 0.05,
-                     .beta = 0.05};
+  match_params mp = {
+      .games = 200, .opening_plies = 2, .seed = 99, .elo1 = 35, .alpha = 0.05, .beta = 0.05};
   match_result vs_random, vs_fresh;
   ck_assert_msg(anchor_match(&c.g, me, "random", &mp, &vs_random, err, sizeof err) == 0, "%s", err);
   snprintf(them, sizeof them, "zero weights=%s sims=24", fresh_path);
   ck_assert_msg(anchor_match(&c.g, me, them, &mp, &vs_fresh, err, sizeof err) == 0, "%s", err);
   fprintf(stderr, "tiny run: vs random %d-%d-%d (%.1f%%), vs untrained %d-%d-%d (%.1f%%)\n",
-          vs_random.wins, vs_random.draws, vs_random.losses, 100 * vs_random.score,
-          vs_fresh.wins, vs_fresh.draws, vs_fresh.losses, 100 * vs_fresh.score);
+          vs_random.wins, vs_random.draws, vs_random.losses, 100 * vs_random.score, vs_fresh.wins,
+          vs_fresh.draws, vs_fresh.losses, 100 * vs_fresh.score);
   ck_assert_int_eq(vs_random.games, 200);
   ck_assert_int_ge(vs_random.wins, 180);
   /* A clear margin: the lower end of the 95% interval above 65%. */
@@ -108,7 +115,8 @@ static int count_iterations(const char *path, int *max_it) {
     ck_assert_msg(minutes >= prev_min, "training time goes back at iteration %d: %g < %g", it,
                   minutes, prev_min);
     prev_min = minutes;
-    ck_assert_msg(strlen(line) > 10 && line[strlen(line) - 2] == '}', "torn metrics line: %s", line);
+    ck_assert_msg(strlen(line) > 10 && line[strlen(line) - 2] == '}', "torn metrics line: %s",
+                  line);
     ck_assert_msg(it == prev + 1, "metrics jump from iteration %d to %d", prev, it);
     prev = it;
     n++;
@@ -148,13 +156,15 @@ static run_state check_run(const train_config *c) {
     nn_trainer *t = nn_trainer_create(n, &tp, err, sizeof err);
     unsigned char blob[256];
     size_t blen;
-    ck_assert_msg(nn_checkpoint_load(n, t, path, &ex, NULL, blob, sizeof blob, &blen, err,
-                                     sizeof err) == 0, "%s", err);
-    ck_assert_uint_eq(blen, 96);
-    s.iteration = (int)get_u32le(blob);
-    s.steps = get_u64le(blob + 4);
-    uint64_t el = get_u64le(blob + 12);
-    memcpy(&s.elapsed, &el, sizeof el);
+    ck_assert_msg(
+        nn_checkpoint_load(n, t, path, &ex, NULL, blob, sizeof blob, &blen, err, sizeof err) == 0,
+        "%s", err);
+    ck_assert_uint_eq(blen, RUN_COUNTERS_BYTES);
+    run_counters rc;
+    run_counters_read(&rc, blob);
+    s.iteration = (int)rc.iteration;
+    s.steps = rc.steps;
+    s.elapsed = rc.elapsed;
     /* Every iteration trains for a while: the clock of the budget and of
      * the learning-rate schedule has moved. */
     if (s.iteration > 0) ck_assert_double_gt(s.elapsed, 0);
@@ -185,8 +195,9 @@ static run_state check_run(const train_config *c) {
 
 START_TEST(sigkill_and_resume) {
   fresh_dir("fault");
-  char *over[] = {"run.minutes=0", "selfplay.games_per_thread=16", "replay.min_samples=512",
-                  "learner.steps_per_iter=20", "gating.games=4", "selfplay.record_every=3"};
+  char *over[] = {"run.minutes=0",          "selfplay.games_per_thread=16",
+                  "replay.min_samples=512", "learner.steps_per_iter=20",
+                  "gating.games=4",         "selfplay.record_every=3"};
   int n_over = 6;
   train_config c;
   char err[1024];
@@ -224,8 +235,13 @@ START_TEST(sigkill_and_resume) {
   /* A last, clean session runs two more iterations from the checkpoint. */
   char its[64];
   snprintf(its, sizeof its, "run.iterations=%d", last.iteration + 2);
-  char *over2[] = {"run.minutes=0", "selfplay.games_per_thread=16", "replay.min_samples=512",
-                   "learner.steps_per_iter=20", "gating.games=4", "selfplay.record_every=3", its};
+  char *over2[] = {"run.minutes=0",
+                   "selfplay.games_per_thread=16",
+                   "replay.min_samples=512",
+                   "learner.steps_per_iter=20",
+                   "gating.games=4",
+                   "selfplay.record_every=3",
+                   its};
   ck_assert_msg(run_training(7, over2, err, sizeof err) == 0, "%s", err);
   run_state end = check_run(&c);
   ck_assert_int_eq(end.iteration, last.iteration + 2);
@@ -299,7 +315,7 @@ END_TEST
  * was never stopped: iterations contiguous, no game or sample counted
  * twice, every counter (the elapsed time too) carried over. */
 
-static const char *iteration_writes[] = {"candidate.weights", "best.weights", "games",
+static const char *iteration_writes[] = {"candidate.weights", "best.weights",  "games",
                                          "replay.bin",        "metrics.jsonl", "checkpoint"};
 enum { N_WRITES = 6 };
 
@@ -318,14 +334,23 @@ static void watch_writes(void *ctx, unsigned iteration, const char *file) {
   w->n++;
 }
 
-static char *fault_over[] = {"run.minutes=0", "gating.mode=off", "selfplay.games_per_thread=8",
-                             "selfplay.record_every=1", "replay.min_samples=256",
-                             "learner.batch=64", "learner.steps_per_iter=10", "run.iterations=3"};
+static char *fault_over[] = {"run.minutes=0",
+                             "gating.mode=off",
+                             "selfplay.games_per_thread=8",
+                             "selfplay.record_every=1",
+                             "replay.min_samples=256",
+                             "learner.batch=64",
+                             "learner.steps_per_iter=10",
+                             "run.iterations=3"};
 enum { N_FAULT_OVER = 8 };
 
 static int run_watched(write_watch *w, char *err, size_t errlen) {
-  train_args a = {.config_path = "configs/tiny.ini", .run_dir = dir, .n_over = N_FAULT_OVER,
-                  .over = fault_over, .before_write = watch_writes, .write_ctx = w};
+  train_args a = {.config_path = "configs/tiny.ini",
+                  .run_dir = dir,
+                  .n_over = N_FAULT_OVER,
+                  .over = fault_over,
+                  .before_write = watch_writes,
+                  .write_ctx = w};
   return train_run(&a, err, errlen);
 }
 
@@ -361,11 +386,14 @@ static uint64_t checkpoint_games(void) {
   nn_trainer *t = nn_trainer_create(n, &tp, err, sizeof err);
   unsigned char blob[256];
   size_t blen;
-  ck_assert_msg(nn_checkpoint_load(n, t, path, &ex, NULL, blob, sizeof blob, &blen, err,
-                                   sizeof err) == 0, "%s", err);
+  ck_assert_msg(
+      nn_checkpoint_load(n, t, path, &ex, NULL, blob, sizeof blob, &blen, err, sizeof err) == 0,
+      "%s", err);
   nn_trainer_free(t);
   nn_free(n);
-  return get_u64le(blob + 20);
+  run_counters rc;
+  run_counters_read(&rc, blob);
+  return rc.games;
 }
 
 START_TEST(a_stop_between_any_two_writes_is_safe) {
@@ -393,8 +421,8 @@ START_TEST(a_stop_between_any_two_writes_is_safe) {
     }
     int status;
     waitpid(pid, &status, 0);
-    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 7,
-                  "stopping before %s: status %d", iteration_writes[target], status);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 7, "stopping before %s: status %d",
+                  iteration_writes[target], status);
     run_state s = check_run(&c);
     ck_assert_int_eq(s.iteration, 1);
     /* replay.bin is written before the checkpoint: it holds every sample

@@ -57,8 +57,8 @@ static int train(const char *config, int n_over, char *const *over, int stop_now
   static volatile sig_atomic_t stop;
   stop = stop_now;
   err[0] = 0;
-  train_args a = {.config_path = config, .run_dir = dir, .n_over = n_over, .over = over,
-                  .stop = &stop};
+  train_args a = {
+      .config_path = config, .run_dir = dir, .n_over = n_over, .over = over, .stop = &stop};
   return train_run(&a, err, errlen);
 }
 

@@ -202,8 +202,7 @@ START_TEST(tactics_uniform) {
     int a = search_best(&p, prm, mcts_eval_uniform(), 400, &info);
     ck_assert_msg(a == t->answer, "%s: uniform search chose %d, not %d", t->name, a, t->answer);
     if (!t->losing)
-      ck_assert_msg(info.proof == MCTS_PROVEN_WIN, "%s: win not proven (%d)", t->name,
-                    info.proof);
+      ck_assert_msg(info.proof == MCTS_PROVEN_WIN, "%s: win not proven (%d)", t->name, info.proof);
   }
 }
 END_TEST

@@ -106,8 +106,8 @@ static void run_session(session *s, const selfplay_params *p, int threads, uint6
   ck_assert_msg(s->slot != NULL, "%s", err);
   s->buffer = replay_create(&G, 1 << 17, err, sizeof err);
   ck_assert_msg(s->buffer != NULL, "%s", err);
-  selfplay *sp = selfplay_start(p, threads, s->slot, s->buffer, &s->counters, record, &s->seen,
-                                err, sizeof err);
+  selfplay *sp = selfplay_start(p, threads, s->slot, s->buffer, &s->counters, record, &s->seen, err,
+                                sizeof err);
   ck_assert_msg(sp != NULL, "%s", err);
   double t0 = clock_wall();
   for (int k = 0; atomic_load(&s->counters.games) < (uint64_t)games; k++) {
@@ -230,8 +230,8 @@ START_TEST(samples_are_the_games_positions) {
       game_moves legal = game_legal(&G, q);
       long sum = 0;
       for (int a = 0; a < 32; a++) {
-        CHECK(x->policy[a] == 0 || (legal >> a & 1), "game %d move %d: policy on illegal %d", i,
-              k, a);
+        CHECK(x->policy[a] == 0 || (legal >> a & 1), "game %d move %d: policy on illegal %d", i, k,
+              a);
         sum += x->policy[a];
       }
       /* Probabilities x 65535, each rounded. */
@@ -418,15 +418,15 @@ END_TEST
 
 static Suite *selfplay_suite(void) {
   Suite *s = suite_create("selfplay");
-  TCase *w = add_tests(s, "workers", 300,
-                       (const TTest *[]){samples_are_the_games_positions,
-                                         one_worker_repeats_its_games_for_a_seed,
-                                         two_workers_share_counters_and_the_slot,
-                                         start_refuses_no_threads_or_games, NULL});
+  TCase *w = add_tests(
+      s, "workers", 300,
+      (const TTest *[]){samples_are_the_games_positions, one_worker_repeats_its_games_for_a_seed,
+                        two_workers_share_counters_and_the_slot, start_refuses_no_threads_or_games,
+                        NULL});
   tcase_add_checked_fixture(w, setup, NULL);
-  TCase *n = add_tests(s, "slot", 120,
-                       (const TTest *[]){slot_hands_out_each_generation_once,
-                                         slot_copies_are_whole, NULL});
+  TCase *n = add_tests(
+      s, "slot", 120,
+      (const TTest *[]){slot_hands_out_each_generation_once, slot_copies_are_whole, NULL});
   tcase_add_checked_fixture(n, setup, NULL);
   return s;
 }

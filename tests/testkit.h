@@ -15,8 +15,7 @@ static inline void scratch_dir(char *buf, size_t len, const char *tag) {
   ck_assert_msg(mkdtemp(buf) != NULL, "cannot make %s", buf);
 }
 
-static inline int remove_entry(const char *path, const struct stat *st, int type,
-                               struct FTW *ftw) {
+static inline int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
   (void)st, (void)type, (void)ftw;
   return remove(path);
 }

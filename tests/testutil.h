@@ -21,8 +21,8 @@ static inline double test_scale(void) {
 
 /* A cheap assertion for hot loops: Check's ck_assert_* record every passing
  * check through a pipe, which dominates loops of millions of checks. */
-#define CHECK(cond, ...)                   \
-  do {                                     \
+#define CHECK(cond, ...)                    \
+  do {                                      \
     if (!(cond)) ck_abort_msg(__VA_ARGS__); \
   } while (0)
 
@@ -69,13 +69,13 @@ static inline int test_sowzero(char *out, size_t cap, char *const *argv) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-#define TEST_MAIN(suite_fn)                                   \
-  int main(void) {                                            \
-    SRunner *sr = srunner_create(suite_fn());                 \
-    srunner_run_all(sr, CK_NORMAL);                           \
-    int failed = srunner_ntests_failed(sr);                   \
-    srunner_free(sr);                                         \
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;              \
+#define TEST_MAIN(suite_fn)                      \
+  int main(void) {                               \
+    SRunner *sr = srunner_create(suite_fn());    \
+    srunner_run_all(sr, CK_NORMAL);              \
+    int failed = srunner_ntests_failed(sr);      \
+    srunner_free(sr);                            \
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS; \
   }
 
 #endif

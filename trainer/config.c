@@ -92,8 +92,7 @@ static const kv_key gating_keys[] = {
 static const kv_key eval_keys[] = {
     K_(KV_I, "every", eval_every, 0, 100000, "2",
        "promotions between evaluations against the anchors; 0 = off"),
-    K_(KV_S, "anchors", anchors, "random;greedy;alphabeta depth=4",
-       "anchor agents, ';'-separated"),
+    K_(KV_S, "anchors", anchors, "random;greedy;alphabeta depth=4", "anchor agents, ';'-separated"),
     K_(KV_I, "games", eval_games, 2, 100000, "40", "games against each anchor"),
     K_(KV_I, "sims", eval_sims, 1, 100000, "100",
        "simulations per move of the best in evaluations"),
@@ -122,9 +121,9 @@ typedef struct {
 } section_desc;
 
 static const section_desc sections[] = {
-    {"search", NULL},        {"network", &network_t}, {"selfplay", &selfplay_t},
-    {"replay", &replay_t},   {"learner", &learner_t}, {"gating", &gating_t},
-    {"eval", &eval_t},       {"run", &run_t},
+    {"search", NULL},      {"network", &network_t}, {"selfplay", &selfplay_t},
+    {"replay", &replay_t}, {"learner", &learner_t}, {"gating", &gating_t},
+    {"eval", &eval_t},     {"run", &run_t},
 };
 #define N_SECTIONS (int)(sizeof sections / sizeof sections[0])
 
@@ -173,8 +172,10 @@ static int apply_entry(train_config *c, const char *section, const char *key, co
                        char *err, size_t errlen) {
   const section_desc *s = find_section(section);
   if (!s) {
-    errf(err, errlen, "unknown section [%s] (sections: game network search selfplay replay "
-                      "learner gating eval run)", section);
+    errf(err, errlen,
+         "unknown section [%s] (sections: game network search selfplay replay "
+         "learner gating eval run)",
+         section);
     return -1;
   }
   const kv_table *t = section_keys(s);
@@ -329,8 +330,8 @@ void config_describe(FILE *out) {
     if (s->t)
       fprintf(out, "%s[%s]\n", i ? "\n" : "", s->name);
     else
-      fprintf(out, "%s[%s]  self-play search; noise is always on (docs/SEARCH.md)\n",
-              i ? "\n" : "", s->name);
+      fprintf(out, "%s[%s]  self-play search; noise is always on (docs/SEARCH.md)\n", i ? "\n" : "",
+              s->name);
     if (kv_describe(section_keys(s), section_base(s, &d), text, sizeof text) == 0) fputs(text, out);
   }
 }

@@ -36,17 +36,17 @@ typedef struct {
   float full_frac;      /* share of moves searched with the full budget */
   int record_every;     /* keep every N-th self-play game in games/; 0: none */
   /* [replay] */
-  int window;           /* samples the buffer holds */
-  int min_samples;      /* samples before learning starts */
+  int window;      /* samples the buffer holds */
+  int min_samples; /* samples before learning starts */
   /* [learner] */
   int batch;
-  float lr, lr_final;   /* cosine from lr to lr_final over the budget */
-  int warmup_steps;     /* linear warm-up of the learning rate */
+  float lr, lr_final; /* cosine from lr to lr_final over the budget */
+  int warmup_steps;   /* linear warm-up of the learning rate */
   float weight_decay, clip_norm;
   float policy_w, value_w, score_w;
-  float score_scale;    /* score target = margin / score_scale */
-  float train_ratio;    /* samples trained per new self-play sample */
-  int steps_per_iter;   /* training steps between candidates */
+  float score_scale;  /* score target = margin / score_scale */
+  float train_ratio;  /* samples trained per new self-play sample */
+  int steps_per_iter; /* training steps between candidates */
   /* [gating] */
   int gating;           /* GATE_* */
   int gate_games;       /* games (pairs x 2) at most */
@@ -54,10 +54,10 @@ typedef struct {
   int gate_sims;        /* simulations per move in gating games */
   float sprt_elo1, sprt_alpha, sprt_beta;
   /* [eval] */
-  int eval_every;       /* promotions between anchor evaluations; 0: off */
-  char anchors[256];    /* anchor agent specs separated by ';' */
-  int eval_games;       /* games against each anchor */
-  int eval_sims;        /* simulations of the best in those games */
+  int eval_every;    /* promotions between anchor evaluations; 0: off */
+  char anchors[256]; /* anchor agent specs separated by ';' */
+  int eval_games;    /* games against each anchor */
+  int eval_sims;     /* simulations of the best in those games */
   /* [run] */
   uint64_t seed;
   double minutes;       /* training budget, wall minutes over all resumes */
@@ -85,7 +85,7 @@ void config_describe(FILE *out);
 int config_resumable(const char *key);
 
 typedef struct {
-  char key[80];     /* "network.hidden", "game.grand_slam" */
+  char key[80];        /* "network.hidden", "game.grand_slam" */
   char a[512], b[512]; /* its value in each config, as config_write writes it */
 } config_diff;
 /* Compares two resolved configs key by key, in config_write's order,

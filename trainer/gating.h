@@ -20,11 +20,10 @@
 #include "nn/nn.h"
 #include "search/mcts.h"
 
-
 typedef struct {
-  int games;          /* at most this many games (rounded up to pairs) */
-  int sims;           /* simulations per move, both sides */
-  int opening_plies;  /* random plies that make each pair's opening */
+  int games;         /* at most this many games (rounded up to pairs) */
+  int sims;          /* simulations per move, both sides */
+  int opening_plies; /* random plies that make each pair's opening */
   uint64_t seed;
   int sprt;           /* 1: stop when the SPRT decides */
   double elo0, elo1;  /* SPRT hypotheses */
@@ -32,12 +31,12 @@ typedef struct {
 } match_params;
 
 typedef struct {
-  int wins, draws, losses; /* for the first side (the candidate) */
-  double score;            /* (wins + draws/2) / games */
-  double score_lo, score_hi; /* 95% confidence interval of the score */
+  int wins, draws, losses;    /* for the first side (the candidate) */
+  double score;               /* (wins + draws/2) / games */
+  double score_lo, score_hi;  /* 95% confidence interval of the score */
   double elo, elo_lo, elo_hi; /* Elo difference and its 95% interval */
-  double llr;              /* SPRT log-likelihood ratio */
-  int sprt_verdict;        /* +1 H1 accepted, -1 H0 accepted, 0 undecided */
+  double llr;                 /* SPRT log-likelihood ratio */
+  int sprt_verdict;           /* +1 H1 accepted, -1 H0 accepted, 0 undecided */
   int games;
 } match_result;
 

@@ -8,7 +8,7 @@
 
 struct replay {
   pthread_mutex_t lock;
-  replay_sample *ring; /* capacity entries */
+  replay_sample *ring;       /* capacity entries */
   int capacity, count, head; /* head: where the next sample goes */
   uint64_t added;
   game g; /* the game the samples are positions of */
@@ -93,8 +93,8 @@ void replay_get_stats(replay *r, replay_stats *out) {
  * name (32 bytes) and rule options (256 bytes); then count records, oldest
  * first; then an FNV-1a checksum of everything before it. */
 
-#define MAGIC "SZRB"
-#define VERSION 1u
+#define MAGIC        "SZRB"
+#define VERSION      1u
 #define HEADER_BYTES (4 + 4 + 4 + 4 + 8 + 32 + 256)
 #define RECORD_BYTES (32 + 4 + 4 + 12 + 4 + 8 + 2 * GAME_MAX_ACTIONS + 2)
 
@@ -112,9 +112,9 @@ static void encode_record(const replay_sample *s, unsigned char *b) {
   put_u16le(b + 2, p->store[1]);
   put_u32le(b + 4, p->owner);
   b += 8;
-  const uint8_t small[12] = {p->mover, p->status, p->winner, p->end_reason, p->final[0],
-                             p->final[1], p->half, p->phase, p->round, p->aux[0], p->aux[1],
-                             p->aux[2]};
+  const uint8_t small[12] = {p->mover,    p->status,   p->winner, p->end_reason,
+                             p->final[0], p->final[1], p->half,   p->phase,
+                             p->round,    p->aux[0],   p->aux[1], p->aux[2]};
   memcpy(b, small, 12);
   b += 12;
   put_u16le(b, p->ply);
@@ -297,8 +297,8 @@ int replay_load(replay *r, const char *path, char *err, size_t errlen) {
     goto done;
   }
   if (get_u32le(h + 4) != VERSION) {
-    errf(err, errlen, "%s: replay format version %u is not supported (this build reads %u)",
-         path, get_u32le(h + 4), VERSION);
+    errf(err, errlen, "%s: replay format version %u is not supported (this build reads %u)", path,
+         get_u32le(h + 4), VERSION);
     goto done;
   }
   if (get_u32le(h + 8) != RECORD_BYTES) {

@@ -45,9 +45,9 @@ int replay_sample_batch(replay *r, rng_t *rng, replay_sample *out, int n);
 
 typedef struct {
   int capacity;
-  int count;            /* samples held */
-  uint64_t added;       /* samples ever added (also across resumes) */
-  size_t bytes;         /* memory of the ring */
+  int count;      /* samples held */
+  uint64_t added; /* samples ever added (also across resumes) */
+  size_t bytes;   /* memory of the ring */
 } replay_stats;
 void replay_get_stats(replay *r, replay_stats *out);
 

@@ -77,13 +77,13 @@ typedef struct {
   struct selfplay *owner;
   int id;
   pthread_t thread;
-  nn_net *net;        /* private copy of the best */
-  uint64_t gen;       /* generation of that copy */
+  nn_net *net;  /* private copy of the best */
+  uint64_t gen; /* generation of that copy */
   mcts_nn *eval;
   mcts_batch *batch;
   game_slot *slots;
-  float *pi;          /* n_actions */
-  timed_eval timed;   /* the network evaluator, timed */
+  float *pi;        /* n_actions */
+  timed_eval timed; /* the network evaluator, timed */
   rng_t rng;
   uint64_t games_done;
   char err[256];
@@ -92,7 +92,7 @@ typedef struct {
 struct selfplay {
   selfplay_params p;
   game g;
-  int first_mover;  /* the first player, whose results the counters keep */
+  int first_mover; /* the first player, whose results the counters keep */
   netslot *best;
   replay *buffer;
   selfplay_counters *counters;
@@ -262,8 +262,8 @@ static int init_worker(selfplay *s, worker *w, int id, char *err, size_t errlen)
 }
 
 selfplay *selfplay_start(const selfplay_params *p, int threads, netslot *best, replay *buffer,
-                         selfplay_counters *counters, selfplay_record_fn record,
-                         void *record_ctx, char *err, size_t errlen) {
+                         selfplay_counters *counters, selfplay_record_fn record, void *record_ctx,
+                         char *err, size_t errlen) {
   if (threads < 1 || p->games < 1) {
     errf(err, errlen, "self-play needs at least one thread and one game");
     return NULL;

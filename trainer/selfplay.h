@@ -39,13 +39,13 @@ uint64_t netslot_generation(netslot *s);
 
 /* ---- Workers ------------------------------------------------------------------ */
 typedef struct {
-  const game *g;         /* borrowed for the workers' lifetime */
-  mcts_params search;    /* full-budget search (noise on) */
-  int games;             /* games per worker */
-  int cap_sims;          /* fast-move budget (playout-cap randomisation); 0: off */
-  float full_frac;       /* share of moves with the full budget */
-  int record_every;      /* every N-th game's moves go to the record sink; 0: none */
-  uint64_t seed;         /* run seed; worker w uses stream w */
+  const game *g;      /* borrowed for the workers' lifetime */
+  mcts_params search; /* full-budget search (noise on) */
+  int games;          /* games per worker */
+  int cap_sims;       /* fast-move budget (playout-cap randomisation); 0: off */
+  float full_frac;    /* share of moves with the full budget */
+  int record_every;   /* every N-th game's moves go to the record sink; 0: none */
+  uint64_t seed;      /* run seed; worker w uses stream w */
 } selfplay_params;
 
 /* Counters shared by all workers (atomics; read at any time). */
@@ -65,8 +65,8 @@ typedef struct selfplay selfplay;
 
 /* Starts `threads` workers. They run until selfplay_stop. */
 selfplay *selfplay_start(const selfplay_params *p, int threads, netslot *best, replay *buffer,
-                         selfplay_counters *counters, selfplay_record_fn record,
-                         void *record_ctx, char *err, size_t errlen);
+                         selfplay_counters *counters, selfplay_record_fn record, void *record_ctx,
+                         char *err, size_t errlen);
 /* Asks the workers to stop, joins them and frees everything. Games in
  * progress are dropped. Returns -1 if a worker failed (message in err). */
 int selfplay_stop(selfplay *s, char *err, size_t errlen);

@@ -22,53 +22,12 @@
 #include "nn/nn.h"
 #include "trainer/config.h"
 #include "search/evaluator_nn.h"
+#include "trainer/counters.h"
 #include "trainer/gating.h"
 #include "trainer/replay.h"
 #include "trainer/selfplay.h"
 
 #define PATH_MAX_LEN 1024
-
-/* The run's counters, stored in the checkpoint's caller blob. */
-typedef struct {
-  uint32_t iteration;
-  uint64_t steps;
-  double elapsed;      /* seconds of training over all resumes */
-  uint64_t games;      /* self-play games over all resumes */
-  uint32_t promotions;
-  uint64_t rng[4];     /* the learner's sampling RNG */
-  uint64_t net_ns, search_ns, learner_ns, gate_ns; /* time accounting */
-} run_counters;
-
-#define BLOB_BYTES (4 + 8 + 8 + 8 + 4 + 32 + 32)
-
-static void blob_write(const run_counters *c, unsigned char *b) {
-  uint64_t el;
-  memcpy(&el, &c->elapsed, 8);
-  put_u32le(b, c->iteration);
-  put_u64le(b + 4, c->steps);
-  put_u64le(b + 12, el);
-  put_u64le(b + 20, c->games);
-  put_u32le(b + 28, c->promotions);
-  for (int i = 0; i < 4; i++) put_u64le(b + 32 + 8 * i, c->rng[i]);
-  put_u64le(b + 64, c->net_ns);
-  put_u64le(b + 72, c->search_ns);
-  put_u64le(b + 80, c->learner_ns);
-  put_u64le(b + 88, c->gate_ns);
-}
-
-static void blob_read(run_counters *c, const unsigned char *b) {
-  uint64_t el = get_u64le(b + 12);
-  c->iteration = get_u32le(b);
-  c->steps = get_u64le(b + 4);
-  memcpy(&c->elapsed, &el, 8);
-  c->games = get_u64le(b + 20);
-  c->promotions = get_u32le(b + 28);
-  for (int i = 0; i < 4; i++) c->rng[i] = get_u64le(b + 32 + 8 * i);
-  c->net_ns = get_u64le(b + 64);
-  c->search_ns = get_u64le(b + 72);
-  c->learner_ns = get_u64le(b + 80);
-  c->gate_ns = get_u64le(b + 88);
-}
 
 /* Everything a run holds while it runs. */
 typedef struct {
@@ -96,7 +55,7 @@ typedef struct {
   size_t rec_len, rec_cap;
   int rec_count;
   uint64_t rec_total; /* games kept in this session */
-  int lock_fd; /* flock on DIR/.lock while the run lives */
+  int lock_fd;        /* flock on DIR/.lock while the run lives */
 } run;
 
 static void path_in(const run *r, const char *name, char *out) {
@@ -210,8 +169,7 @@ static int flush_records(run *r, char *err, size_t errlen) {
  * metrics.jsonl is rewritten whole (atomically) with each new line, keeping
  * only the lines of iterations up to keep_upto: a line written by a run
  * killed before its checkpoint is dropped when the iteration is redone. */
-static int metrics_append(run *r, unsigned keep_upto, const char *line, char *err,
-                          size_t errlen) {
+static int metrics_append(run *r, unsigned keep_upto, const char *line, char *err, size_t errlen) {
   char path[PATH_MAX_LEN];
   path_in(r, "metrics.jsonl", path);
   afile a;
@@ -238,11 +196,12 @@ static int metrics_append(run *r, unsigned keep_upto, const char *line, char *er
 
 static int save_checkpoint(run *r, char *err, size_t errlen) {
   char path[PATH_MAX_LEN];
-  unsigned char blob[BLOB_BYTES + 64];
+  unsigned char blob[RUN_COUNTERS_BYTES + 64];
   memcpy(r->rc.rng, r->rng.s, sizeof r->rc.rng);
-  blob_write(&r->rc, blob);
+  run_counters_write(&r->rc, blob);
   path_in(r, "checkpoint/learner.ckpt", path);
-  return nn_checkpoint_save(r->cand, r->trainer, &r->meta, blob, 96, path, err, errlen);
+  return nn_checkpoint_save(r->cand, r->trainer, &r->meta, blob, RUN_COUNTERS_BYTES, path, err,
+                            errlen);
 }
 
 /* ---- Set-up and resume ------------------------------------------------------------------ */
@@ -421,11 +380,12 @@ static int setup(run *r, char *err, size_t errlen) {
     if (nn_checkpoint_load(r->cand, r->trainer, path, &ex, NULL, blob, sizeof blob, &blen, err,
                            errlen) != 0)
       return -1;
-    if (blen != 96) {
-      errf(err, errlen, "%s: run counters of %zu bytes, expected 96", path, blen);
+    if (blen != RUN_COUNTERS_BYTES) {
+      errf(err, errlen, "%s: run counters of %zu bytes, expected %d", path, blen,
+           RUN_COUNTERS_BYTES);
       return -1;
     }
-    blob_read(&r->rc, blob);
+    run_counters_read(&r->rc, blob);
     memcpy(r->rng.s, r->rc.rng, sizeof r->rng.s);
   }
   /* The best network: from the run, or the untrained one of the run seed
@@ -493,8 +453,8 @@ static int setup(run *r, char *err, size_t errlen) {
   } else {
     char shape[64];
     nn_shape_string(&(nn_config){nf, c->hidden, c->blocks, na}, shape, sizeof shape);
-    emit(r, 1, "new run %s: %s, network %s, %d self-play thread(s) x %d games", r->dir,
-         c->g.preset, shape, c->threads, c->games_per_thread);
+    emit(r, 1, "new run %s: %s, network %s, %d self-play thread(s) x %d games", r->dir, c->g.preset,
+         shape, c->threads, c->games_per_thread);
   }
   return 0;
 }
@@ -568,9 +528,15 @@ static int gate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
     snprintf(json, jlen, "\"gating\": {\"mode\": \"off\", \"promoted\": true}");
     snprintf(r->st.last_gate, sizeof r->st.last_gate, "latest (gating off)");
   } else {
-    match_params mp = {.games = c->gate_games, .sims = c->gate_sims, .opening_plies = 4,
-                       .seed = c->seed ^ (0x67617465ULL + r->rc.iteration), .sprt = c->gating == GATE_SPRT,
-                       .elo0 = 0, .elo1 = c->sprt_elo1, .alpha = c->sprt_alpha, .beta = c->sprt_beta};
+    match_params mp = {.games = c->gate_games,
+                       .sims = c->gate_sims,
+                       .opening_plies = 4,
+                       .seed = c->seed ^ (0x67617465ULL + r->rc.iteration),
+                       .sprt = c->gating == GATE_SPRT,
+                       .elo0 = 0,
+                       .elo1 = c->sprt_elo1,
+                       .alpha = c->sprt_alpha,
+                       .beta = c->sprt_beta};
     match_result m;
     double t0 = clock_thread_cpu();
     if (gate_match(&c->g, r->cand, r->best, &c->search, &mp, &m, err, errlen) != 0) return -1;
@@ -606,9 +572,12 @@ static int evaluate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
   for (char *save = NULL, *t = strtok_r(anchors, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
     while (*t == ' ') t++;
     if (!*t) continue;
-    match_params mp = {.games = c->eval_games, .opening_plies = 2,
-                       .seed = c->seed ^ (0x6576616cULL + r->rc.iteration), .elo1 = 35,
-                       .alpha = 0.05, .beta = 0.05};
+    match_params mp = {.games = c->eval_games,
+                       .opening_plies = 2,
+                       .seed = c->seed ^ (0x6576616cULL + r->rc.iteration),
+                       .elo1 = 35,
+                       .alpha = 0.05,
+                       .beta = 0.05};
     match_result m;
     if (anchor_match(&c->g, me, t, &mp, &m, err, errlen) != 0) return -1;
     char name[6 * sizeof anchors + 2]; /* every byte escaped at worst */
@@ -672,9 +641,9 @@ static int end_iteration(run *r, double t_start, nn_losses *avg, int nsteps, cha
            "\"time_share\": {\"network\": %.3f, \"search\": %.3f, \"learner\": %.3f, "
            "\"gating\": %.3f}, \"promotions\": %u, %s%s%s}",
            r->rc.iteration, elapsed / 60, (unsigned long long)r->rc.steps,
-           (unsigned long long)games, (unsigned long long)rs.added, rs.count,
-           rs.bytes / 1048576.0, learning_rate(r, elapsed), avg->total / n, avg->policy / n,
-           avg->value / n, avg->score / n, avg->entropy / n, avg->value_sign_acc / n,
+           (unsigned long long)games, (unsigned long long)rs.added, rs.count, rs.bytes / 1048576.0,
+           learning_rate(r, elapsed), avg->total / n, avg->policy / n, avg->value / n,
+           avg->score / n, avg->entropy / n, avg->value_sign_acc / n,
            sess > 0 ? 3600.0 * (double)atomic_load(&r->counters.games) / sess : 0,
            sess > 0 ? (double)evals / sess : 0, net_ns / total_ns, search_ns / total_ns,
            r->rc.learner_ns / total_ns, r->rc.gate_ns / total_ns, r->rc.promotions, gate_json,
@@ -693,8 +662,8 @@ static int end_iteration(run *r, double t_start, nn_losses *avg, int nsteps, cha
   r->rc = saved;
   if (rc != 0) return -1;
   emit(r, 1, "iteration %u: loss %.4f (policy %.4f value %.4f), %llu games, %d samples, %s",
-       r->rc.iteration, avg->total / n, avg->policy / n, avg->value / n,
-       (unsigned long long)games, rs.count, r->st.last_gate);
+       r->rc.iteration, avg->total / n, avg->policy / n, avg->value / n, (unsigned long long)games,
+       rs.count, r->st.last_gate);
   return 0;
 }
 
@@ -712,11 +681,15 @@ int train_run(const train_args *a, char *err, size_t errlen) {
   char e[512];
   if (setup(r, err, errlen) != 0) goto out;
   const train_config *c = &r->cfg;
-  selfplay_params sp = {.g = &c->g, .search = c->search, .games = c->games_per_thread,
-                        .cap_sims = c->cap_sims, .full_frac = c->full_frac,
-                        .record_every = c->record_every, .seed = c->seed ^ r->rc.iteration};
-  if (!(r->sp = selfplay_start(&sp, c->threads, r->slot, r->buf, &r->counters, record_game, r,
-                               err, errlen)))
+  selfplay_params sp = {.g = &c->g,
+                        .search = c->search,
+                        .games = c->games_per_thread,
+                        .cap_sims = c->cap_sims,
+                        .full_frac = c->full_frac,
+                        .record_every = c->record_every,
+                        .seed = c->seed ^ r->rc.iteration};
+  if (!(r->sp = selfplay_start(&sp, c->threads, r->slot, r->buf, &r->counters, record_game, r, err,
+                               errlen)))
     goto out;
   double t_start = clock_wall(), last_emit = 0;
   uint64_t added0;

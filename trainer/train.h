@@ -35,28 +35,27 @@
 #include <stdint.h>
 
 typedef struct {
-  int iteration;         /* iterations completed */
-  uint64_t steps;        /* training steps */
-  uint64_t games;        /* self-play games, over all resumes */
-  uint64_t samples;      /* samples added to the buffer, over all resumes */
-  int buffer;            /* samples in the buffer */
-  double loss;           /* total loss of the last step */
-  double elapsed_min;    /* training time, over all resumes */
-  double budget_min;     /* the budget (0: none) */
+  int iteration;      /* iterations completed */
+  uint64_t steps;     /* training steps */
+  uint64_t games;     /* self-play games, over all resumes */
+  uint64_t samples;   /* samples added to the buffer, over all resumes */
+  int buffer;         /* samples in the buffer */
+  double loss;        /* total loss of the last step */
+  double elapsed_min; /* training time, over all resumes */
+  double budget_min;  /* the budget (0: none) */
   int promotions;
-  char last_gate[96];    /* "promoted 58.0% (+56 Elo)" */
-  const char *phase;     /* "self-play", "training", "gating", "evaluation" */
+  char last_gate[96]; /* "promoted 58.0% (+56 Elo)" */
+  const char *phase;  /* "self-play", "training", "gating", "evaluation" */
 } train_status;
 
 /* kind: 0 a status update (frequent), 1 an event line worth logging (an
  * iteration's summary, a resume, a promotion). */
-typedef void (*train_progress_fn)(void *ctx, int kind, const train_status *st,
-                                  const char *line);
+typedef void (*train_progress_fn)(void *ctx, int kind, const train_status *st, const char *line);
 
 typedef struct {
   const char *config_path; /* the config asked for; NULL: the run's own config.ini */
   const char *run_dir;
-  int n_over;              /* "section.key=value" overrides */
+  int n_over; /* "section.key=value" overrides */
   char *const *over;
   train_progress_fn progress;
   void *progress_ctx;

@@ -46,12 +46,18 @@ static int make_net(int argc, char **argv) {
   int hidden = 0, blocks = -1;
   unsigned long long seed = 1;
   for (int i = 0; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--make-net")) out = argv[i + 1];
-    else if (!strcmp(argv[i], "--hidden")) hidden = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--blocks")) blocks = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[i + 1], NULL, 10);
-    else if (!strcmp(argv[i], "--game")) gname = argv[i + 1];
-    else return fail("usage: --make-net OUT --hidden H --blocks B [--seed S] [--game G]");
+    if (!strcmp(argv[i], "--make-net"))
+      out = argv[i + 1];
+    else if (!strcmp(argv[i], "--hidden"))
+      hidden = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--blocks"))
+      blocks = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--seed"))
+      seed = strtoull(argv[i + 1], NULL, 10);
+    else if (!strcmp(argv[i], "--game"))
+      gname = argv[i + 1];
+    else
+      return fail("usage: --make-net OUT --hidden H --blocks B [--seed S] [--game G]");
   }
   if (!out || hidden < 1 || blocks < 0) return fail("--make-net needs OUT, --hidden and --blocks");
   char err[512];
@@ -78,16 +84,22 @@ static int make_net(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "--make-net")) return make_net(argc - 1, argv + 1);
-  if (argc < 3) return fail("usage: WEIGHTS OUT.json [--replay FILE] [--samples N] [--random N] [--seed S]");
+  if (argc < 3)
+    return fail("usage: WEIGHTS OUT.json [--replay FILE] [--samples N] [--random N] [--seed S]");
   const char *wpath = argv[1], *out = argv[2], *replay_path = NULL;
   int n_samples = 0, n_random = 1000;
   unsigned long long seed = 1;
   for (int i = 3; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--replay")) replay_path = argv[i + 1];
-    else if (!strcmp(argv[i], "--samples")) n_samples = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--random")) n_random = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[i + 1], NULL, 10);
-    else return fail("unknown option");
+    if (!strcmp(argv[i], "--replay"))
+      replay_path = argv[i + 1];
+    else if (!strcmp(argv[i], "--samples"))
+      n_samples = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--random"))
+      n_random = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--seed"))
+      seed = strtoull(argv[i + 1], NULL, 10);
+    else
+      return fail("unknown option");
   }
   char err[1024];
   nn_meta meta;
@@ -138,8 +150,9 @@ int main(int argc, char **argv) {
   uint32_t legal[BATCH];
   FILE *f = fopen(out, "w");
   if (!x || !pol || !f) return fail("cannot write the output");
-  fprintf(f, "{\"game\": \"%s\", \"rules\": \"%s\", \"n_features\": %d, \"n_actions\": %d, "
-             "\"n_pits\": %d, \"replay_positions\": %d, \"positions\": [\n",
+  fprintf(f,
+          "{\"game\": \"%s\", \"rules\": \"%s\", \"n_features\": %d, \"n_actions\": %d, "
+          "\"n_pits\": %d, \"replay_positions\": %d, \"positions\": [\n",
           meta.game, meta.rules, F, A, g.n_pits, n_samples);
   for (int b0 = 0; b0 < np; b0 += BATCH) {
     int nb = np - b0 < BATCH ? np - b0 : BATCH;
@@ -166,7 +179,8 @@ int main(int argc, char **argv) {
   }
   fprintf(f, "\n]}\n");
   if (fclose(f) != 0) return fail("write failed");
-  fprintf(stderr, "dump_cases: %d positions (%d from the replay buffer) -> %s\n", np, n_samples, out);
+  fprintf(stderr, "dump_cases: %d positions (%d from the replay buffer) -> %s\n", np, n_samples,
+          out);
   nn_ws_free(ws);
   nn_free(net);
   free(x);
