@@ -7,6 +7,9 @@
 #   make deps       install the Debian packages the project needs
 #   make run        the main job on the default config
 #   make format     clang-format every source file (format-check: CI's check)
+#   make layout-check  includes down the dependency order, private headers private
+#   make mutants    plant each mutation of tests/mutants.txt; all must be caught
+#   make fuzz       run each fuzz harness FUZZ_SECONDS (docs/RELIABILITY.md)
 #   make clean
 # Without make (a bare Debian): sh make.sh TARGET installs it, then runs it.
 
