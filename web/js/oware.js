@@ -277,12 +277,13 @@ export class OwareGame {
   }
 
   // The position as the engine protocol's `state` prints it:
-  // MOVER P0 .. Pn-1 STORE0 STORE1 LEGAL STATUS.
+  // MOVER P0 .. Pn-1 STORE0 STORE1 LEGAL STATUS (over: the scores and the winner).
   stateLine() {
     const p = this.pos;
     const legal = this.legal();
     const fmt = (v) => (p.half ? `${v}.5` : `${v}`);
-    const status = p.over ? `over ${fmt(p.final[0])} ${fmt(p.final[1])}` : 'ongoing';
+    const winner = p.winner === 2 ? 'draw' : `${p.winner}`;
+    const status = p.over ? `over ${fmt(p.final[0])} ${fmt(p.final[1])} ${winner}` : 'ongoing';
     return [p.mover, ...p.pits, p.store[0], p.store[1], legal.length ? legal.join(',') : '-', status].join(' ');
   }
 }
