@@ -12,19 +12,8 @@
 #include "arena/record.h"
 #include "base/base.h"
 #include "game/game.h"
+#include "tests/gametest.h"
 #include "tests/testutil.h"
-
-static game G;
-
-static void configure(const char *name, const char *settings) {
-  char err[256], buf[256], *argv[16];
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", settings ? settings : "");
-  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    argv[argc++] = t;
-  int rc = game_configure(&G, name, argc, argv, err, sizeof err);
-  ck_assert_msg(rc == 0, "configure %s: %s", name, err);
-}
 
 /* ---- Colours, anchors, threads -------------------------------------------------------- */
 
@@ -48,7 +37,7 @@ static void collect(const arena_game *rec, const arena_result *so_far, void *ud)
 }
 
 START_TEST(colours_are_paired) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   const char *specs[] = {"random", "greedy", "alphabeta depth=1"};
   arena_params p = arena_defaults();
   p.games = 12;
@@ -100,7 +89,7 @@ START_TEST(colours_are_paired) {
 END_TEST
 
 START_TEST(gauntlet_pairs_first_agent_only) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   const char *specs[] = {"greedy", "random", "random", "alphabeta depth=1"};
   arena_params p = arena_defaults();
   p.games = 4;
@@ -127,7 +116,7 @@ START_TEST(gauntlet_pairs_first_agent_only) {
 END_TEST
 
 START_TEST(results_do_not_depend_on_threads) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   const char *specs[] = {"random", "greedy", "mcts sims=30"};
   arena_params p = arena_defaults();
   p.games = (int)(8 * test_scale()) * 2 + 2;
@@ -151,7 +140,7 @@ START_TEST(results_do_not_depend_on_threads) {
 END_TEST
 
 START_TEST(bad_arena_requests) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   const char *specs[] = {"random", "alphabeta depth=99"};
   arena_params p = arena_defaults();
   arena_result *r = malloc(sizeof *r);
@@ -183,7 +172,7 @@ END_TEST
 /* ---- Strength sanity at small scale ------------------------------------------------------ */
 
 START_TEST(stronger_agents_score_more) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   const char *specs[] = {"random", "greedy", "alphabeta depth=4"};
   arena_params p = arena_defaults();
   p.games = 20;

@@ -10,19 +10,8 @@
 #include "arena/openings.h"
 #include "game/game.h"
 #include "search/alphabeta.h"
+#include "tests/gametest.h"
 #include "tests/testutil.h"
-
-static game G;
-
-static void configure(const char *name, const char *settings) {
-  char err[256], buf[256], *argv[16];
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", settings ? settings : "");
-  for (char *save, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-    argv[argc++] = t;
-  int rc = game_configure(&G, name, argc, argv, err, sizeof err);
-  ck_assert_msg(rc == 0, "configure %s: %s", name, err);
-}
 
 /* Equal openings: the same plies (bytes past n are not part of it). */
 static int same_line(const opening_line *a, const opening_line *b) {
@@ -37,7 +26,7 @@ static void assert_moves(const opening_line *o, int n, const int *moves) {
 /* ---- The level book ------------------------------------------------------------------------ */
 
 START_TEST(opening_book_is_level_and_distinct) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   opening_line book[12];
   char err[256];
   ck_assert_msg(opening_level_book(&G, 12, 4, 3, 150, 5, book, err, sizeof err) == 0, "%s", err);
@@ -71,7 +60,7 @@ START_TEST(opening_book_is_level_and_distinct) {
 END_TEST
 
 START_TEST(opening_book_is_fixed_by_its_seed) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   opening_line a[12], b[12];
   char err[256];
   ck_assert_int_eq(opening_level_book(&G, 12, 4, 3, 150, 5, a, err, sizeof err), 0);
@@ -90,7 +79,7 @@ START_TEST(opening_book_is_fixed_by_its_seed) {
 END_TEST
 
 START_TEST(bad_book_requests) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   opening_line book[4];
   char err[256];
   ck_assert_int_eq(opening_level_book(&G, 0, 4, 2, 150, 1, book, err, sizeof err), -1);
@@ -105,7 +94,7 @@ END_TEST
 /* ---- Random openings ------------------------------------------------------------------------- */
 
 START_TEST(random_openings_are_fixed_by_seed_and_index) {
-  configure("oware", NULL);
+  configure_game("oware", NULL);
   static const int want[4][6] = {
       {4, 3, 2, 1, 5, 3}, {3, 2, 5, 4, 0, 0}, {3, 4, 4, 3, 1, 0}, {3, 0, 5, 0, 0, 5}};
   for (int i = 0; i < 4; i++) {
@@ -145,7 +134,7 @@ END_TEST
 START_TEST(random_openings_are_redrawn_when_the_game_ends) {
   /* Three pits of one seed: the first draw of 4 plies ends the game for
    * some indices (index 9 among them); what comes back never does. */
-  configure("oware", "houses=3 seeds=1");
+  configure_game("oware", "houses=3 seeds=1");
   for (int i = 0; i < 20; i++) {
     opening_line o;
     game_pos p;
@@ -157,7 +146,7 @@ START_TEST(random_openings_are_redrawn_when_the_game_ends) {
   }
   /* Two plies end every game: after the redraws the last draw is kept,
    * and the caller sees that it ended. */
-  configure("oware", "max_plies=2");
+  configure_game("oware", "max_plies=2");
   opening_line o;
   game_pos p;
   game_hist h;
