@@ -154,6 +154,15 @@ START_TEST(alphabeta_depth_limited_equals_minimax) {
 }
 END_TEST
 
+/* The other games: extra turns and stores (Kenya), relays (Laps, Nam Nam,
+ * Kujifunza), passes and rounds (Nam Nam), pit-and-direction moves
+ * (Kujifunza). */
+START_TEST(alphabeta_equals_minimax_every_game) {
+  static const char *const games[] = {"bao-kenya", "bao-laps", "namnam", "kujifunza"};
+  for (int i = 0; i < 4; i++) ab_vs_minimax(games[i], NULL, NULL, 0, 0, NULL);
+}
+END_TEST
+
 START_TEST(alphabeta_exhaustive_equals_minimax) {
   ab_vs_minimax("oware", "houses=3 seeds=2", NULL, 1, 0, NULL);
 }
@@ -220,6 +229,7 @@ static Suite *alphabeta_suite(void) {
   TCase *t = tcase_create("core");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, alphabeta_depth_limited_equals_minimax);
+  tcase_add_test(t, alphabeta_equals_minimax_every_game);
   tcase_add_test(t, alphabeta_exhaustive_equals_minimax);
   tcase_add_test(t, alphabeta_exhaustive_extra_turns);
   tcase_add_test(t, alphabeta_time_limit);

@@ -309,6 +309,10 @@ END_TEST
 START_TEST(proofs_match_minimax_extra_turns) {
   /* Warri: a grand slam captures and the mover plays again. */
   proofs_agree("warri", "houses=2 seeds=3", 1);
+  /* Kenya: a sowing that ends in the store moves again. */
+  proofs_agree("bao-kenya", "seeds=1 target=9", 1);
+  /* Laps: relays, and a capture that ends the game early. */
+  proofs_agree("bao-laps", "seeds=1 target=9", 0);
 }
 END_TEST
 
