@@ -127,7 +127,11 @@ def main():
     if rc != 0:
         print(out[-4000:])
         sys.exit("mutants: the unmutated tree does not build")
-    env = dict(os.environ, SOWZERO_BIN="build/sowzero")
+    # A failing suite may leave its scratch files: they go under the scratch
+    # copy, and with it.
+    tmp = os.path.join(a.scratch, "tmp")
+    os.makedirs(tmp, exist_ok=True)
+    env = dict(os.environ, SOWZERO_BIN="build/sowzero", TMPDIR=tmp)
     for s in suites:  # the suites must pass before anything is planted
         rc, out = run([f"build/tests/{s}"], src, a.timeout, env)
         if rc != 0:

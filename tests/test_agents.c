@@ -207,7 +207,7 @@ static void save_tiny_net(const game *g, const char *path) {
 START_TEST(network_agents) {
   configure_game("oware", NULL);
   char path[64], spec[160], err[256];
-  snprintf(path, sizeof path, "/tmp/sowzero-test-agents-%d.weights", (int)getpid());
+  snprintf(path, sizeof path, "%s/sowzero-test-agents-%d.weights", test_tmp(), (int)getpid());
   save_tiny_net(&G, path);
   const char *kinds[] = {"net weights=%s", "net weights=%s sample=1 temp=0.5",
                          "zero weights=%s sims=40", "zero weights=%s sims=32 gumbel=1 gumbel_m=4"};

@@ -193,9 +193,9 @@ END_TEST
 START_TEST(arena_command_writes_files) {
   char json[64], csv[64], rec[64];
   int pid = (int)getpid();
-  snprintf(json, sizeof json, "/tmp/sowzero-arena-%d.json", pid);
-  snprintf(csv, sizeof csv, "/tmp/sowzero-arena-%d.csv", pid);
-  snprintf(rec, sizeof rec, "/tmp/sowzero-arena-%d.txt", pid);
+  snprintf(json, sizeof json, "%s/sowzero-arena-%d.json", test_tmp(), pid);
+  snprintf(csv, sizeof csv, "%s/sowzero-arena-%d.csv", test_tmp(), pid);
+  snprintf(rec, sizeof rec, "%s/sowzero-arena-%d.txt", test_tmp(), pid);
   char out[8192];
   char *argv[] = {"arena", "--game",    "oware",     "random",  "greedy", "--games",
                   "4",     "--threads", "2",         "--quiet", "--json", json,
@@ -248,7 +248,7 @@ static int anchor_of(char **argv, const char *json) {
 
 START_TEST(arena_command_anchor) {
   char json[64], out[8192];
-  snprintf(json, sizeof json, "/tmp/sowzero-anchor-%d.json", (int)getpid());
+  snprintf(json, sizeof json, "%s/sowzero-anchor-%d.json", test_tmp(), (int)getpid());
   /* By default the first agent whose spec is random, else the first. */
   char *dflt[] = {"arena", "greedy",  " random", "random", "--games",
                   "2",     "--quiet", "--json",  json,     NULL};

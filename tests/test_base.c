@@ -342,8 +342,8 @@ END_TEST
 static char adir[64], aout[64]; /* the directory written in, and one outside it */
 
 static void afile_setup(void) {
-  snprintf(adir, sizeof adir, "/tmp/sowzero-afile-XXXXXX");
-  snprintf(aout, sizeof aout, "/tmp/sowzero-afile-out-XXXXXX");
+  snprintf(adir, sizeof adir, "%s/sowzero-afile-XXXXXX", test_tmp());
+  snprintf(aout, sizeof aout, "%s/sowzero-afile-out-XXXXXX", test_tmp());
   ck_assert_ptr_nonnull(mkdtemp(adir));
   ck_assert_ptr_nonnull(mkdtemp(aout));
 }

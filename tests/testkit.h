@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* A new empty folder /tmp/sowzero-TAG-XXXXXX; its path into buf. */
+#include "tests/testutil.h"
+
+/* A new empty folder TMP/sowzero-TAG-XXXXXX (test_tmp); its path into buf. */
 static inline void scratch_dir(char *buf, size_t len, const char *tag) {
-  snprintf(buf, len, "/tmp/sowzero-%s-XXXXXX", tag);
+  snprintf(buf, len, "%s/sowzero-%s-XXXXXX", test_tmp(), tag);
   ck_assert_msg(mkdtemp(buf) != NULL, "cannot make %s", buf);
 }
 

@@ -26,6 +26,12 @@ static inline double test_scale(void) {
     if (!(cond)) ck_abort_msg(__VA_ARGS__); \
   } while (0)
 
+/* Where the suites put their scratch files: $TMPDIR, else /tmp. */
+static inline const char *test_tmp(void) {
+  const char *d = getenv("TMPDIR");
+  return d && *d ? d : "/tmp";
+}
+
 /* The sowzero binary the suites drive: $SOWZERO_BIN, or build/sowzero. */
 static inline const char *test_bin(void) {
   const char *b = getenv("SOWZERO_BIN");
