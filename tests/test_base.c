@@ -19,6 +19,7 @@
 #include "base/base.h"
 #include "base/json.h"
 #include "base/pool.h"
+#include "tests/testkit.h"
 #include "tests/testutil.h"
 
 /* ---- Pool --------------------------------------------------------------------------------- */
@@ -360,24 +361,6 @@ static const char *in_adir(const char *name) {
   k = (k + 1) % 4;
   snprintf(path[k], sizeof path[k], "%s/%s", adir, name);
   return path[k];
-}
-
-/* The whole content of a small file, or "(absent)". */
-static const char *content(const char *path) {
-  static char buf[256];
-  FILE *f = fopen(path, "rb");
-  if (!f) return "(absent)";
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  buf[n] = 0;
-  fclose(f);
-  return buf;
-}
-
-static void put_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
 }
 
 static int entries(const char *dir) {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "tests/testkit.h"
 #include "tests/testutil.h"
 #include "trainer/train.h"
 
@@ -124,23 +125,6 @@ static char *snapshot(void) {
   out[0] = 0;
   snapshot_of(dir, "", out, len, &k);
   return out;
-}
-
-static void put_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
-}
-
-static const char *content(const char *path) {
-  static char buf[256];
-  FILE *f = fopen(path, "rb");
-  if (!f) return "(absent)";
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  buf[n] = 0;
-  fclose(f);
-  return buf;
 }
 
 static int lines_of(const char *path) {

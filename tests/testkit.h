@@ -11,6 +11,25 @@
 
 #include "tests/testutil.h"
 
+/* Writes text to path (the test's own file). */
+static inline void put_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* The whole content of a small file (up to 255 bytes), or "(absent)". */
+static inline const char *content(const char *path) {
+  static char buf[256];
+  FILE *f = fopen(path, "rb");
+  if (!f) return "(absent)";
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  return buf;
+}
+
 /* A new empty folder TMP/sowzero-TAG-XXXXXX (test_tmp); its path into buf. */
 static inline void scratch_dir(char *buf, size_t len, const char *tag) {
   snprintf(buf, len, "%s/sowzero-%s-XXXXXX", test_tmp(), tag);
