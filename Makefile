@@ -175,6 +175,39 @@ test-export: $(BUILD)/sowzero $(BUILD)/tests/export/dump_cases $(WEB_MODULES)
 	@sh scripts/install-deps.sh web
 	sh tests/export/run.sh $(BUILD)
 
+# ---- WebAssembly: the engine, search and network for the page and Node -----
+# make web builds build/web/sowzero.mjs + sowzero.wasm with Debian's
+# emscripten: the library parts the page needs (no trainer, arena, export),
+# the benchmarks, and wasm/wasm.c (the module's exports). No OpenBLAS there:
+# nn/blas_portable.c stands in (NN_PORTABLE_BLAS). Single-threaded, SIMD128.
+# Emscripten 3.1.6 runs its JavaScript tools with Node and looks for Debian's
+# acorn through NODE_PATH.
+.PHONY: web serve-web
+EMCC      ?= emcc
+WEB_OUT   := build/web
+WEB_SRC   := $(foreach d,base game nn search protocol,$(wildcard $(d)/*.c)) cli/args.c \
+             cli/bench.c cli/bench_engine.c cli/bench_search.c cli/bench_nn.c wasm/wasm.c
+WEB_OBJ   := $(WEB_SRC:%.c=$(WEB_OUT)/obj/%.o)
+WEB_CFLAGS = -std=c11 -O3 -msimd128 -msse2 -DNN_PORTABLE_BLAS -D_GNU_SOURCE -I. -Wall -Wextra \
+             -Werror -Wno-null-pointer-subtraction -MMD -MP
+WEB_LINK   = -sMODULARIZE -sEXPORT_ES6 -sEXPORT_NAME=createSowZero -sALLOW_MEMORY_GROWTH \
+             -sINVOKE_RUN=0 -sEXIT_RUNTIME=0 -sENVIRONMENT=web,worker,node \
+             -sEXPORTED_RUNTIME_METHODS=callMain,FS,UTF8ToString,stringToUTF8,lengthBytesUTF8 \
+             -sEXPORTED_FUNCTIONS=_main,_malloc,_free
+EMENV      = NODE_PATH=/usr/share/nodejs$${NODE_PATH:+:$$NODE_PATH}
+
+$(WEB_OUT)/obj/%.o: %.c
+	@command -v $(EMCC) >/dev/null || { echo "web: emscripten is not installed (sh scripts/install-deps.sh web)"; exit 1; }
+	@mkdir -p $(dir $@)
+	$(EMENV) $(EMCC) $(WEB_CFLAGS) -c $< -o $@
+
+$(WEB_OUT)/sowzero.mjs: $(WEB_OBJ)
+	$(EMENV) $(EMCC) -O3 $(WEB_LINK) $^ -o $@
+
+web: $(WEB_OUT)/sowzero.mjs
+
+-include $(WEB_OBJ:.o=.d)
+
 # ---- Fuzzing: the harnesses of fuzz/ (docs/RELIABILITY.md) -------------------
 # One harness a source (fuzz/NAME.c defines LLVMFuzzerTestOneInput), built
 #   - with clang, libFuzzer, ASan and UBSan:  make fuzz-build, make fuzz

@@ -14,7 +14,11 @@
 #include "base/base.h"
 #include "nn/nn.h"
 
+#ifdef NN_PORTABLE_BLAS
+#include "nn/blas_portable.h"
+#else
 #include <cblas.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 

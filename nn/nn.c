@@ -4,7 +4,11 @@
 
 #include "base/base.h"
 
+#ifdef NN_PORTABLE_BLAS
+#include "nn/blas_portable.h"
+#else
 #include <cblas.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +25,13 @@ void nn_blas_info(char *buf, size_t len) {
   size_t l = strlen(cfg);
   while (l > 0 && cfg[l - 1] == ' ') cfg[--l] = '\0';
   int th = openblas_get_num_threads();
+#ifdef NN_PORTABLE_BLAS
+  (void)th;
+  snprintf(buf, len, "portable BLAS (no OpenBLAS in this build)");
+#else
   snprintf(buf, len, "OpenBLAS core %s, %d thread%s (%s)", openblas_get_corename(), th,
            th == 1 ? "" : "s", cfg);
+#endif
 }
 
 /* ---- Config and layout --------------------------------------------------- */
@@ -242,6 +251,9 @@ static float *act_slot(const nn_ws *ws, int i) {
 static void dense(int B, int N, int K, const float *A, const float *W, float beta, float *C,
                   float *scratch) {
   int r = N % 16;
+#ifdef NN_PORTABLE_BLAS
+  r = 0; /* no OpenBLAS: no workaround */
+#endif
   if (r >= 1 && r <= 8 && K >= 32 && (double)B * N * K <= 1e6) {
     /* scratch (N x B) = W^T (N x K) . A^T (K x B) */
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasTrans, N, B, K, 1.0f, W, N, A, K, 0.0f, scratch, B);

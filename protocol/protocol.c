@@ -255,6 +255,22 @@ static int cmd_legal(proto *s, int argc, char **argv, out_buf *o, char *err, siz
   return 0;
 }
 
+/* The legal actions with the names a person reads on the board drawing
+ * (game_move_label): "A:LABEL ..." in the order of `legal`. */
+static int cmd_labels(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  (void)argc, (void)argv, (void)err, (void)errlen;
+  const char *sep = "";
+  for (game_moves m = game_legal(&s->g, &s->pos); m; m &= m - 1) {
+    int a = __builtin_ctz(m);
+    char label[32];
+    if (game_move_label(&s->g, s->pos.mover, a, label, sizeof label))
+      snprintf(label, sizeof label, "%d", a);
+    put(o, "%s%d:%s", sep, a, label);
+    sep = " ";
+  }
+  return 0;
+}
+
 static int cmd_show(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
   (void)argc, (void)argv, (void)err, (void)errlen;
   char board[2048];
@@ -310,6 +326,7 @@ static int cmd_analyze(proto *s, int argc, char **argv, out_buf *o, char *err, s
     return -1;
   }
   put(o, "best %d value %.4f", an.best, an.root_value);
+  if (an.has_margin) put(o, " margin %.2f", an.margin);
   for (int i = 0; i < an.n; i++)
     put(o, "\nmove %d visits %d prior %.4f value %.4f", an.action[i], an.visits[i], an.prior[i],
         an.value[i]);
@@ -357,6 +374,8 @@ static const struct {
     {"undo", cmd_undo, 0, "undo                        take back the last move"},
     {"state", cmd_state, 0, "state                       MOVER PITS.. STORES LEGAL STATUS"},
     {"legal", cmd_legal, 0, "legal                       the legal actions"},
+    {"labels", cmd_labels, 0,
+     "labels                      the legal actions as A:NAME (board names)"},
     {"show", cmd_show, 0, "show                        draw the board"},
     {"agent", cmd_agent, 1, "agent [SPEC]                set (or tell) the agent of genmove"},
     {"genmove", cmd_genmove, 0, "genmove                     the agent chooses and plays a move"},

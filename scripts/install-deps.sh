@@ -11,7 +11,7 @@
 set -e
 PKGS="build-essential pkg-config libopenblas-dev check gnuplot-nox libonnx-dev
   protobuf-c-compiler libprotobuf-c-dev"
-WEB="chromium python3-onnx"
+WEB="chromium python3-onnx emscripten"
 DEV="clang-format python3 clang libclang-rt-dev"
 list=0
 [ "${1:-}" = --list ] && { list=1; shift; }

@@ -24,6 +24,8 @@ typedef struct {
   float value[GAME_MAX_ACTIONS]; /* mean value for the mover, -1..1 */
   float root_value;              /* value of the position for the mover */
   int best;                      /* the action it would play */
+  int has_margin;                /* 1: margin holds the network's prediction */
+  float margin;                  /* predicted final seed margin for the mover */
 } agent_analysis;
 
 /* Makes an agent for game g from a spec; seed fixes its random choices.

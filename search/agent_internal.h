@@ -54,9 +54,16 @@ int agent_settings(const agent *a, kv_target *tg, int n, int argc, char *const *
 typedef struct {
   nn_net *net;
   mcts_nn *ev;
+  double score_scale; /* the training's score_scale: score output x this = seeds */
 } agent_network;
 int agent_network_open(agent_network *n, const agent *a, const char *weights, char *err,
                        size_t errlen);
 void agent_network_close(agent_network *n);
+/* Fills out->margin from the network's score output for p (has_margin). */
+void agent_network_margin(agent_network *n, const game_pos *p, agent_analysis *out);
+/* The setting that goes with weights=: the score_scale the network was
+ * trained with (the trainer's default). */
+#define AGENT_SCORE_SCALE_KEY(T, F) \
+  KV_D("score_scale", T, F, 0.01, 1000, "10", "the training's score_scale (for analyze's margin)")
 
 #endif

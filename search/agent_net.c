@@ -18,6 +18,13 @@ int agent_network_open(agent_network *n, const agent *a, const char *weights, ch
   return n->ev ? 0 : -1;
 }
 
+void agent_network_margin(agent_network *n, const game_pos *p, agent_analysis *out) {
+  float score;
+  if (p->status != GAME_ONGOING || mcts_nn_score(n->ev, p, &score)) return;
+  out->has_margin = 1;
+  out->margin = (float)(score * n->score_scale);
+}
+
 void agent_network_close(agent_network *n) {
   mcts_nn_free(n->ev);
   nn_free(n->net);
@@ -28,13 +35,14 @@ void agent_network_close(agent_network *n) {
 typedef struct {
   char weights[256];
   int sample;
-  double temp;
+  double temp, score_scale;
 } net_opts;
 
 static const kv_key net_keys[] = {
     KV_S("weights", net_opts, weights, "", "the network's weight file"),
     KV_B("sample", net_opts, sample, "0", "1: sample a move instead of the most likely"),
     KV_D("temp", net_opts, temp, 0.01, 100, "1", "sampling temperature"),
+    AGENT_SCORE_SCALE_KEY(net_opts, score_scale),
 };
 static const kv_table net_table = KV_TABLE(net_keys);
 
@@ -62,6 +70,7 @@ static int net_create(agent *a, int argc, char *const *argv, char *err, size_t e
   }
   n->sample = o.sample;
   n->temp = o.temp;
+  n->nw.score_scale = o.score_scale;
   if (agent_network_open(&n->nw, a, o.weights, err, errlen)) {
     net_free_parts(n);
     return -1;
@@ -122,6 +131,7 @@ static int net_analyze(agent *a, const game_pos *p, const game_hist *h, agent_an
   }
   out->root_value = value;
   out->best = best;
+  agent_network_margin(&((net_agent *)a->impl)->nw, p, out);
   return 0;
 }
 

@@ -14,6 +14,7 @@
 typedef struct {
   int rollouts;
   char weights[256];
+  double score_scale;
 } search_opts;
 
 static const kv_key mcts_keys[] = {
@@ -21,6 +22,7 @@ static const kv_key mcts_keys[] = {
 };
 static const kv_key zero_keys[] = {
     KV_S("weights", search_opts, weights, "", "the network's weight file"),
+    AGENT_SCORE_SCALE_KEY(search_opts, score_scale),
 };
 static const kv_table mcts_opts = KV_TABLE(mcts_keys), zero_opts = KV_TABLE(zero_keys);
 
@@ -52,6 +54,7 @@ static int search_create(agent *a, int argc, char *const *argv, mcts_params p, c
   }
   mcts_eval ev = {NULL, NULL, 0};
   if (own == &zero_opts) {
+    s->net.score_scale = o.score_scale;
     if (agent_network_open(&s->net, a, o.weights, err, errlen) == 0) ev = mcts_nn_eval(s->net.ev);
   } else {
     s->ro = mcts_rollout_create(o.rollouts, rng_u64(&a->rng), err, errlen);
@@ -102,6 +105,8 @@ static int search_analyze(agent *a, const game_pos *p, const game_hist *h, agent
   mcts_get_info(m, &info);
   out->root_value = info.root_value;
   out->best = mcts_best_action(m);
+  search_agent *s = a->impl;
+  if (s->net.ev) agent_network_margin(&s->net, p, out);
   return 0;
 }
 

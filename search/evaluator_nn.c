@@ -99,6 +99,13 @@ static int nn_evaluate(void *ctx, const game *g, const game_pos *const *pos, int
   return nn_forward(e->net, e->ws, e->x, e->legal, n, policy, value, NULL);
 }
 
+int mcts_nn_score(mcts_nn *e, const game_pos *p, float *score) {
+  float policy[GAME_MAX_ACTIONS], value;
+  game_encode(&e->g, p, e->x);
+  e->legal[0] = game_legal(&e->g, p);
+  return nn_forward(e->net, e->ws, e->x, e->legal, 1, policy, &value, score);
+}
+
 mcts_eval mcts_nn_eval(mcts_nn *e) {
   mcts_eval ev = {nn_evaluate, e, e->max_batch};
   return ev;

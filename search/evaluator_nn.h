@@ -29,6 +29,9 @@ void mcts_nn_free(mcts_nn *e);
 /* The evaluator table (ctx = e, max_batch as made); evaluate fails (-1)
  * only for a batch outside 1..max_batch. */
 mcts_eval mcts_nn_eval(mcts_nn *e);
+/* The network's score output for one position: the predicted final seed
+ * margin for the mover, in units of the training's score_scale. */
+int mcts_nn_score(mcts_nn *e, const game_pos *p, float *score);
 /* Evaluates with another net of the same config (weights swapped in by a
  * trainer); -1 if the config differs. */
 int mcts_nn_set_net(mcts_nn *e, const nn_net *net);
