@@ -206,6 +206,20 @@ $(WEB_OUT)/sowzero.mjs: $(WEB_OBJ)
 
 web: $(WEB_OUT)/sowzero.mjs
 
+# make test-web: the WebAssembly build against the native one (signatures,
+# a protocol session byte for byte) and the page in Chromium, playing every
+# game. make serve-web: the page on localhost (RUN=DIR serves a run's best
+# network next to it).
+.PHONY: test-web
+test-web: web $(BUILD)/sowzero $(BUILD)/tests/export/dump_cases $(WEB_MODULES)
+	@sh scripts/install-deps.sh web
+	cd web && SOWZERO_BIN=$(abspath $(BUILD))/sowzero \
+	  SOWZERO_DUMP=$(abspath $(BUILD))/tests/export/dump_cases \
+	  node --test test/wasm.test.mjs test/browser.test.mjs
+
+serve-web: web
+	node web/serve.mjs $(if $(RUN),--run $(RUN))
+
 -include $(WEB_OBJ:.o=.d)
 
 # ---- Fuzzing: the harnesses of fuzz/ (docs/RELIABILITY.md) -------------------

@@ -16,6 +16,7 @@ allowed() {
     trainer) echo "base game nn search arena" ;;
     protocol) echo "base game nn search" ;;
     cli) echo "base game nn export search arena trainer protocol" ;;
+    wasm) echo "base game protocol cli" ;;
     tests) echo "base game nn export search arena trainer protocol tests" ;;
     *) echo "?" ;;
   esac

@@ -241,6 +241,48 @@ START_TEST(network_agents) {
 }
 END_TEST
 
+/* analyze's predicted margin is the network's score output for the root
+ * times score_scale, from `net` and `zero` alike; a rollout search has none. */
+START_TEST(network_agents_predict_the_margin) {
+  configure_game("oware", NULL);
+  char path[64], spec[160], err[256];
+  snprintf(path, sizeof path, "%s/sowzero-test-margin-%d.weights", test_tmp(), (int)getpid());
+  save_tiny_net(&G, path);
+  nn_net *net = mcts_nn_load(&G, path, err, sizeof err);
+  ck_assert_msg(net != NULL, "%s", err);
+  mcts_nn *ev = mcts_nn_create(&G, net, 1, err, sizeof err);
+  game_pos p;
+  game_start(&G, &p);
+  ck_assert_int_eq(game_play(&G, &p, 2) >= 0, 1);
+  float score;
+  ck_assert_int_eq(mcts_nn_score(ev, &p, &score), 0);
+  const char *kinds[] = {"net weights=%s", "net weights=%s score_scale=2.5",
+                         "zero weights=%s sims=16", "zero weights=%s sims=16 score_scale=40"};
+  const double scales[] = {10, 2.5, 10, 40};
+  for (int i = 0; i < 4; i++) {
+    snprintf(spec, sizeof spec, kinds[i], path);
+    agent *a = agent_create(&G, spec, 1, err, sizeof err);
+    ck_assert_msg(a != NULL, "%s: %s", spec, err);
+    agent_analysis an;
+    ck_assert_int_eq(agent_analyze(a, &p, NULL, &an), 0);
+    ck_assert_msg(an.has_margin, "%s: no margin", spec);
+    ck_assert_float_eq_tol(an.margin, score * scales[i], 1e-4 * scales[i]);
+    agent_free(a);
+  }
+  snprintf(spec, sizeof spec, "zero weights=%s score_scale=0", path);
+  ck_assert_ptr_null(agent_create(&G, spec, 1, err, sizeof err));
+  ck_assert_msg(strstr(err, "score_scale") != NULL, "%s", err);
+  agent *m = agent_create(&G, "mcts sims=16", 1, err, sizeof err);
+  agent_analysis an;
+  ck_assert_int_eq(agent_analyze(m, &p, NULL, &an), 0);
+  ck_assert_int_eq(an.has_margin, 0);
+  agent_free(m);
+  mcts_nn_free(ev);
+  nn_free(net);
+  unlink(path);
+}
+END_TEST
+
 static Suite *agents_suite(void) {
   Suite *s = suite_create("agents");
   TCase *t = tcase_create("core");
@@ -252,6 +294,7 @@ static Suite *agents_suite(void) {
   tcase_add_test(t, agents_reproducible);
   tcase_add_test(t, reseed_replays_a_game);
   tcase_add_test(t, network_agents);
+  tcase_add_test(t, network_agents_predict_the_margin);
   suite_add_tcase(s, t);
   return s;
 }

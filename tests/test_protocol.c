@@ -370,6 +370,24 @@ END_TEST
 
 /* state names the winner the rules chose, also when the scores say
  * otherwise. */
+/* labels: the legal moves as the board drawing names them, for the side to
+ * move (Oware's North sows pits 6..11; Kujifunza's moves have names). */
+START_TEST(labels_name_moves_as_the_board_does) {
+  converse((const exchange[]){
+      {"labels", "= 0:0 1:1 2:2 3:3 4:4 5:5\n\n"},
+      {"play 2", NULL},
+      {"labels", "= 0:6 1:7 2:8 3:9 4:10 5:11\n\n"},
+      {"labels x", "? usage: labels (no arguments)\n\n"},
+      {"game kujifunza", NULL},
+      {"labels", "= 6:b6ccw 7:b7ccw 8:f7ccw 9:f6ccw 10:f5ccw 11:f4ccw 12:f3ccw 13:f2ccw 16:b0cw "
+                 "17:b1cw 26:f5cw 27:f4cw 28:f3cw 29:f2cw 30:f1cw 31:f0cw\n\n"},
+      {"game oware", NULL},
+      {"setboard 0 0 0 0 0 0 0 0 0 0 0 0 1 23 24", NULL}, /* over: South cannot move */
+      {"labels", "=\n\n"},
+      {NULL, NULL}});
+}
+END_TEST
+
 START_TEST(state_names_the_winner) {
   converse((const exchange[]){{"setboard 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21",
                                "= 0 3 2 1 1 0 0 0 0 0 0 0 0 20 21 - over 27 21 0\n\n"},
@@ -390,7 +408,8 @@ static Suite *protocol_suite(void) {
                         setboard_errors, game_and_options, agents_and_genmove,
                         unknown_and_blank_lines, show_draws_the_board, garbage_input,
                         refused_commands_change_nothing, undo_after_setboard_moves_and_game,
-                        every_line_gets_one_whole_answer, state_names_the_winner, NULL});
+                        every_line_gets_one_whole_answer, state_names_the_winner,
+                        labels_name_moves_as_the_board_does, NULL});
   tcase_add_checked_fixture(t, setup, teardown);
   return s;
 }
