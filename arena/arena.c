@@ -104,6 +104,46 @@ void arena_seat_for_game(agent *a, uint64_t seed, int k, int seat) {
   agent_reset(a);
 }
 
+/* ---- Determinism probe ------------------------------------------------------------------- */
+
+int arena_agent_deterministic(const game *g, const char *spec, uint64_t seed, char *err,
+                              size_t errlen) {
+  enum { PROBES = 6, STREAMS = 2 };
+  agent *a = agent_create(g, spec, seed, err, errlen);
+  game_hist *h = malloc(sizeof *h);
+  if (!a || !h) {
+    if (a) errf(err, errlen, "out of memory");
+    agent_free(a);
+    free(h);
+    return -1;
+  }
+  int same = 1;
+  for (int i = 0; i < PROBES && same; i++) {
+    /* The start, then positions 2, 4, ... random plies deep. */
+    opening_line line;
+    game_pos p;
+    opening_random(g, 2 * i, seed, i, &line, &p, h);
+    if (p.status != GAME_ONGOING) continue;
+    int first = -1;
+    for (int s = 0; s < STREAMS && same; s++) {
+      agent_reseed(a, seed, 1000003 * (uint64_t)i + (uint64_t)s);
+      agent_reset(a);
+      int c = agent_choose(a, &p, h);
+      if (c < 0) {
+        errf(err, errlen, "agent '%s': %s", spec, agent_error(a));
+        agent_free(a);
+        free(h);
+        return -1;
+      }
+      if (s == 0) first = c;
+      same = c == first;
+    }
+  }
+  agent_free(a);
+  free(h);
+  return same;
+}
+
 /* ---- Ratings ------------------------------------------------------------------------------ */
 
 void arena_rate(arena_result *r, double prior_draws) {
@@ -131,8 +171,30 @@ typedef struct {
   arena_game_fn on_game;
   void *ud;
   arena_seats *workers; /* one per pool worker */
+  uint64_t *game_hash;  /* per game number: who played what (distinct_games) */
   pthread_mutex_t lock; /* res and the on_game calls */
 } match;
+
+/* Two games are the same when the same agents played the same plies. */
+static uint64_t game_hash(const arena_game *rec) {
+  uint64_t h = checksum64(&rec->south, sizeof rec->south, CHECKSUM64_INIT);
+  h = checksum64(&rec->north, sizeof rec->north, h);
+  h = checksum64(rec->open.moves, (size_t)rec->open.n, h);
+  h = checksum64(&rec->open.n, sizeof rec->open.n, h);
+  return checksum64(rec->moves, (size_t)rec->n_moves, h);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int count_distinct(uint64_t *h, int n) {
+  qsort(h, (size_t)n, sizeof *h, cmp_u64);
+  int d = n > 0;
+  for (int i = 1; i < n; i++) d += h[i] != h[i - 1];
+  return d;
+}
 
 static int match_start(void *ctx, int worker, char *err, size_t errlen) {
   match *m = ctx;
@@ -174,6 +236,7 @@ static int match_game(void *ctx, int worker, int k, char *err, size_t errlen) {
     x->a_south_draws += sa == 0;
     x->a_south_losses += sa < 0;
   }
+  m->game_hash[k] = game_hash(rec);
   m->res->games++;
   m->res->south_wins += so > 0;
   m->res->draws += so == 0;
@@ -251,7 +314,12 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
     }
   }
   m.book = book;
-  if (!(m.workers = calloc((size_t)p->threads, sizeof *m.workers))) {
+  int total = out->n_pairings * p->games;
+  m.workers = calloc((size_t)p->threads, sizeof *m.workers);
+  m.game_hash = calloc((size_t)total, sizeof *m.game_hash);
+  if (!m.workers || !m.game_hash) {
+    free(m.workers);
+    free(m.game_hash);
     free(book);
     errf(err, errlen, "out of memory");
     return -1;
@@ -259,9 +327,11 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
   pthread_mutex_init(&m.lock, NULL);
   double t0 = clock_wall();
   pool_work work = {match_start, match_game, match_finish, &m};
-  int rc = pool_run(p->threads, out->n_pairings * p->games, &work, err, errlen);
+  int rc = pool_run(p->threads, total, &work, err, errlen);
   out->seconds = clock_wall() - t0;
   pthread_mutex_destroy(&m.lock);
+  if (!rc) out->distinct_games = count_distinct(m.game_hash, total);
+  free(m.game_hash);
   free(m.workers);
   free(book);
   if (rc) return -1;

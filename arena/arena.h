@@ -74,6 +74,7 @@ typedef struct {
   double elo[ARENA_MAX_AGENTS];    /* maximum-likelihood ratings */
   double elo_se[ARENA_MAX_AGENTS]; /* standard errors (0 for the anchor) */
   int games;                       /* games played */
+  int distinct_games;              /* of those, how many differ (agents, opening or moves) */
   int south_wins, draws, north_wins;
   double seconds;
 } arena_result;
@@ -86,6 +87,15 @@ typedef void (*arena_game_fn)(const arena_game *rec, const arena_result *so_far,
  * that fails. */
 int arena_run(const game *g, int n_agents, const char *const *specs, const arena_params *p,
               arena_game_fn on_game, void *ud, arena_result *out, char *err, size_t errlen);
+
+/* Whether the agent of spec plays the same moves whatever its random
+ * stream: 1 if it chose alike under two streams on a few positions (the
+ * start and positions after random plies from seed), 0 if it did not, -1
+ * with a message for a bad spec or a failing agent. A match between such
+ * agents from the start position replays one game per colour, so `sowzero
+ * arena` gives them an opening book by default. */
+int arena_agent_deterministic(const game *g, const char *spec, uint64_t seed, char *err,
+                              size_t errlen);
 
 /* Refits out->elo and out->elo_se from its pairings (rating_fit); NaN
  * for everyone when the pairings do not connect every agent to the

@@ -90,12 +90,13 @@ static int write_json(const char *path, const game *g, const arena_params *p, co
   json_fput_string(f, opts);
   fprintf(f,
           ",\n  \"games_per_pairing\": %d,\n  \"games\": %d,\n  \"threads\": %d,\n"
+          "  \"distinct_games\": %d,\n"
           "  \"gauntlet\": %s,\n  \"openings\": %d,\n  \"seed\": %llu,\n"
           "  \"seconds\": %.3f,\n  \"south_wins\": %d,\n  \"draws\": %d,\n"
           "  \"north_wins\": %d,\n  \"anchor\": %d,\n  \"agents\": [\n",
-          p->games, r->games, p->threads, p->gauntlet ? "true" : "false", p->openings,
-          (unsigned long long)p->seed, r->seconds, r->south_wins, r->draws, r->north_wins,
-          r->anchor);
+          p->games, r->games, p->threads, r->distinct_games, p->gauntlet ? "true" : "false",
+          p->openings, (unsigned long long)p->seed, r->seconds, r->south_wins, r->draws,
+          r->north_wins, r->anchor);
   for (int i = 0; i < r->n_agents; i++) {
     int w, d, l;
     double s, lo, hi;
@@ -172,10 +173,12 @@ static void print_table(const game *g, const arena_params *p, const arena_result
   char opts[512];
   game_options_string(g, opts, sizeof opts);
   printf("arena: %s (%s)\n", g->preset, opts);
-  printf("%d games, %d per pairing, %d thread%s, %s, %.1f s; South %d, draws %d, North %d\n\n",
-         r->games, p->games, p->threads, p->threads > 1 ? "s" : "",
-         p->openings ? "book openings" : "start position", r->seconds, r->south_wins, r->draws,
-         r->north_wins);
+  printf(
+      "%d games (%d distinct), %d per pairing, %d thread%s, %s, %.1f s; South %d, draws %d, "
+      "North %d\n\n",
+      r->games, r->distinct_games, p->games, p->threads, p->threads > 1 ? "s" : "",
+      p->openings ? "book openings" : "start position", r->seconds, r->south_wins, r->draws,
+      r->north_wins);
   printf("%-30s %-30s %5s %5s %5s  %-22s %s\n", "agent A", "agent B", "W", "D", "L",
          "A's score [95% CI]", "Elo diff [95% CI]");
   for (int k = 0; k < r->n_pairings; k++) {
@@ -315,6 +318,26 @@ int cmd_arena(int argc, char **argv) {
     agent *a = agent_create(&g, specs[i], 1, err, sizeof err);
     if (!a) return cli_fail(&c, 2, "agent '%s': %s", specs[i], err);
     agent_free(a);
+  }
+  /* Agents that ignore their random stream replay one game per colour from
+   * the start position: a score of 0% or 100% where the truth lies between.
+   * Unless openings were asked for (--openings 0 included), such a match
+   * gets a book, one opening for each pair of games. */
+  if (!cli_given(&c, "openings")) {
+    int all = 1;
+    for (int i = 0; i < nspecs && all; i++) {
+      int d = arena_agent_deterministic(&g, specs[i], p.seed, err, sizeof err);
+      if (d < 0) return cli_fail(&c, 1, "%s", err);
+      all = d;
+    }
+    if (all) {
+      p.openings = p.games / 2 < 1000 ? p.games / 2 : 1000;
+      fprintf(stderr,
+              "sowzero arena: every agent plays deterministically, so games from the start "
+              "position would repeat;\n  using a book of %d level openings (--openings K sets "
+              "another, --openings 0 none)\n",
+              p.openings);
+    }
   }
   progress pr;
   memset(&pr, 0, sizeof pr);

@@ -120,7 +120,8 @@ void nnp_sgemv(enum nnp_order order, enum nnp_trans ta, int M, int N, float alph
                int lda, const float *x, int incx, float beta, float *y, int incy) {
   (void)order;
   const int ny = ta == NNP_TRANS ? N : M;
-  for (int j = 0; j < ny; j++) y[(size_t)j * incy] = beta == 0.0f ? 0.0f : beta * y[(size_t)j * incy];
+  for (int j = 0; j < ny; j++)
+    y[(size_t)j * incy] = beta == 0.0f ? 0.0f : beta * y[(size_t)j * incy];
   if (ta == NNP_TRANS) {
     /* y (N) += alpha A^T x: rows of A scaled by x[i]. */
     for (int i = 0; i < M; i++) {

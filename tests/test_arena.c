@@ -273,6 +273,87 @@ START_TEST(arena_command_anchor) {
 }
 END_TEST
 
+/* ---- Deterministic agents ---------------------------------------------------------------- */
+
+/* The probe tells agents that ignore their random stream from those that
+ * do not, and names a bad spec. */
+START_TEST(determinism_probe) {
+  configure_game("oware", NULL);
+  char err[256];
+  const char *fixed[] = {"alphabeta depth=2", "alphabeta depth=3 tt=1"};
+  const char *random_[] = {"random", "greedy", "mcts sims=40"};
+  for (int i = 0; i < 2; i++)
+    ck_assert_msg(arena_agent_deterministic(&G, fixed[i], 1, err, sizeof err) == 1, "%s", fixed[i]);
+  for (int i = 0; i < 3; i++)
+    ck_assert_msg(arena_agent_deterministic(&G, random_[i], 1, err, sizeof err) == 0, "%s",
+                  random_[i]);
+  ck_assert_int_eq(arena_agent_deterministic(&G, "alphabeta depth=x", 1, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "depth") != NULL, "%s", err);
+}
+END_TEST
+
+/* Results count their distinct games: two deterministic agents from the
+ * start position play one game per colour, however many are asked for. */
+START_TEST(results_count_distinct_games) {
+  configure_game("oware", NULL);
+  const char *specs[] = {"alphabeta depth=1", "alphabeta depth=2"};
+  arena_params p = arena_defaults();
+  p.games = 8;
+  arena_result *r = malloc(sizeof *r);
+  char err[256];
+  ck_assert_msg(arena_run(&G, 2, specs, &p, NULL, NULL, r, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(r->games, 8);
+  ck_assert_int_eq(r->distinct_games, 2);
+  p.openings = 4;
+  ck_assert_msg(arena_run(&G, 2, specs, &p, NULL, NULL, r, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(r->distinct_games, 8);
+  const char *rnd[] = {"random", "random"};
+  p.openings = 0;
+  ck_assert_msg(arena_run(&G, 2, rnd, &p, NULL, NULL, r, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(r->distinct_games, 8);
+  free(r);
+}
+END_TEST
+
+/* The command gives deterministic agents an opening book unless told
+ * otherwise, says so, and reports the distinct games. */
+START_TEST(arena_command_books_deterministic_agents) {
+  char json[64], out[8192], buf[4096];
+  snprintf(json, sizeof json, "%s/sowzero-distinct-%d.json", test_tmp(), (int)getpid());
+  struct {
+    const char *openings; /* NULL: not given */
+    int book, distinct;
+  } cases[] = {{NULL, 5, 10}, {"0", 0, 2}, {"2", 2, 4}};
+  for (int i = 0; i < 3; i++) {
+    char *argv[16] = {
+        "arena", "alphabeta depth=1", "alphabeta depth=2", "--games", "10", "--quiet", "--json",
+        json};
+    int n = 8;
+    if (cases[i].openings) argv[n++] = "--openings", argv[n++] = (char *)cases[i].openings;
+    argv[n] = NULL;
+    ck_assert_msg(test_sowzero(out, sizeof out, argv) == 0, "%s", out);
+    ck_assert_msg((strstr(out, "deterministically") != NULL) == !cases[i].openings, "%s", out);
+    char want[64];
+    snprintf(want, sizeof want, "10 games (%d distinct)", cases[i].distinct);
+    ck_assert_msg(strstr(out, want) != NULL, "case %d: no '%s' in %s", i, want, out);
+    FILE *f = fopen(json, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    buf[len] = 0;
+    fclose(f);
+    snprintf(want, sizeof want, "\"distinct_games\": %d", cases[i].distinct);
+    ck_assert_msg(strstr(buf, want) != NULL, "%s", buf);
+    snprintf(want, sizeof want, "\"openings\": %d", cases[i].book);
+    ck_assert_msg(strstr(buf, want) != NULL, "%s", buf);
+  }
+  unlink(json);
+  /* A random agent in the match: no book, no note. */
+  char *mixed[] = {"arena", "random", "alphabeta depth=1", "--games", "4", "--quiet", NULL};
+  ck_assert_msg(test_sowzero(out, sizeof out, mixed) == 0, "%s", out);
+  ck_assert_ptr_null(strstr(out, "deterministically"));
+}
+END_TEST
+
 static Suite *arena_suite(void) {
   Suite *s = suite_create("arena");
   TCase *t = tcase_create("core");
@@ -284,6 +365,9 @@ static Suite *arena_suite(void) {
   tcase_add_test(t, stronger_agents_score_more);
   tcase_add_test(t, arena_command_writes_files);
   tcase_add_test(t, arena_command_anchor);
+  tcase_add_test(t, determinism_probe);
+  tcase_add_test(t, results_count_distinct_games);
+  tcase_add_test(t, arena_command_books_deterministic_agents);
   suite_add_tcase(s, t);
   return s;
 }

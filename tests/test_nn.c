@@ -634,8 +634,8 @@ START_TEST(portable_blas_matches_openblas) {
       B[i] = (float)rng_double(&r) - 0.5f;
       C0[i] = C1[i] = (float)rng_double(&r) - 0.5f;
     }
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M,
-                N, K, alpha, A, lda, B, ldb, beta, C0, ldc);
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N,
+                K, alpha, A, lda, B, ldb, beta, C0, ldc);
     nnp_sgemm(NNP_ROW_MAJOR, ta ? NNP_TRANS : NNP_NO_TRANS, tb ? NNP_TRANS : NNP_NO_TRANS, M, N, K,
               alpha, A, lda, B, ldb, beta, C1, ldc);
     for (int i = 0; i < M; i++)
@@ -661,11 +661,10 @@ END_TEST
 
 static Suite *nn_suite(void) {
   Suite *s = suite_create("nn");
-  add_tests(
-      s, "forward", 120,
-      (const TTest *[]){forward_matches_naive, batch_one_paths_match_naive, forward_rejects_misuse,
-                        layout_is_one_contiguous_table, threads_share_a_net,
-                        portable_blas_matches_openblas, NULL});
+  add_tests(s, "forward", 120,
+            (const TTest *[]){forward_matches_naive, batch_one_paths_match_naive,
+                              forward_rejects_misuse, layout_is_one_contiguous_table,
+                              threads_share_a_net, portable_blas_matches_openblas, NULL});
   add_tests(s, "gradients", 120,
             (const TTest *[]){grad_policy_head, grad_value_head, grad_score_head,
                               grad_all_heads_weighted, losses_have_their_documented_values,

@@ -379,8 +379,9 @@ START_TEST(labels_name_moves_as_the_board_does) {
       {"labels", "= 0:6 1:7 2:8 3:9 4:10 5:11\n\n"},
       {"labels x", "? usage: labels (no arguments)\n\n"},
       {"game kujifunza", NULL},
-      {"labels", "= 6:b6ccw 7:b7ccw 8:f7ccw 9:f6ccw 10:f5ccw 11:f4ccw 12:f3ccw 13:f2ccw 16:b0cw "
-                 "17:b1cw 26:f5cw 27:f4cw 28:f3cw 29:f2cw 30:f1cw 31:f0cw\n\n"},
+      {"labels",
+       "= 6:b6ccw 7:b7ccw 8:f7ccw 9:f6ccw 10:f5ccw 11:f4ccw 12:f3ccw 13:f2ccw 16:b0cw "
+       "17:b1cw 26:f5cw 27:f4cw 28:f3cw 29:f2cw 30:f1cw 31:f0cw\n\n"},
       {"game oware", NULL},
       {"setboard 0 0 0 0 0 0 0 0 0 0 0 0 1 23 24", NULL}, /* over: South cannot move */
       {"labels", "=\n\n"},
@@ -401,15 +402,15 @@ END_TEST
 
 static Suite *protocol_suite(void) {
   Suite *s = suite_create("protocol");
-  TCase *t = add_tests(
-      s, "commands", 60,
-      (const TTest *[]){state_of_the_start, play_undo_and_ids, moves_replays_from_the_start,
-                        illegal_moves_change_nothing, finished_games_report_final_scores,
-                        setboard_errors, game_and_options, agents_and_genmove,
-                        unknown_and_blank_lines, show_draws_the_board, garbage_input,
-                        refused_commands_change_nothing, undo_after_setboard_moves_and_game,
-                        every_line_gets_one_whole_answer, state_names_the_winner,
-                        labels_name_moves_as_the_board_does, NULL});
+  TCase *t =
+      add_tests(s, "commands", 60,
+                (const TTest *[]){
+                    state_of_the_start, play_undo_and_ids, moves_replays_from_the_start,
+                    illegal_moves_change_nothing, finished_games_report_final_scores,
+                    setboard_errors, game_and_options, agents_and_genmove, unknown_and_blank_lines,
+                    show_draws_the_board, garbage_input, refused_commands_change_nothing,
+                    undo_after_setboard_moves_and_game, every_line_gets_one_whole_answer,
+                    state_names_the_winner, labels_name_moves_as_the_board_does, NULL});
   tcase_add_checked_fixture(t, setup, teardown);
   return s;
 }

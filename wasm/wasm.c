@@ -89,14 +89,15 @@ EXPORT const char *sz_rules_json(void) {
   int bad = add(&t, "{\"games\":[");
   for (int i = 0; game_rules_at(i); i++) {
     const game_rules *r = game_rules_at(i);
-    bad |= add(&t, "%s{\"name\":", i ? "," : "") | add_str(&t, r->name) |
-           add(&t, ",\"summary\":") | add_str(&t, r->summary) | add(&t, ",\"options\":[");
+    bad |= add(&t, "%s{\"name\":", i ? "," : "") | add_str(&t, r->name) | add(&t, ",\"summary\":") |
+           add_str(&t, r->summary) | add(&t, ",\"options\":[");
     for (const game_option *o = r->options; o->key; o++) {
       bad |= add(&t, "%s{\"key\":", o == r->options ? "" : ",") | add_str(&t, o->key) |
              add(&t, ",\"help\":") | add_str(&t, o->help);
       if (o->values) {
         bad |= add(&t, ",\"default\":") | add_str(&t, o->values[o->def]) | add(&t, ",\"values\":[");
-        for (int v = 0; o->values[v]; v++) bad |= add(&t, "%s", v ? "," : "") | add_str(&t, o->values[v]);
+        for (int v = 0; o->values[v]; v++)
+          bad |= add(&t, "%s", v ? "," : "") | add_str(&t, o->values[v]);
         bad |= add(&t, "]}");
       } else {
         bad |= add(&t, ",\"default\":%d,\"min\":%d,\"max\":%d}", o->def, o->min, o->max);
