@@ -74,6 +74,11 @@ double clock_thread_cpu(void) { return clock_of(CLOCK_MONOTONIC); }
 double clock_thread_cpu(void) { return clock_of(CLOCK_THREAD_CPUTIME_ID); }
 #endif
 
+double mem_physical_mb(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? (double)pages * (double)page / 1048576.0 : 0;
+}
+
 /* ---- Atomic files ------------------------------------------------------------ */
 
 #define AFILE_TAG ".tmp.sowzero."

@@ -47,6 +47,10 @@ uint64_t splitmix64(uint64_t *state);
 /* ---- Clocks (seconds) ------------------------------------------------------ */
 double clock_wall(void);       /* monotonic wall clock */
 double clock_thread_cpu(void); /* CPU time of the calling thread */
+/* The machine's physical memory in MiB (0 if unknown): tables sized by a
+ * setting are refused beyond half of it rather than paged in until the
+ * process is killed. */
+double mem_physical_mb(void);
 
 /* ---- Atomic files -------------------------------------------------------------
  * Only regular files are written: afile_open refuses a PATH that exists and

@@ -26,6 +26,7 @@ struct ab_search {
   ab_params p;
   tt_entry *tt;
   size_t tt_mask;
+  uint64_t tt_salt; /* XORed into stored keys: a new salt empties the table at once */
   game_path path;
   game_hist *own_hist; /* for ab_run without a history */
   uint64_t hsum;       /* hash of the positions since the last capture */
@@ -73,6 +74,15 @@ ab_search *ab_create(const game *g, const ab_params *p, char *err, size_t errlen
   s->p = *p;
   s->half = g->n_pits / 2;
   s->own_hist = malloc(sizeof *s->own_hist);
+  /* A table beyond the machine's memory would be paged in as the search
+   * touches it, and the process killed; refuse it while we can say why. */
+  double phys_mb = mem_physical_mb();
+  if (phys_mb > 0 && p->tt_mb > phys_mb / 2) {
+    ab_free(s);
+    errf(err, errlen, "tt=%d MiB is more than half of this machine's memory (%.0f MiB)", p->tt_mb,
+         phys_mb);
+    return NULL;
+  }
   if (p->tt_mb > 0) {
     size_t n = 1;
     while (n * 2 * sizeof(tt_entry) <= (size_t)p->tt_mb << 20) n *= 2;
@@ -94,9 +104,9 @@ void ab_free(ab_search *s) {
   free(s);
 }
 
-void ab_clear(ab_search *s) {
-  if (s->tt) memset(s->tt, 0, (s->tt_mask + 1) * sizeof *s->tt);
-}
+/* O(1) whatever the table's size: entries stored under another salt no
+ * longer match any key (as likely as any 64-bit key collision). */
+void ab_clear(ab_search *s) { s->tt_salt += 0x9e3779b97f4a7c15ull; }
 
 int ab_evaluate(const ab_search *s, const game_pos *p) {
   int me = p->mover, seeds[2] = {0, 0}, busy[2] = {0, 0};
@@ -222,7 +232,7 @@ static int negamax(ab_search *s, const game_pos *p, int depth, int alpha, int be
   tt_entry *e = NULL;
   int tt_move = -1;
   if (s->tt) {
-    key = tt_key(s, p);
+    key = tt_key(s, p) ^ s->tt_salt;
     e = &s->tt[key & s->tt_mask];
     if (e->key == key) {
       tt_move = e->move;

@@ -10,6 +10,14 @@ mcts_cache *mcts_cache_create(int entries, int n_actions, char *err, size_t errl
     errf(err, errlen, "bad cache size %d x %d", entries, n_actions);
     return NULL;
   }
+  double mb = (double)entries * (8.0 + 4.0 * (n_actions + 1)) / 1048576.0, phys = mem_physical_mb();
+  if (phys > 0 && mb > phys / 2) {
+    errf(err, errlen,
+         "a cache of %d entries (%.0f MiB) is more than half of this machine's memory "
+         "(%.0f MiB)",
+         entries, mb, phys);
+    return NULL;
+  }
   mcts_cache *c = calloc(1, sizeof *c);
   if (c) {
     c->entries = entries;
@@ -32,7 +40,13 @@ void mcts_cache_free(mcts_cache *c) {
   free(c);
 }
 
-void mcts_cache_clear(mcts_cache *c) { memset(c->key, 0, (size_t)c->entries * sizeof *c->key); }
+/* O(1) whatever the size: entries stored under another salt no longer match. */
+void mcts_cache_clear(mcts_cache *c) { c->salt += 0x9e3779b97f4a7c15ULL; }
+
+static inline uint64_t stored_key(const mcts_cache *c, uint64_t key) {
+  uint64_t k = key ^ c->salt;
+  return k ? k : 1;
+}
 
 static inline uint64_t mix64(uint64_t h, uint64_t w) {
   h ^= w + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -50,7 +64,7 @@ uint64_t mcts_cache_key(const game_pos *p) {
 
 int mcts_cache_get(mcts_cache *c, uint64_t key, float *policy, float *value) {
   size_t i = (size_t)(key % (uint64_t)c->entries);
-  if (c->key[i] != key) return 0;
+  if (c->key[i] != stored_key(c, key)) return 0;
   const float *d = c->data + i * (size_t)(c->n_actions + 1);
   memcpy(policy, d, (size_t)c->n_actions * sizeof *d);
   *value = d[c->n_actions];
@@ -62,5 +76,5 @@ void mcts_cache_put(mcts_cache *c, uint64_t key, const float *policy, float valu
   float *d = c->data + i * (size_t)(c->n_actions + 1);
   memcpy(d, policy, (size_t)c->n_actions * sizeof *d);
   d[c->n_actions] = value;
-  c->key[i] = key;
+  c->key[i] = stored_key(c, key);
 }

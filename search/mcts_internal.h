@@ -60,7 +60,8 @@ static inline float proof_value(int p) {
 
 struct mcts_cache {
   int entries, n_actions;
-  uint64_t *key; /* entries; 0 = empty (keys are forced non-zero) */
+  uint64_t *key; /* entries; 0 = empty (stored keys are forced non-zero) */
+  uint64_t salt; /* XORed into stored keys: a new salt empties the cache at once */
   float *data;   /* entries x (n_actions + 1): policy then value */
 };
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/base.h"
 #include "game/game.h"
@@ -196,6 +197,38 @@ START_TEST(alphabeta_time_limit) {
 }
 END_TEST
 
+/* The table: a second search of the same position reuses it (fewer
+ * nodes); after ab_clear the search visits exactly the nodes of a fresh
+ * one, as if the table were new. A table larger than half the machine's
+ * memory is refused with a message, not paged in until the process dies. */
+START_TEST(table_reuse_and_clear) {
+  configure_game("oware", NULL);
+  char err[256];
+  ab_params prm = ab_defaults();
+  prm.depth = 7;
+  ab_search *s = ab_create(&G, &prm, err, sizeof err);
+  ck_assert_msg(s != NULL, "%s", err);
+  game_pos p;
+  game_start(&G, &p);
+  ab_result fresh, again, cleared;
+  ck_assert_int_eq(ab_run(s, &p, NULL, &fresh, err, sizeof err), 0);
+  ck_assert_int_eq(ab_run(s, &p, NULL, &again, err, sizeof err), 0);
+  ck_assert_uint_lt(again.nodes, fresh.nodes);
+  ab_clear(s);
+  ck_assert_int_eq(ab_run(s, &p, NULL, &cleared, err, sizeof err), 0);
+  ck_assert_uint_eq(cleared.nodes, fresh.nodes);
+  ck_assert_int_eq(cleared.best, fresh.best);
+  ab_free(s);
+  prm.tt_mb = 65536;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if ((double)pages * (double)page < 65536.0 * 1048576.0) {
+    ck_assert_ptr_null(ab_create(&G, &prm, err, sizeof err));
+    ck_assert_msg(strstr(err, "tt=65536 MiB is more than half of this machine's memory") != NULL,
+                  "%s", err);
+  }
+}
+END_TEST
+
 /* ---- Parameters ------------------------------------------------------------------ */
 
 START_TEST(params_table) {
@@ -233,6 +266,7 @@ static Suite *alphabeta_suite(void) {
   tcase_add_test(t, alphabeta_exhaustive_equals_minimax);
   tcase_add_test(t, alphabeta_exhaustive_extra_turns);
   tcase_add_test(t, alphabeta_time_limit);
+  tcase_add_test(t, table_reuse_and_clear);
   tcase_add_test(t, params_table);
   suite_add_tcase(s, t);
   return s;

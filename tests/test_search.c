@@ -649,6 +649,36 @@ START_TEST(params_by_name) {
 }
 END_TEST
 
+/* The position cache: a put is found again, a clear forgets every entry
+ * (and the cache works on after it), and a cache larger than half the
+ * machine's memory is refused with its size in the message. */
+START_TEST(position_cache_put_get_clear) {
+  char err[256];
+  mcts_cache *c = mcts_cache_create(64, 6, err, sizeof err);
+  ck_assert_msg(c != NULL, "%s", err);
+  float pol[6] = {0.5f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f}, got[6], v;
+  for (int round = 0; round < 3; round++) {
+    for (uint64_t k = 1; k <= 40; k++) mcts_cache_put(c, k * 977, pol, (float)k / 100);
+    int hits = 0;
+    for (uint64_t k = 1; k <= 40; k++)
+      if (mcts_cache_get(c, k * 977, got, &v)) {
+        hits++;
+        ck_assert_float_eq(v, (float)k / 100);
+        ck_assert_float_eq(got[0], 0.5f);
+      }
+    ck_assert_int_gt(hits, 20);
+    mcts_cache_clear(c);
+    for (uint64_t k = 1; k <= 40; k++) ck_assert_int_eq(mcts_cache_get(c, k * 977, got, &v), 0);
+  }
+  mcts_cache_free(c);
+  double phys = mem_physical_mb();
+  if (phys > 0 && phys < 100000) {
+    ck_assert_ptr_null(mcts_cache_create(100000000, 32, err, sizeof err));
+    ck_assert_msg(strstr(err, "more than half of this machine's memory") != NULL, "%s", err);
+  }
+}
+END_TEST
+
 static Suite *search_suite(void) {
   Suite *s = suite_create("search");
   TCase *t = tcase_create("core");
@@ -667,6 +697,7 @@ static Suite *search_suite(void) {
   tcase_add_test(t, gumbel_halving_schedule);
   tcase_add_test(t, no_allocation_per_simulation);
   tcase_add_test(t, params_by_name);
+  tcase_add_test(t, position_cache_put_get_clear);
   suite_add_tcase(s, t);
   return s;
 }
