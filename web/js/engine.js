@@ -145,6 +145,9 @@ export class Engine {
 
   // A new game of NAME (a game or a preset) with rule options {key: value};
   // returns {game, options} as the engine settled them, and the state.
+  // `game` re-creates the agent for the new rules, so a `zero` agent whose
+  // network was trained for other rules makes it fail: set a plain agent
+  // (setAgent('random')) before changing games.
   newGame(name, options = {}) {
     const args = Object.entries(options).map(([k, v]) => `${k}=${v}`);
     const r = this.send(['game', name, ...args].join(' ')).split(' ');
