@@ -1,13 +1,21 @@
 // A static file server for the page, on localhost only, with no
-// dependencies: node serve.mjs [--port N] [--root DIR] [--model FILE]
-//   --root   the folder served (default: this one, web/)
-//   --model  a file served at /models/oware.onnx instead of web/models/
-// Also used by the browser test, which starts it on a free port and maps
-// test files into it (`files`: URL path -> file).
-import { createReadStream, statSync } from 'node:fs';
+// dependencies:
+//   node serve.mjs [--port N] [--run DIR] [--weights FILE]...
+//   --run      a training run: its DIR/best.weights is served as
+//              /models/best.weights
+//   --weights  a weight file, served as /models/ and its name (repeatable)
+// The page is web/; the WebAssembly module (make web) is served from
+// build/web/ at /wasm/ (SOWZERO_WASM_DIR moves it); GET /models/ lists the
+// networks as JSON, [{"name", "size"}]. The browser test starts it on a
+// free port with its own networks (serve({port: 0, models})).
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+const WEB_DIR = path.dirname(fileURLToPath(import.meta.url));
+const REPO_DIR = path.resolve(WEB_DIR, '..');
+const WASM_DIR = path.resolve(REPO_DIR, process.env.SOWZERO_WASM_DIR || 'build/web');
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -16,15 +24,35 @@ const TYPES = {
   '.css': 'text/css; charset=utf-8',
   '.json': 'application/json',
   '.wasm': 'application/wasm',
-  '.onnx': 'application/octet-stream',
   '.png': 'image/png',
   '.svg': 'image/svg+xml',
-  '.map': 'application/json',
 };
 
+function sendFile(res, file) {
+  let st;
+  try {
+    st = statSync(file);
+  } catch {
+    return false;
+  }
+  if (!st.isFile()) return false;
+  res.writeHead(200, {
+    'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
+    'content-length': st.size,
+    'cache-control': 'no-cache',
+  });
+  createReadStream(file).pipe(res);
+  return true;
+}
+
 // Starts a server; resolves with {server, url}. port 0 picks a free one.
-export function serve({ root = path.dirname(fileURLToPath(import.meta.url)), port = 8080, files = {} } = {}) {
+// models: {name: file} served under /models/.
+export function serve({ port = 8080, models = {}, root = WEB_DIR, wasmDir = WASM_DIR } = {}) {
   const rootDir = path.resolve(root);
+  const wasm = {
+    '/wasm/sowzero.mjs': path.join(wasmDir, 'sowzero.mjs'),
+    '/wasm/sowzero.wasm': path.join(wasmDir, 'sowzero.wasm'),
+  };
   const server = http.createServer((req, res) => {
     let rel;
     try {
@@ -33,30 +61,26 @@ export function serve({ root = path.dirname(fileURLToPath(import.meta.url)), por
       res.writeHead(400).end('bad request');
       return;
     }
-    if (rel.endsWith('/')) rel += 'index.html';
-    let file = path.join(rootDir, rel);
-    if (Object.hasOwn(files, rel)) file = path.resolve(files[rel]);
-    else if (file !== rootDir && !file.startsWith(rootDir + path.sep)) {
-      res.writeHead(403).end('forbidden');
+    if (rel === '/models/' || rel === '/models') {
+      const list = Object.entries(models).map(([name, file]) => ({ name, size: statSync(file).size }));
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' }).end(JSON.stringify(list));
       return;
     }
-    let st;
-    try {
-      st = statSync(file);
-    } catch {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${rel}`);
-      return;
+    let file;
+    if (Object.hasOwn(wasm, rel)) file = wasm[rel];
+    else if (rel.startsWith('/models/') && Object.hasOwn(models, rel.slice(8))) file = models[rel.slice(8)];
+    else {
+      if (rel.endsWith('/')) rel += 'index.html';
+      file = path.join(rootDir, rel);
+      if (file !== rootDir && !file.startsWith(rootDir + path.sep)) {
+        res.writeHead(403).end('forbidden');
+        return;
+      }
     }
-    if (!st.isFile()) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end(`not a file: ${rel}`);
-      return;
+    if (!sendFile(res, file)) {
+      const hint = rel.startsWith('/wasm/') ? ' (run make web)' : '';
+      res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${rel}${hint}`);
     }
-    res.writeHead(200, {
-      'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
-      'content-length': st.size,
-      'cache-control': 'no-cache',
-    });
-    createReadStream(file).pipe(res);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -68,12 +92,25 @@ export function serve({ root = path.dirname(fileURLToPath(import.meta.url)), por
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
-  const opt = (name, def) => {
-    const i = args.indexOf(name);
-    return i >= 0 && i + 1 < args.length ? args[i + 1] : def;
+  const models = {};
+  let port = 8080;
+  const fail = (msg) => {
+    console.error(`serve.mjs: ${msg}`);
+    process.exit(2);
   };
-  const model = opt('--model', null);
-  const files = model ? { '/models/oware.onnx': model } : {};
-  const { url } = await serve({ root: opt('--root', undefined), port: Number(opt('--port', 8080)), files });
+  for (let i = 0; i < args.length; i++) {
+    const value = () => args[++i] ?? fail(`${args[i - 1]} needs a value`);
+    if (args[i] === '--port') port = Number(value());
+    else if (args[i] === '--run') models['best.weights'] = path.join(value(), 'best.weights');
+    else if (args[i] === '--weights') {
+      const f = value();
+      models[path.basename(f)] = f;
+    } else fail(`unknown argument ${args[i]} (--port N, --run DIR, --weights FILE)`);
+  }
+  for (const f of Object.values(models)) if (!existsSync(f)) fail(`${f} does not exist`);
+  for (const f of ['sowzero.mjs', 'sowzero.wasm'])
+    if (!existsSync(path.join(WASM_DIR, f))) fail(`${path.join(WASM_DIR, f)} is missing: run make web`);
+  const { url } = await serve({ port, models });
   console.log(`Serving the page at ${url} (Ctrl-C stops)`);
+  for (const name of Object.keys(models)) console.log(`  network: ${url}models/${name}`);
 }

@@ -1,10 +1,9 @@
 #!/bin/sh
-# The export and web front-end tests (make test-export): trains a tiny
-# network, exports it and a wider fixed-seed one as ONNX and JSON, writes
-# positions of real games with the C network's outputs, then runs the
-# ONNX checker and the JavaScript tests in web/test/ (ONNX Runtime for Node,
-# the JSON evaluator, the page's rules against the C engine, the page in
-# Chromium).
+# The export tests (make test-export): trains a tiny network, exports it
+# and a wider fixed-seed one as ONNX and JSON, writes positions of real
+# games with the C network's outputs, then runs the ONNX checker and
+# web/test/export.test.mjs (ONNX Runtime for Node, the JSON evaluator). The
+# page has its own test, web/test/browser.test.mjs.
 #
 #   tests/export/run.sh BUILD_DIR
 # Needs BUILD_DIR/sowzero, BUILD_DIR/tests/export/dump_cases and
@@ -16,17 +15,16 @@ case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
 BIN=$BUILD/sowzero
 DUMP=$BUILD/tests/export/dump_cases
 OUT=$BUILD/export-test
-ART=$BUILD/web-test
 
 for f in "$BIN" "$DUMP"; do
   [ -x "$f" ] || { echo "test-export: $f is missing (make test-export builds it)"; exit 1; }
 done
 command -v node >/dev/null || { echo "test-export: node (Node.js 20) is not installed"; exit 1; }
-[ -d web/node_modules/onnxruntime-node ] && [ -d web/node_modules/playwright-core ] ||
+[ -d web/node_modules/onnxruntime-node ] ||
   { echo "test-export: web/node_modules is incomplete; run 'npm ci' in web/"; exit 1; }
 
-rm -rf "$OUT" "$ART"
-mkdir -p "$OUT/other" "$ART"
+rm -rf "$OUT"
+mkdir -p "$OUT/other"
 
 echo "== a tiny training run (configs/tiny.ini, 0.3 minutes)"
 "$BIN" train configs/tiny.ini --run "$OUT/run" --minutes 0.3 > "$OUT/train.log" 2>&1 ||
@@ -77,7 +75,6 @@ echo "== positions of real games with the C network's outputs"
 [ -f "$OUT/kujifunza.weights" ] &&
   "$DUMP" "$OUT/kujifunza.weights" "$OUT/kujifunza.cases.json" --random 1200 --seed 13
 
-echo "== JavaScript tests (web/test)"
+echo "== JavaScript tests (web/test/export.test.mjs)"
 cd web
-SOWZERO_BIN="$BIN" SOWZERO_EXPORT_DIR="$OUT" SOWZERO_WEB_ARTEFACTS="$ART" node --test test/*.test.mjs
-echo "screenshots: $ART/final.png $ART/final-north.png"
+SOWZERO_BIN="$BIN" SOWZERO_EXPORT_DIR="$OUT" node --test test/export.test.mjs

@@ -2,8 +2,7 @@
 // (a training run's replay buffer and random-play games) that
 // tests/export/dump_cases wrote with nn_forward's outputs:
 //   - the ONNX file in ONNX Runtime (onnxruntime-node), batched and one by one;
-//   - the JSON file through the JavaScript reference evaluator;
-//   - the page's Oware encoder and legal moves against the C engine's.
+//   - the JSON file through the JavaScript reference evaluator.
 // make test-export prepares SOWZERO_EXPORT_DIR: for each network NAME,
 // NAME.onnx, NAME.json and NAME.cases.json.
 import assert from 'node:assert/strict';
@@ -13,7 +12,6 @@ import { test } from 'node:test';
 
 import { evaluate, loadNetwork, maskedSoftmax } from '../js/netjson.js';
 import { readOnnxMetadata } from '../js/onnxmeta.js';
-import { encode, legalActions, parseRules } from '../js/oware.js';
 import { EXPORT_DIR, requireFile, requirePackage } from './util.mjs';
 
 const TOL = 1e-4;
@@ -86,7 +84,7 @@ for (const name of NETS) {
       maxDiff(ds, [out.score.data[i]], [p.score], `position ${i} score`);
       maxDiff(dp, maskedSoftmax(lg, legalList(p.legal, A)), p.policy, `position ${i} policy`);
     });
-    // Batch size 1, as the page runs it.
+    // Batch size 1, as a front end evaluating one position runs it.
     for (let i = 0; i < 50; i++) {
       const p = pos[i * 7];
       const o = await session.run({ features: new ort.Tensor('float32', Float32Array.from(p.features), [1, F]) });
@@ -126,23 +124,6 @@ for (const name of NETS) {
       `value ${dv.max.toExponential(2)}, score ${ds.max.toExponential(2)}, policy ${dp.max.toExponential(2)}`);
     for (const [what, d] of [['logits', dl], ['value', dv], ['score', ds], ['policy', dp]])
       assert.ok(d.max <= TOL, `${what}: max difference ${d.max} > ${TOL} at ${d.where}`);
-  });
-
-  // The page plays Oware only; networks of other games check the exports.
-  if (loadCases(name).game !== 'oware') continue;
-  test(`${name}: the page's encoder and legal moves match the C engine`, () => {
-    const cases = loadCases(name);
-    const rules = parseRules(cases.rules);
-    cases.positions.forEach((p, i) => {
-      const pos = { pits: p.pits, store: p.store, mover: p.mover, ply: p.ply, nocap: p.nocap, over: false };
-      const f = encode(rules, pos);
-      assert.equal(f.length, p.features.length);
-      // The C side printed float32 values with 9 digits: exact once rounded
-      // back to float32.
-      for (let k = 0; k < f.length; k++)
-        if (f[k] !== Math.fround(p.features[k])) assert.fail(`position ${i} feature ${k}: JS ${f[k]}, C ${p.features[k]}`);
-      assert.deepEqual(legalActions(rules, pos), legalList(p.legal, cases.n_actions), `position ${i} legal moves`);
-    });
   });
 }
 

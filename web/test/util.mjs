@@ -44,12 +44,14 @@ export function rng(seed) {
   };
 }
 
-// `sowzero engine` as a child process: send(line) resolves with the
-// response text after '= ' (or rejects with the '? ' message).
+// `sowzero engine` as a child process (args: e.g. ['--seed', '7']).
+// request(line) resolves with the whole response without its empty line
+// ('= ...' or '? ...'); send(line) with the text after '= ', or rejects
+// with the '? ' message.
 export class Engine {
-  constructor(bin = SOWZERO_BIN) {
+  constructor(bin = SOWZERO_BIN, args = []) {
     requireFile(bin, 'build it with make (or set SOWZERO_BIN)');
-    this.proc = spawn(bin, ['engine'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.proc = spawn(bin, ['engine', ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
     this.buf = '';
     this.waiting = [];
     this.proc.stdout.setEncoding('utf8');
@@ -59,10 +61,7 @@ export class Engine {
       while ((i = this.buf.indexOf('\n\n')) >= 0) {
         const resp = this.buf.slice(0, i);
         this.buf = this.buf.slice(i + 2);
-        const w = this.waiting.shift();
-        if (!w) continue;
-        if (resp.startsWith('=')) w.resolve(resp.replace(/^=\d*\s?/, ''));
-        else w.reject(new Error(`engine: ${resp} (after '${w.line}')`));
+        this.waiting.shift()?.resolve(resp);
       }
     });
     this.proc.on('exit', (code) => {
@@ -70,21 +69,17 @@ export class Engine {
     });
   }
 
-  send(line) {
+  request(line) {
     return new Promise((resolve, reject) => {
       this.waiting.push({ resolve, reject, line });
       this.proc.stdin.write(`${line}\n`);
     });
   }
 
-  // The engine's state after playing `moves` from the start of the current
-  // game: a protocol line holds at most 63 tokens, so `moves` takes the
-  // first 62 and a longer game goes on with `play`.
-  async replay(moves) {
-    let k = Math.min(moves.length, 62);
-    let state = await this.send(['moves', ...moves.slice(0, k)].join(' '));
-    for (; k < moves.length; k++) state = await this.send(`play ${moves[k]}`);
-    return state;
+  async send(line) {
+    const resp = await this.request(line);
+    if (!resp.startsWith('=')) throw new Error(`engine: ${resp} (after '${line}')`);
+    return resp.replace(/^=\d*\s?/, '');
   }
 
   async close() {
