@@ -1,6 +1,8 @@
 /* Game records: one block of ten lines a game. */
 #include "arena/record.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +71,20 @@ static int parse_moves(const char *s, uint8_t *out, int cap, int *n) {
   return 0;
 }
 
+/* A whole decimal number in 0..max: "12abc", " 3", "-1" and "" are not. */
+static int parse_count(const char *s, long max, int *out) {
+  if (*s < '0' || *s > '9') return -1;
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (*end || errno || v > max) return -1;
+  *out = (int)v;
+  return 0;
+}
+
+/* A text field copied whole: one that does not fit is refused, not cut. */
+#define COPY_FIELD(dst, v) (snprintf((dst), sizeof(dst), "%s", (v)) >= (int)sizeof(dst))
+
 int record_read(FILE *f, record *r, int *line, char *err, size_t errlen) {
   static const char *const keys[] = {"game",  "rules",  "south", "north", "opening",
                                      "moves", "result", "score", "end",   "plies"};
@@ -102,16 +118,16 @@ int record_read(FILE *f, record *r, int *line, char *err, size_t errlen) {
     int bad = 0;
     switch (k) {
       case 0:
-        r->number = atoi(v);
+        bad = parse_count(v, INT_MAX, &r->number);
         break;
       case 1:
-        bad = snprintf(r->rules, sizeof r->rules, "%s", v) >= (int)sizeof r->rules;
+        bad = COPY_FIELD(r->rules, v);
         break;
       case 2:
-        snprintf(r->south, sizeof r->south, "%s", v);
+        bad = COPY_FIELD(r->south, v);
         break;
       case 3:
-        snprintf(r->north, sizeof r->north, "%s", v);
+        bad = COPY_FIELD(r->north, v);
         break;
       case 4:
         bad = parse_moves(v, r->open.moves, OPENING_MAX_PLIES, &r->open.n);
@@ -124,13 +140,13 @@ int record_read(FILE *f, record *r, int *line, char *err, size_t errlen) {
         snprintf(r->result, sizeof r->result, "%s", v);
         break;
       case 7:
-        snprintf(r->score, sizeof r->score, "%s", v);
+        bad = COPY_FIELD(r->score, v);
         break;
       case 8:
-        snprintf(r->end, sizeof r->end, "%s", v);
+        bad = COPY_FIELD(r->end, v);
         break;
       case 9:
-        r->plies = atoi(v);
+        bad = parse_count(v, GAME_MAX_PLIES_CAP, &r->plies);
         break;
     }
     if (bad) {

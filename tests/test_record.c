@@ -211,6 +211,59 @@ START_TEST(broken_records_are_rejected) {
 }
 END_TEST
 
+/* Numbers are read whole and in range, and a text field that does not fit
+ * is refused rather than cut: each message names the line and the key. */
+START_TEST(fields_are_read_whole) {
+  static const char good[] =
+      "game 3\nrules oware\nsouth random\nnorth random\nopening -\n"
+      "moves -\nresult 1-0\nscore 1 0\nend famine\nplies 0\n";
+  struct {
+    const char *from, *to, *key;
+  } cases[] = {
+      {"game 3", "game 3x", "game"},
+      {"game 3", "game -3", "game"},
+      {"game 3", "game ", "game"},
+      {"game 3", "game 99999999999", "game"},
+      {"plies 0", "plies abc", "plies"},
+      {"plies 0", "plies 1e3", "plies"},
+      {"plies 0", "plies 2001", "plies"},
+      {"plies 0", "plies  0", "plies"},
+      {"score 1 0", "score 1234567890123456789012345678901234", "score"},
+  };
+  char text[1024], err[256];
+  record *r = malloc(sizeof *r);
+  FILE *f = fmemopen((void *)good, strlen(good), "r");
+  int line = 0;
+  ck_assert_msg(record_read(f, r, &line, err, sizeof err) == 1, "%s", err);
+  ck_assert_int_eq(r->number, 3);
+  fclose(f);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *at = strstr(good, cases[i].from);
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - good), good, cases[i].to,
+             at + strlen(cases[i].from));
+    f = fmemopen(text, strlen(text), "r");
+    line = 0;
+    ck_assert_msg(record_read(f, r, &line, err, sizeof err) == -1, "accepted '%s'", cases[i].to);
+    char want[64];
+    snprintf(want, sizeof want, "bad value for '%s'", cases[i].key);
+    ck_assert_msg(strstr(err, want) != NULL, "'%s': %s", cases[i].to, err);
+    fclose(f);
+  }
+  /* A player's spec longer than the field. */
+  char spec[400];
+  memset(spec, 'x', sizeof spec - 1);
+  spec[sizeof spec - 1] = 0;
+  const char *at = strstr(good, "random");
+  snprintf(text, sizeof text, "%.*s%s%s", (int)(at - good), good, spec, at + 6);
+  f = fmemopen(text, strlen(text), "r");
+  line = 0;
+  ck_assert_int_eq(record_read(f, r, &line, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "bad value for 'south'") != NULL, "%s", err);
+  fclose(f);
+  free(r);
+}
+END_TEST
+
 static Suite *record_suite(void) {
   Suite *s = suite_create("record");
   TCase *t = tcase_create("core");
@@ -218,6 +271,7 @@ static Suite *record_suite(void) {
   tcase_add_test(t, the_format_to_the_letter);
   tcase_add_test(t, records_round_trip);
   tcase_add_test(t, broken_records_are_rejected);
+  tcase_add_test(t, fields_are_read_whole);
   suite_add_tcase(s, t);
   return s;
 }
