@@ -19,7 +19,7 @@
 
 /* configs/tiny.ini made smaller still: two short iterations. */
 static const char *const base_over[] = {"run.deterministic=1",
-                                        "run.minutes=0",
+                                        "run.minutes=60", /* a clock that must decide nothing */
                                         "run.iterations=2",
                                         "search.sims=12",
                                         "selfplay.games_per_thread=16",
