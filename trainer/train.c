@@ -418,8 +418,9 @@ static int setup(run *r, char *err, size_t errlen) {
   } else {
     char shape[64];
     nn_shape_string(&(nn_config){nf, c->hidden, c->blocks, na}, shape, sizeof shape);
-    train_emit(r, 1, "new run %s: %s, network %s, %d self-play thread(s) x %d games", r->dir,
-               c->g.preset, shape, c->threads, c->games_per_thread);
+    train_emit(r, 1, "new run %s: %s, network %s, %d self-play thread(s) x %d games%s", r->dir,
+               c->g.preset, shape, c->threads, c->games_per_thread,
+               c->deterministic ? ", deterministic schedule" : "");
   }
   return 0;
 }
