@@ -3,7 +3,8 @@
  * order, with target policies that sum to 1 over legal actions and outcomes
  * and margins of the final positions; one worker's games repeat for a seed;
  * two workers keep the shared counters exact while the best network is
- * swapped under them; the best-network slot hands out whole copies. */
+ * swapped under them; phased workers repeat their games and fill their
+ * share of a phase; the best-network slot hands out whole copies. */
 #include <check.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -397,6 +398,88 @@ START_TEST(slot_copies_are_whole) {
 }
 END_TEST
 
+/* ---- Phases ----------------------------------------------------------------------------
+ * Two sessions of two phased workers, two phases each: every phase adds at
+ * least the samples asked for, whole games only, and the sessions leave the
+ * same buffer and hand the same games to the record sink in the same order. */
+static void phased_session(session *s, const char *buffer_path) {
+  char err[512];
+  selfplay_params p = params(41);
+  p.phased = 1;
+  memset(s, 0, sizeof *s);
+  pthread_mutex_init(&s->seen.lock, NULL);
+  s->net = small_net(5);
+  s->slot = netslot_create(s->net, err, sizeof err);
+  s->buffer = replay_create(&G, 1 << 16, err, sizeof err);
+  selfplay *sp =
+      selfplay_start(&p, 2, s->slot, s->buffer, &s->counters, record, &s->seen, err, sizeof err);
+  ck_assert_msg(sp != NULL, "%s", err);
+  for (int phase = 0; phase < 2; phase++) {
+    replay_stats a, b;
+    replay_get_stats(s->buffer, &a);
+    uint64_t games = atomic_load(&s->counters.games);
+    ck_assert_int_eq(selfplay_phase(sp, 150, NULL), 0);
+    replay_get_stats(s->buffer, &b);
+    ck_assert_uint_ge(b.added - a.added, 150);
+    ck_assert_uint_eq(b.added, atomic_load(&s->counters.samples));
+    ck_assert_int_eq(s->seen.n, (int)atomic_load(&s->counters.games));
+    ck_assert_uint_gt(atomic_load(&s->counters.games), games);
+  }
+  ck_assert_msg(selfplay_stop(sp, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(replay_save(s->buffer, buffer_path, err, sizeof err) == 0, "%s", err);
+}
+
+START_TEST(phases_repeat_and_fill_their_share) {
+  char dir[256], pa[300], pb[300];
+  scratch_dir(dir, sizeof dir, "phases");
+  snprintf(pa, sizeof pa, "%s/a.bin", dir);
+  snprintf(pb, sizeof pb, "%s/b.bin", dir);
+  session a, b;
+  phased_session(&a, pa);
+  phased_session(&b, pb);
+  ck_assert_int_eq(a.seen.n, b.seen.n);
+  for (int i = 0; i < a.seen.n; i++) {
+    ck_assert_int_eq(a.seen.len[i], b.seen.len[i]);
+    ck_assert(memcmp(a.seen.moves[i], b.seen.moves[i], (size_t)a.seen.len[i]) == 0);
+  }
+  FILE *fa = fopen(pa, "rb"), *fb = fopen(pb, "rb");
+  int ca, cb;
+  do {
+    ca = fgetc(fa), cb = fgetc(fb);
+    ck_assert_int_eq(ca, cb);
+  } while (ca != EOF);
+  fclose(fa), fclose(fb);
+  session_free(&a);
+  session_free(&b);
+  remove_tree(dir);
+}
+END_TEST
+
+/* A stop asked for during a phase ends it with nothing added. */
+START_TEST(a_stop_ends_a_phase_with_nothing_added) {
+  char err[512];
+  session s;
+  memset(&s, 0, sizeof s);
+  pthread_mutex_init(&s.seen.lock, NULL);
+  s.net = small_net(5);
+  s.slot = netslot_create(s.net, err, sizeof err);
+  s.buffer = replay_create(&G, 1 << 16, err, sizeof err);
+  selfplay_params p = params(41);
+  p.phased = 1;
+  selfplay *sp =
+      selfplay_start(&p, 2, s.slot, s.buffer, &s.counters, record, &s.seen, err, sizeof err);
+  ck_assert_msg(sp != NULL, "%s", err);
+  volatile sig_atomic_t stop = 1;
+  ck_assert_int_eq(selfplay_phase(sp, 1000000000, &stop), 1);
+  ck_assert_msg(selfplay_stop(sp, err, sizeof err) == 0, "%s", err);
+  replay_stats rs;
+  replay_get_stats(s.buffer, &rs);
+  ck_assert_uint_eq(rs.added, 0);
+  ck_assert_uint_eq(atomic_load(&s.counters.games), 0);
+  session_free(&s);
+}
+END_TEST
+
 START_TEST(start_refuses_no_threads_or_games) {
   char err[256];
   nn_net *n = small_net(1);
@@ -422,6 +505,7 @@ static Suite *selfplay_suite(void) {
       s, "workers", 300,
       (const TTest *[]){samples_are_the_games_positions, one_worker_repeats_its_games_for_a_seed,
                         two_workers_share_counters_and_the_slot, start_refuses_no_threads_or_games,
+                        phases_repeat_and_fill_their_share, a_stop_ends_a_phase_with_nothing_added,
                         NULL});
   tcase_add_checked_fixture(w, setup, NULL);
   TCase *n = add_tests(

@@ -105,6 +105,8 @@ static const kv_key run_keys[] = {
        "stop after this many iterations; 0 = no limit"),
     K_(KV_I, "checkpoint_every", checkpoint_every, 1, 1000000, "1",
        "iterations between saves of the replay buffer"),
+    K_(KV_I, "deterministic", deterministic, 0, 1, "0",
+       "1: a fixed schedule, so the same config, seed and threads give the same run (slower)"),
 };
 #undef K_
 

@@ -63,6 +63,7 @@ typedef struct {
   double minutes;       /* training budget, wall minutes over all resumes */
   int iterations;       /* stop after this many iterations; 0: no limit */
   int checkpoint_every; /* iterations between replay buffer saves */
+  int deterministic;    /* 1: fixed self-play/learner schedule (docs/TRAINING.md) */
 } train_config;
 
 /* Defaults for every key (the game: default Oware). */

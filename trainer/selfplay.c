@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/base.h"
 #include "search/evaluator_nn.h"
@@ -67,11 +68,41 @@ typedef struct {
 typedef struct {
   game_pos pos;
   game_hist *hist;
+  uint64_t number;        /* the worker's k-th game is k * threads + worker */
   int n;                  /* samples recorded */
   int nmoves;             /* moves played */
   replay_sample *samples; /* GAME_MAX_PLIES_CAP */
   uint8_t *moves;         /* GAME_MAX_PLIES_CAP */
 } game_slot;
+
+/* A game finished inside a phase, waiting for selfplay_phase to hand it
+ * on: its samples and (when kept) moves sit in the worker's arrays. */
+typedef struct {
+  uint64_t number;
+  size_t first, moves_at; /* into the worker's fin_s and fin_m */
+  int n, nmoves, keep;
+  game_pos final;
+} fin_game;
+
+/* A growable array of the worker's phase output; it keeps its memory from
+ * one phase to the next, so it grows only in the first phases. */
+typedef struct {
+  void *p;
+  size_t n, cap;
+} grow;
+
+static void *grow_by(grow *g, size_t add, size_t size) {
+  if (g->n + add > g->cap) {
+    size_t cap = (g->n + add) * 2;
+    void *q = realloc(g->p, cap * size);
+    if (!q) return NULL;
+    g->p = q;
+    g->cap = cap;
+  }
+  void *at = (char *)g->p + g->n * size;
+  g->n += add;
+  return at;
+}
 
 typedef struct {
   struct selfplay *owner;
@@ -86,6 +117,11 @@ typedef struct {
   timed_eval timed; /* the network evaluator, timed */
   rng_t rng;
   uint64_t games_done;
+  uint64_t started; /* games started */
+  /* Phased mode: the samples to finish in this phase, those finished, and
+   * the finished games (fin_game, replay_sample, moves). */
+  uint64_t quota, got;
+  grow fin, fin_s, fin_m;
   char err[256];
 } worker;
 
@@ -102,6 +138,12 @@ struct selfplay {
   _Atomic int failed;
   int n;
   worker *w;
+  /* Phased mode: the learner bumps `phase` to start one; each worker
+   * counts itself into `done` when its quota is met (or it failed). */
+  pthread_mutex_t ph_lock;
+  pthread_cond_t ph_go, ph_done;
+  uint64_t phase;
+  int done;
 };
 
 static int timed_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n,
@@ -121,13 +163,51 @@ static int new_game(selfplay *s, worker *w, int i) {
   game_hist_reset(gs->hist, &gs->pos);
   gs->n = 0;
   gs->nmoves = 0;
+  gs->number = w->started++ * (uint64_t)s->n + (uint64_t)w->id;
   mcts *m = mcts_batch_search(w->batch, i);
   mcts_reset(m);
+  /* The game's own stream: its moves do not depend on which slot plays it
+   * or what that slot played before. */
+  rng_t gr;
+  rng_seed(&gr, s->p.seed, (1ULL << 40) + gs->number);
+  mcts_reseed(m, rng_u64(&gr));
   return mcts_set_root(m, &gs->pos, gs->hist, w->err, sizeof w->err);
 }
 
-/* A finished game: outcomes into its samples, samples into the buffer. */
-static void finish_game(selfplay *s, worker *w, game_slot *gs) {
+/* Phased mode: the finished game waits in the worker's arrays. */
+static int keep_finished(worker *w, game_slot *gs, int keep) {
+  fin_game *f = grow_by(&w->fin, 1, sizeof *f);
+  replay_sample *x = f ? grow_by(&w->fin_s, (size_t)gs->n, sizeof *x) : NULL;
+  uint8_t *mv = x && keep ? grow_by(&w->fin_m, (size_t)gs->nmoves, 1) : NULL;
+  if (!f || !x || (keep && !mv)) {
+    errf(w->err, sizeof w->err, "out of memory for the games of a phase");
+    return -1;
+  }
+  f->number = gs->number;
+  f->first = w->fin_s.n - (size_t)gs->n;
+  f->n = gs->n;
+  memcpy(x, gs->samples, sizeof *x * (size_t)gs->n);
+  f->keep = keep;
+  f->nmoves = gs->nmoves;
+  f->moves_at = keep ? w->fin_m.n - (size_t)gs->nmoves : 0;
+  if (keep) memcpy(mv, gs->moves, (size_t)gs->nmoves);
+  f->final = gs->pos;
+  w->got += (uint64_t)gs->n;
+  return 0;
+}
+
+static void count_game(selfplay *s, const game_pos *end, int samples) {
+  selfplay_counters *c = s->counters;
+  atomic_fetch_add(&c->games, 1);
+  atomic_fetch_add(&c->plies, (uint64_t)end->ply);
+  atomic_fetch_add(&c->samples, (uint64_t)samples);
+  int r = game_outcome(end, s->first_mover);
+  atomic_fetch_add(&c->wins[r > 0 ? 0 : r == 0 ? 1 : 2], 1);
+}
+
+/* A finished game: outcomes into its samples, samples into the buffer (in
+ * phased mode, into the worker's arrays). */
+static int finish_game(selfplay *s, worker *w, game_slot *gs) {
   const game_pos *end = &gs->pos;
   for (int k = 0; k < gs->n; k++) {
     replay_sample *x = &gs->samples[k];
@@ -136,73 +216,101 @@ static void finish_game(selfplay *s, worker *w, game_slot *gs) {
     int margin = game_margin(end, side);
     x->margin = (int8_t)(margin > 127 ? 127 : margin < -127 ? -127 : margin);
   }
-  if (gs->n) replay_add(s->buffer, gs->samples, gs->n);
-  selfplay_counters *c = s->counters;
-  atomic_fetch_add(&c->games, 1);
-  atomic_fetch_add(&c->plies, (uint64_t)end->ply);
-  atomic_fetch_add(&c->samples, (uint64_t)gs->n);
-  int r = game_outcome(end, s->first_mover);
-  atomic_fetch_add(&c->wins[r > 0 ? 0 : r == 0 ? 1 : 2], 1);
   w->games_done++;
-  if (s->record && s->p.record_every > 0 &&
-      (w->games_done * (uint64_t)s->n + (uint64_t)w->id) % (uint64_t)s->p.record_every == 0)
+  int keep = s->record && s->p.record_every > 0;
+  if (s->p.phased) return keep_finished(w, gs, keep && gs->number % s->p.record_every == 0);
+  if (gs->n) replay_add(s->buffer, gs->samples, gs->n);
+  count_game(s, end, gs->n);
+  if (keep && (w->games_done * (uint64_t)s->n + (uint64_t)w->id) % (uint64_t)s->p.record_every == 0)
     s->record(s->record_ctx, &s->g, gs->moves, gs->nmoves, end);
+  return 0;
+}
+
+/* One search round over all the worker's games, and a move in each. */
+static int play_round(selfplay *s, worker *w) {
+  const game *g = &s->g;
+  int n = s->p.games;
+  netslot_fetch(s->best, w->net, &w->gen);
+  /* Playout-cap randomisation: one coin per round for all games. */
+  int full = !s->p.cap_sims || rng_double(&w->rng) < s->p.full_frac;
+  int sims = full ? s->p.search.sims : s->p.cap_sims;
+  double t0 = clock_thread_cpu();
+  uint64_t net0 = atomic_load(&s->counters->net_ns);
+  if (mcts_batch_run(w->batch, NULL, sims, w->err, sizeof w->err) < 0) return -1;
+  for (int i = 0; i < n; i++) {
+    game_slot *gs = &w->slots[i];
+    mcts *m = mcts_batch_search(w->batch, i);
+    if (full) {
+      replay_sample *x = &gs->samples[gs->n++];
+      memset(x, 0, sizeof *x);
+      x->pos = gs->pos;
+      mcts_target_policy(m, w->pi);
+      replay_set_policy(x, w->pi, g->n_actions);
+    }
+    int a = mcts_choose_action(m);
+    if (a < 0 || !(game_legal(g, &gs->pos) >> a & 1)) {
+      errf(w->err, sizeof w->err, "search chose an illegal action %d", a);
+      return -1;
+    }
+    game_step(g, &gs->pos, gs->hist, a);
+    gs->moves[gs->nmoves++] = (uint8_t)a;
+    int ended = mcts_advance(m, a, w->err, sizeof w->err);
+    if (ended < 0) return -1;
+    if (gs->pos.status != GAME_ONGOING || gs->nmoves >= GAME_MAX_PLIES_CAP) {
+      if (finish_game(s, w, gs) != 0 || new_game(s, w, i) != 0) return -1;
+    } else if (ended) {
+      /* The search saw an end the record did not (it cannot: same rules,
+       * same history); resynchronise rather than diverge. */
+      if (mcts_set_root(m, &gs->pos, gs->hist, w->err, sizeof w->err) != 0) return -1;
+    }
+  }
+  /* Search time = the round's CPU time minus what this worker spent in
+   * the network (net_ns also counts other workers: an estimate). */
+  double dt = clock_thread_cpu() - t0;
+  uint64_t dnet = atomic_load(&s->counters->net_ns) - net0;
+  double search = dt * 1e9 - (double)dnet / (double)s->n;
+  if (search > 0) atomic_fetch_add(&s->counters->search_ns, (uint64_t)search);
+  return 0;
+}
+
+/* Phased mode: waits for the next phase; 0 when told to stop. */
+static int wait_phase(selfplay *s, uint64_t *seen) {
+  pthread_mutex_lock(&s->ph_lock);
+  while (s->phase == *seen && !atomic_load(&s->stop)) pthread_cond_wait(&s->ph_go, &s->ph_lock);
+  *seen = s->phase;
+  pthread_mutex_unlock(&s->ph_lock);
+  return !atomic_load(&s->stop);
+}
+
+static void phase_done(selfplay *s) {
+  pthread_mutex_lock(&s->ph_lock);
+  s->done++;
+  pthread_cond_signal(&s->ph_done);
+  pthread_mutex_unlock(&s->ph_lock);
 }
 
 static int worker_loop(selfplay *s, worker *w) {
-  const game *g = &s->g;
-  int n = s->p.games;
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < s->p.games; i++)
     if (new_game(s, w, i) != 0) return -1;
-  while (!atomic_load(&s->stop)) {
-    netslot_fetch(s->best, w->net, &w->gen);
-    /* Playout-cap randomisation: one coin per round for all games. */
-    int full = !s->p.cap_sims || rng_double(&w->rng) < s->p.full_frac;
-    int sims = full ? s->p.search.sims : s->p.cap_sims;
-    double t0 = clock_thread_cpu();
-    uint64_t net0 = atomic_load(&s->counters->net_ns);
-    if (mcts_batch_run(w->batch, NULL, sims, w->err, sizeof w->err) < 0) return -1;
-    for (int i = 0; i < n; i++) {
-      game_slot *gs = &w->slots[i];
-      mcts *m = mcts_batch_search(w->batch, i);
-      if (full) {
-        replay_sample *x = &gs->samples[gs->n++];
-        memset(x, 0, sizeof *x);
-        x->pos = gs->pos;
-        mcts_target_policy(m, w->pi);
-        replay_set_policy(x, w->pi, g->n_actions);
-      }
-      int a = mcts_choose_action(m);
-      if (a < 0 || !(game_legal(g, &gs->pos) >> a & 1)) {
-        errf(w->err, sizeof w->err, "search chose an illegal action %d", a);
-        return -1;
-      }
-      game_step(g, &gs->pos, gs->hist, a);
-      gs->moves[gs->nmoves++] = (uint8_t)a;
-      int ended = mcts_advance(m, a, w->err, sizeof w->err);
-      if (ended < 0) return -1;
-      if (gs->pos.status != GAME_ONGOING || gs->nmoves >= GAME_MAX_PLIES_CAP) {
-        finish_game(s, w, gs);
-        if (new_game(s, w, i) != 0) return -1;
-      } else if (ended) {
-        /* The search saw an end the record did not (it cannot: same rules,
-         * same history); resynchronise rather than diverge. */
-        if (mcts_set_root(m, &gs->pos, gs->hist, w->err, sizeof w->err) != 0) return -1;
-      }
-    }
-    /* Search time = the round's CPU time minus what this worker spent in
-     * the network (net_ns also counts other workers: an estimate). */
-    double dt = clock_thread_cpu() - t0;
-    uint64_t dnet = atomic_load(&s->counters->net_ns) - net0;
-    double search = dt * 1e9 - (double)dnet / (double)s->n;
-    if (search > 0) atomic_fetch_add(&s->counters->search_ns, (uint64_t)search);
+  if (!s->p.phased) {
+    while (!atomic_load(&s->stop))
+      if (play_round(s, w) != 0) return -1;
+    return 0;
+  }
+  for (uint64_t seen = 0; wait_phase(s, &seen);) {
+    while (w->got < w->quota && !atomic_load(&s->stop))
+      if (play_round(s, w) != 0) return -1;
+    phase_done(s);
   }
   return 0;
 }
 
 static void *worker_main(void *arg) {
   worker *w = arg;
-  if (worker_loop(w->owner, w) != 0) atomic_store(&w->owner->failed, 1);
+  if (worker_loop(w->owner, w) != 0) {
+    atomic_store(&w->owner->failed, 1);
+    phase_done(w->owner); /* a learner waiting on this phase wakes up */
+  }
   return NULL;
 }
 
@@ -218,6 +326,9 @@ static void free_worker(selfplay *s, worker *w) {
     }
   free(w->slots);
   free(w->pi);
+  free(w->fin.p);
+  free(w->fin_s.p);
+  free(w->fin_m.p);
 }
 
 /* Everything a worker needs, made before its thread starts. */
@@ -261,6 +372,22 @@ static int init_worker(selfplay *s, worker *w, int id, char *err, size_t errlen)
   return 0;
 }
 
+/* Sets the stop flag and wakes workers waiting for a phase. */
+static void tell_stop(selfplay *s) {
+  pthread_mutex_lock(&s->ph_lock);
+  atomic_store(&s->stop, 1);
+  pthread_cond_broadcast(&s->ph_go);
+  pthread_mutex_unlock(&s->ph_lock);
+}
+
+static void free_selfplay(selfplay *s) {
+  pthread_cond_destroy(&s->ph_done);
+  pthread_cond_destroy(&s->ph_go);
+  pthread_mutex_destroy(&s->ph_lock);
+  free(s->w);
+  free(s);
+}
+
 selfplay *selfplay_start(const selfplay_params *p, int threads, netslot *best, replay *buffer,
                          selfplay_counters *counters, selfplay_record_fn record, void *record_ctx,
                          char *err, size_t errlen) {
@@ -283,20 +410,21 @@ selfplay *selfplay_start(const selfplay_params *p, int threads, netslot *best, r
   s->record = record;
   s->record_ctx = record_ctx;
   s->n = threads;
+  pthread_mutex_init(&s->ph_lock, NULL);
+  pthread_cond_init(&s->ph_go, NULL);
+  pthread_cond_init(&s->ph_done, NULL);
   for (int i = 0; i < threads; i++)
     if (init_worker(s, &s->w[i], i, err, errlen) != 0) {
       for (int k = 0; k <= i; k++) free_worker(s, &s->w[k]);
-      free(s->w);
-      free(s);
+      free_selfplay(s);
       return NULL;
     }
   for (int i = 0; i < threads; i++)
     if (pthread_create(&s->w[i].thread, NULL, worker_main, &s->w[i]) != 0) {
-      atomic_store(&s->stop, 1);
+      tell_stop(s);
       for (int k = 0; k < i; k++) pthread_join(s->w[k].thread, NULL);
       for (int k = 0; k < threads; k++) free_worker(s, &s->w[k]);
-      free(s->w);
-      free(s);
+      free_selfplay(s);
       errf(err, errlen, "cannot start a self-play thread");
       return NULL;
     }
@@ -307,7 +435,7 @@ int selfplay_failed(selfplay *s) { return atomic_load(&s->failed); }
 
 int selfplay_stop(selfplay *s, char *err, size_t errlen) {
   if (!s) return 0;
-  atomic_store(&s->stop, 1);
+  tell_stop(s);
   int rc = 0;
   for (int i = 0; i < s->n; i++) {
     pthread_join(s->w[i].thread, NULL);
@@ -317,7 +445,68 @@ int selfplay_stop(selfplay *s, char *err, size_t errlen) {
     }
   }
   for (int i = 0; i < s->n; i++) free_worker(s, &s->w[i]);
-  free(s->w);
-  free(s);
+  free_selfplay(s);
   return rc;
+}
+
+/* ---- Phases ----------------------------------------------------------------------- */
+
+typedef struct {
+  const fin_game *f;
+  const worker *w;
+} fin_ref;
+
+static int by_number(const void *a, const void *b) {
+  uint64_t x = ((const fin_ref *)a)->f->number, y = ((const fin_ref *)b)->f->number;
+  return x < y ? -1 : x > y;
+}
+
+int selfplay_phase(selfplay *s, uint64_t samples, volatile sig_atomic_t *stop) {
+  size_t total = 0;
+  for (int i = 0; i < s->n; i++) {
+    worker *w = &s->w[i];
+    w->quota = samples / (uint64_t)s->n + ((uint64_t)i < samples % (uint64_t)s->n);
+    w->got = 0;
+    w->fin.n = w->fin_s.n = w->fin_m.n = 0;
+  }
+  pthread_mutex_lock(&s->ph_lock);
+  s->done = 0;
+  s->phase++;
+  pthread_cond_broadcast(&s->ph_go);
+  int stopped = 0;
+  while (s->done < s->n && !atomic_load(&s->failed) && !stopped) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 50 * 1000000;
+    if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+    pthread_cond_timedwait(&s->ph_done, &s->ph_lock, &ts);
+    stopped = stop && *stop;
+  }
+  pthread_mutex_unlock(&s->ph_lock);
+  if (atomic_load(&s->failed)) return -1;
+  if (stopped) return 1;
+  /* Every worker waits for the next phase: their arrays are ours now. */
+  for (int i = 0; i < s->n; i++) total += s->w[i].fin.n;
+  fin_ref *order = malloc(sizeof *order * (total ? total : 1));
+  if (!order) {
+    errf(s->w[0].err, sizeof s->w[0].err, "out of memory for the games of a phase");
+    atomic_store(&s->failed, 1);
+    return -1;
+  }
+  size_t k = 0;
+  for (int i = 0; i < s->n; i++)
+    for (size_t j = 0; j < s->w[i].fin.n; j++)
+      order[k++] = (fin_ref){(const fin_game *)s->w[i].fin.p + j, &s->w[i]};
+  qsort(order, total, sizeof *order, by_number);
+  for (size_t j = 0; j < total; j++) {
+    const fin_game *f = order[j].f;
+    const worker *w = order[j].w;
+    if (f->n) replay_add(s->buffer, (const replay_sample *)w->fin_s.p + f->first, f->n);
+    count_game(s, &f->final, f->n);
+    if (f->keep)
+      s->record(s->record_ctx, &s->g, (const uint8_t *)w->fin_m.p + f->moves_at, f->nmoves,
+                &f->final);
+  }
+  free(order);
+  return 0;
 }

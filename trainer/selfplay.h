@@ -14,6 +14,7 @@
 #ifndef SOWZERO_SELFPLAY_H
 #define SOWZERO_SELFPLAY_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,7 +46,8 @@ typedef struct {
   int cap_sims;       /* fast-move budget (playout-cap randomisation); 0: off */
   float full_frac;    /* share of moves with the full budget */
   int record_every;   /* every N-th game's moves go to the record sink; 0: none */
-  uint64_t seed;      /* run seed; worker w uses stream w */
+  uint64_t seed;      /* run seed; worker w uses stream w, game k stream k */
+  int phased;         /* 1: play only inside selfplay_phase (deterministic runs) */
 } selfplay_params;
 
 /* Counters shared by all workers (atomics; read at any time). */
@@ -72,5 +74,19 @@ selfplay *selfplay_start(const selfplay_params *p, int threads, netslot *best, r
 int selfplay_stop(selfplay *s, char *err, size_t errlen);
 /* 1 if a worker has stopped on an error (the run should stop too). */
 int selfplay_failed(selfplay *s);
+
+/* Phased self-play (params.phased = 1), where nothing depends on timing:
+ * the workers play only inside this call. Each plays until the games it
+ * finished in this call hold its share of `samples` (split evenly), then
+ * pauses, keeping its games in progress for the next call. The finished
+ * games then go to the buffer, the counters and the record sink in
+ * game-number order, from the calling thread. Worker w numbers its k-th
+ * game k * threads + w, and each game's search draws from a stream of the
+ * seed and that number. So what a call adds depends on the seed, the
+ * thread count, the best network and the calls before it, and on nothing
+ * else. Returns 0; 1 if *stop (may be NULL; looked at every 50 ms) became
+ * non-zero, with nothing added; -1 if a worker failed (selfplay_stop gives
+ * its message). */
+int selfplay_phase(selfplay *s, uint64_t samples, volatile sig_atomic_t *stop);
 
 #endif

@@ -1,9 +1,9 @@
-/* The training run: set-up and resume, the learner loop, iterations. */
+/* The training run: set-up and resume, files, iterations (the learner's
+ * schedules are train_loop.c's). */
 #include "trainer/train.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "arena/arena.h"
@@ -20,43 +19,9 @@
 #include "base/base.h"
 #include "base/json.h"
 #include "nn/nn.h"
-#include "trainer/config.h"
 #include "search/evaluator_nn.h"
-#include "trainer/counters.h"
 #include "trainer/gating.h"
-#include "trainer/replay.h"
-#include "trainer/selfplay.h"
-
-#define PATH_MAX_LEN 1024
-
-/* Everything a run holds while it runs. */
-typedef struct {
-  const train_args *a;
-  train_config cfg;
-  char dir[PATH_MAX_LEN / 2];
-  nn_meta meta;
-  nn_net *best, *cand;
-  nn_trainer *trainer;
-  nn_ws *ws;
-  replay *buf;
-  netslot *slot;
-  selfplay *sp;
-  selfplay_counters counters;
-  run_counters rc;
-  rng_t rng;
-  train_status st;
-  /* learner batch buffers */
-  replay_sample *batch;
-  float *x, *pi, *z, *score;
-  uint32_t *legal;
-  /* kept self-play games of the current iteration */
-  pthread_mutex_t rec_lock;
-  char *records;
-  size_t rec_len, rec_cap;
-  int rec_count;
-  uint64_t rec_total; /* games kept in this session */
-  int lock_fd;        /* flock on DIR/.lock while the run lives */
-} run;
+#include "trainer/train_internal.h"
 
 static void path_in(const run *r, const char *name, char *out) {
   snprintf(out, PATH_MAX_LEN, "%s/%s", r->dir, name);
@@ -78,8 +43,7 @@ static void before_write(const run *r, const char *file) {
   if (r->a->before_write) r->a->before_write(r->a->write_ctx, r->rc.iteration, file);
 }
 
-static void emit(run *r, int kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void emit(run *r, int kind, const char *fmt, ...) {
+void train_emit(run *r, int kind, const char *fmt, ...) {
   if (!r->a->progress) return;
   char line[512] = "";
   if (fmt) {
@@ -447,14 +411,16 @@ static int setup(run *r, char *err, size_t errlen) {
   replay_stats rs;
   replay_get_stats(r->buf, &rs);
   if (has_ckpt) {
-    emit(r, 1, "resumed %s at iteration %u: %llu steps, %d samples in the buffer, %.1f min trained",
-         r->dir, r->rc.iteration, (unsigned long long)r->rc.steps, rs.count, r->rc.elapsed / 60);
-    if (lost_buffer) emit(r, 1, "%s/replay.bin is missing: the buffer starts empty", r->dir);
+    train_emit(
+        r, 1, "resumed %s at iteration %u: %llu steps, %d samples in the buffer, %.1f min trained",
+        r->dir, r->rc.iteration, (unsigned long long)r->rc.steps, rs.count, r->rc.elapsed / 60);
+    if (lost_buffer) train_emit(r, 1, "%s/replay.bin is missing: the buffer starts empty", r->dir);
   } else {
     char shape[64];
     nn_shape_string(&(nn_config){nf, c->hidden, c->blocks, na}, shape, sizeof shape);
-    emit(r, 1, "new run %s: %s, network %s, %d self-play thread(s) x %d games", r->dir, c->g.preset,
-         shape, c->threads, c->games_per_thread);
+    train_emit(r, 1, "new run %s: %s, network %s, %d self-play thread(s) x %d games%s", r->dir,
+               c->g.preset, shape, c->threads, c->games_per_thread,
+               c->deterministic ? ", deterministic schedule" : "");
   }
   return 0;
 }
@@ -477,46 +443,7 @@ static void teardown(run *r) {
   pthread_mutex_destroy(&r->rec_lock);
 }
 
-/* ---- The learner ------------------------------------------------------------------------ */
-
-/* Learning rate: linear warm-up, then cosine from lr to lr_final over the
- * budget (time, else iterations; constant without either). */
-static float learning_rate(const run *r, double elapsed) {
-  const train_config *c = &r->cfg;
-  double frac = 0;
-  if (c->minutes > 0)
-    frac = elapsed / (c->minutes * 60);
-  else if (c->iterations > 0)
-    frac = (double)r->rc.iteration / c->iterations;
-  if (frac > 1) frac = 1;
-  double lr = c->lr_final + 0.5 * (c->lr - c->lr_final) * (1 + cos(M_PI * frac));
-  if (c->warmup_steps > 0 && r->rc.steps < (uint64_t)c->warmup_steps)
-    lr *= (double)(r->rc.steps + 1) / c->warmup_steps;
-  return (float)lr;
-}
-
-static int train_step(run *r, double elapsed, nn_losses *l) {
-  const train_config *c = &r->cfg;
-  const game *g = &c->g;
-  int b = c->batch, nf = g->n_features, na = g->n_actions;
-  if (replay_sample_batch(r->buf, &r->rng, r->batch, b) != 0) return -1;
-  for (int i = 0; i < b; i++) {
-    const replay_sample *s = &r->batch[i];
-    game_encode(g, &s->pos, r->x + (size_t)i * (size_t)nf); /* row i: n_features */
-    r->legal[i] = game_legal(g, &s->pos);
-    replay_get_policy(s, r->pi + (size_t)i * (size_t)na, na);
-    r->z[i] = s->z;
-    r->score[i] = (float)s->margin / c->score_scale;
-  }
-  return nn_train_step(r->cand, r->trainer, r->ws, r->x, r->legal, r->pi, r->z, r->score, b,
-                       learning_rate(r, elapsed), l);
-}
-
 /* ---- Iterations ------------------------------------------------------------------------------ */
-
-static double now_elapsed(const run *r, double t_start) {
-  return r->rc.elapsed + (clock_wall() - t_start);
-}
 
 /* Gating and promotion; fills the JSON fragment and the status text. */
 static int gate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
@@ -588,14 +515,15 @@ static int evaluate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
                           first ? "" : ", ", name, m.score, m.elo, m.elo_lo, m.elo_hi, m.games);
     if (k >= jlen) k = jlen - 1; /* cut, never past the buffer */
     first = 0;
-    emit(r, 1, "  best vs %s: %.1f%% (%+.0f Elo, %d games)", t, 100 * m.score, m.elo, m.games);
+    train_emit(r, 1, "  best vs %s: %.1f%% (%+.0f Elo, %d games)", t, 100 * m.score, m.elo,
+               m.games);
   }
   snprintf(json + k, jlen - k, "}");
   return 0;
 }
 
-static int end_iteration(run *r, double t_start, nn_losses *avg, int nsteps, char *err,
-                         size_t errlen) {
+int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps, char *err,
+                        size_t errlen) {
   const train_config *c = &r->cfg;
   char path[PATH_MAX_LEN], gate_json[512] = "\"gating\": null", eval_json[2048] = "";
   r->rc.iteration++;
@@ -603,12 +531,12 @@ static int end_iteration(run *r, double t_start, nn_losses *avg, int nsteps, cha
   path_in(r, "candidate.weights", path);
   if (nn_save(r->cand, &r->meta, path, err, errlen) != 0) return -1;
   r->st.phase = "gating";
-  emit(r, 0, NULL);
+  train_emit(r, 0, NULL);
   int promoted = gate(r, gate_json, sizeof gate_json, err, errlen);
   if (promoted < 0) return -1;
   if (promoted && c->eval_every > 0 && r->rc.promotions % (uint32_t)c->eval_every == 0) {
     r->st.phase = "evaluation";
-    emit(r, 0, NULL);
+    train_emit(r, 0, NULL);
     if (evaluate(r, eval_json, sizeof eval_json, err, errlen) != 0) return -1;
   }
   before_write(r, "games");
@@ -623,7 +551,7 @@ static int end_iteration(run *r, double t_start, nn_losses *avg, int nsteps, cha
     path_in(r, "replay.bin", path);
     if (replay_save(r->buf, path, err, errlen) != 0) return -1;
   }
-  double elapsed = now_elapsed(r, t_start);
+  double elapsed = train_elapsed(r, t_start);
   uint64_t evals = atomic_load(&r->counters.evals);
   uint64_t net_ns = r->rc.net_ns + atomic_load(&r->counters.net_ns);
   uint64_t search_ns = r->rc.search_ns + atomic_load(&r->counters.search_ns);
@@ -642,7 +570,7 @@ static int end_iteration(run *r, double t_start, nn_losses *avg, int nsteps, cha
            "\"gating\": %.3f}, \"promotions\": %u, %s%s%s}",
            r->rc.iteration, elapsed / 60, (unsigned long long)r->rc.steps,
            (unsigned long long)games, (unsigned long long)rs.added, rs.count, rs.bytes / 1048576.0,
-           learning_rate(r, elapsed), avg->total / n, avg->policy / n, avg->value / n,
+           train_learning_rate(r, elapsed), avg->total / n, avg->policy / n, avg->value / n,
            avg->score / n, avg->entropy / n, avg->value_sign_acc / n,
            sess > 0 ? 3600.0 * (double)atomic_load(&r->counters.games) / sess : 0,
            sess > 0 ? (double)evals / sess : 0, net_ns / total_ns, search_ns / total_ns,
@@ -661,9 +589,9 @@ static int end_iteration(run *r, double t_start, nn_losses *avg, int nsteps, cha
   int rc = save_checkpoint(r, err, errlen);
   r->rc = saved;
   if (rc != 0) return -1;
-  emit(r, 1, "iteration %u: loss %.4f (policy %.4f value %.4f), %llu games, %d samples, %s",
-       r->rc.iteration, avg->total / n, avg->policy / n, avg->value / n, (unsigned long long)games,
-       rs.count, r->st.last_gate);
+  train_emit(r, 1, "iteration %u: loss %.4f (policy %.4f value %.4f), %llu games, %d samples, %s",
+             r->rc.iteration, avg->total / n, avg->policy / n, avg->value / n,
+             (unsigned long long)games, rs.count, r->st.last_gate);
   return 0;
 }
 
@@ -687,67 +615,14 @@ int train_run(const train_args *a, char *err, size_t errlen) {
                         .cap_sims = c->cap_sims,
                         .full_frac = c->full_frac,
                         .record_every = c->record_every,
-                        .seed = c->seed ^ r->rc.iteration};
+                        .seed = c->seed ^ r->rc.iteration,
+                        .phased = c->deterministic};
   if (!(r->sp = selfplay_start(&sp, c->threads, r->slot, r->buf, &r->counters, record_game, r, err,
                                errlen)))
     goto out;
-  double t_start = clock_wall(), last_emit = 0;
-  uint64_t added0;
-  {
-    replay_stats rs;
-    replay_get_stats(r->buf, &rs);
-    added0 = rs.added;
-  }
-  nn_losses avg = {0};
-  int nsteps = 0;
-  uint64_t steps_at_start = r->rc.steps;
-  for (;;) {
-    double elapsed = now_elapsed(r, t_start);
-    if (a->stop && *a->stop) break;
-    if (c->minutes > 0 && elapsed >= c->minutes * 60) break;
-    if (c->iterations > 0 && r->rc.iteration >= (uint32_t)c->iterations) break;
-    if (selfplay_failed(r->sp)) {
-      selfplay_stop(r->sp, err, errlen);
-      r->sp = NULL;
-      goto out;
-    }
-    replay_stats rs;
-    replay_get_stats(r->buf, &rs);
-    /* Training keeps pace with self-play: samples trained per new sample. */
-    double allowed = (double)(rs.added - added0) * c->train_ratio / c->batch;
-    int ready = rs.count >= c->min_samples &&
-                (double)(r->rc.steps - steps_at_start) < allowed + (rs.added > added0 ? 1 : 0);
-    if (clock_wall() - last_emit > 0.5) {
-      r->st.phase = ready ? "training" : "self-play";
-      emit(r, 0, NULL);
-      last_emit = clock_wall();
-    }
-    if (!ready) {
-      struct timespec ts = {0, 20 * 1000000};
-      nanosleep(&ts, NULL);
-      continue;
-    }
-    nn_losses l;
-    double t0 = clock_thread_cpu();
-    if (train_step(r, elapsed, &l) != 0) {
-      errf(err, errlen, "training step failed");
-      goto stop;
-    }
-    r->rc.learner_ns += (uint64_t)((clock_thread_cpu() - t0) * 1e9);
-    r->rc.steps++;
-    r->st.loss = l.total;
-    avg.total += l.total, avg.policy += l.policy, avg.value += l.value, avg.score += l.score;
-    avg.entropy += l.entropy, avg.value_sign_acc += l.value_sign_acc > 0 ? l.value_sign_acc : 0;
-    nsteps++;
-    if (nsteps >= c->steps_per_iter) {
-      if (end_iteration(r, t_start, &avg, nsteps, err, errlen) != 0) goto stop;
-      memset(&avg, 0, sizeof avg);
-      nsteps = 0;
-    }
-    r->st.elapsed_min = elapsed / 60;
-  }
-  rc = 0;
-stop:
+  double t_start = clock_wall();
+  rc = c->deterministic ? train_loop_phased(r, t_start, err, errlen)
+                        : train_loop_overlapped(r, t_start, err, errlen);
   if (r->sp && selfplay_stop(r->sp, e, sizeof e) != 0 && rc == 0) {
     errf(err, errlen, "%s", e);
     rc = -1;
