@@ -26,7 +26,7 @@
 #define MAX_PREDS  (6 * EGDB_MAX_SEEDS)
 /* Boards a second one thread solves, for the plan's estimate (measured on
  * the reference machine of BENCHMARKS.md). */
-#define REF_RATE 2.5e6
+#define REF_RATE 1.2e6
 
 typedef struct {
   const game *g;
@@ -156,6 +156,12 @@ static void propagate(solver *s, int worker, uint32_t qr) {
   ix_bars_board(s->n, c, q);
   uint64_t pr[MAX_PREDS];
   int np = predecessors(s->g, q, s->n, pr);
+  /* Predecessors lie anywhere in the level: start every load at once. */
+  for (int i = 0; i < np; i++) {
+    __builtin_prefetch(&s->val[pr[i]]);
+    __builtin_prefetch(&s->cnt[pr[i]]);
+    __builtin_prefetch(&s->best[pr[i]]);
+  }
   int into_b = s->val[qr] < 0;
   for (int i = 0; i < np; i++) {
     uint64_t r = pr[i];
@@ -173,7 +179,10 @@ static int wave_job(void *ctx, int worker, int job, char *err, size_t errlen) {
   solver *s = ctx;
   uint64_t lo = s->head + (uint64_t)job * WAVE_CHUNK, hi = lo + WAVE_CHUNK;
   if (hi > s->tail) hi = s->tail;
-  for (uint64_t i = lo; i < hi; i++) propagate(s, worker, s->queue[i]);
+  for (uint64_t i = lo; i < hi; i++) {
+    if (i + 16 < hi) __builtin_prefetch(&s->val[s->queue[i + 16]]);
+    propagate(s, worker, s->queue[i]);
+  }
   flush(s, worker);
   return 0;
 }
@@ -184,7 +193,10 @@ static int run_waves(solver *s, char *err, size_t errlen) {
     s->tail = s->qend;
     uint64_t len = s->tail - s->head;
     if (len < 4 * WAVE_CHUNK || s->threads == 1) {
-      for (uint64_t i = s->head; i < s->tail; i++) propagate(s, 0, s->queue[i]);
+      for (uint64_t i = s->head; i < s->tail; i++) {
+        if (i + 16 < s->tail) __builtin_prefetch(&s->val[s->queue[i + 16]]);
+        propagate(s, 0, s->queue[i]);
+      }
       flush(s, 0);
     } else {
       pool_work w = {NULL, wave_job, NULL, s};
