@@ -74,7 +74,8 @@ typedef struct {
 static void progress(void *ctx, const egdb_progress *p) {
   bar *b = ctx;
   double frac = p->total ? (double)p->done / (double)p->total : 1;
-  double rate = p->seconds > 0 ? (double)p->done / p->seconds : 0;
+  /* Levels read back from their files took no solving: not in the rate. */
+  double rate = p->seconds > 0 ? (double)(p->done - p->reused) / p->seconds : 0;
   char eta[32], el[32];
   clock_text(rate > 0 ? (double)(p->total - p->done) / rate : 0, eta, sizeof eta);
   clock_text(p->seconds, el, sizeof el);

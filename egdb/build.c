@@ -43,7 +43,7 @@ typedef struct {
   uint64_t scanned; /* boards of the move scan done (atomic) */
   /* progress */
   const egdb_build_params *bp;
-  uint64_t base, total;
+  uint64_t base, total, reused;
   double t0, last;
 } solver;
 
@@ -52,7 +52,7 @@ static void report(solver *s, const char *phase, uint64_t done, int force) {
   double now = clock_wall();
   if (!force && now - s->last < 0.25) return;
   s->last = now;
-  egdb_progress p = {s->n, s->bp->seeds, phase, done, s->total, now - s->t0};
+  egdb_progress p = {s->n, s->bp->seeds, phase, done, s->total, s->reused, now - s->t0};
   s->bp->progress(s->bp->ctx, &p);
 }
 
@@ -334,6 +334,8 @@ int egdb_build(const char *dir, const egdb_build_params *bp, char *err, size_t e
       report(&s, "write", s.base + s.size, 1);
       if (egdb_level_write(dir, n, rules, owned[n], err, errlen)) goto done;
       lv[n].values = owned[n];
+    } else {
+      s.reused += s.size;
     }
     s.base += s.size;
     report(&s, "levels", s.base, 1);

@@ -46,6 +46,7 @@ typedef struct {
   int level, max_level; /* the seed count being solved, and N */
   const char *phase;    /* "moves", "cycles", "write", "done" */
   uint64_t done, total; /* boards' worth of work done and in all (levels 0..N) */
+  uint64_t reused;      /* of done: boards of levels read from their files, not solved */
   double seconds;       /* since the build started */
 } egdb_progress;
 
