@@ -112,5 +112,6 @@ void bench_note(bench_out *b, const char *fmt, ...) __attribute__((format(printf
 int bench_engine(bench_out *b, int argc, char **argv);
 int bench_nn(bench_out *b, int argc, char **argv);
 int bench_search(bench_out *b, int argc, char **argv);
+int bench_egdb(bench_out *b, int argc, char **argv);
 
 #endif

@@ -252,6 +252,11 @@ void egdb_level_unload(egdb_level *lv) {
 
 /* ---- Opening ------------------------------------------------------------------------ */
 
+/* The options the values depend on; the others (target, repetition, caps,
+ * cycle_award, first_player, seeds) are ignored by the semantics. */
+static const char *const value_options[4] = {"houses", "grand_slam", "feed_check", "leftover"};
+static int value_options_find(egdb *db, char *err, size_t errlen);
+
 egdb *egdb_open(const char *dir, char *err, size_t errlen) {
   egdb_index_init();
   egdb *db = calloc(1, sizeof *db);
@@ -264,7 +269,8 @@ egdb *egdb_open(const char *dir, char *err, size_t errlen) {
     free(db);
     return NULL;
   }
-  if (egdb_default_game(&db->g, db->rules, sizeof db->rules, err, errlen)) {
+  if (egdb_default_game(&db->g, db->rules, sizeof db->rules, err, errlen) ||
+      value_options_find(db, err, errlen)) {
     free(db);
     return NULL;
   }
@@ -319,15 +325,25 @@ const int8_t *egdb_level_values(const egdb *db, int n) {
 
 /* ---- Probing ---------------------------------------------------------------------------- */
 
-/* The options the values depend on; the others (target, repetition, caps,
- * cycle_award, first_player, seeds) are ignored by the semantics. */
-static const char *const value_options[] = {"houses", "grand_slam", "feed_check", "leftover"};
+/* Looked up once at open: probes compare option values by index. */
+static int value_options_find(egdb *db, char *err, size_t errlen) {
+  for (int i = 0; i < 4; i++) {
+    int k = 0;
+    while (db->g.rules->options[k].key && strcmp(db->g.rules->options[k].key, value_options[i]))
+      k++;
+    if (!db->g.rules->options[k].key) {
+      errf(err, errlen, "oware has no option %s", value_options[i]);
+      return -1;
+    }
+    db->value_opt[i] = k;
+  }
+  return 0;
+}
 
 int egdb_serves(const egdb *db, const game *g) {
   if (!db || !g || g->rules != db->g.rules) return 0;
-  for (size_t i = 0; i < sizeof value_options / sizeof value_options[0]; i++)
-    if (game_option_value(g, value_options[i]) != game_option_value(&db->g, value_options[i]))
-      return 0;
+  for (int i = 0; i < 4; i++)
+    if (g->opt[db->value_opt[i]] != db->g.opt[db->value_opt[i]]) return 0;
   return 1;
 }
 

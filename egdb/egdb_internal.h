@@ -111,6 +111,7 @@ struct egdb {
   char rules[EGDB_RULES_LEN];
   game g;
   int max_seeds;
+  int value_opt[4]; /* indices of the options the values depend on */
   egdb_level lv[EGDB_MAX_SEEDS + 1];
 };
 
