@@ -46,9 +46,10 @@ int bench_egdb(bench_out *b, int argc, char **argv) {
   egdb_bench_opts o = {18, 2, 2000000, b->json};
   cli_cmd c = {.name = "bench egdb",
                .synopsis = "bench egdb [--seeds N] [--threads T] [--probes P] [--json]",
-               .about = "  Builds the endgame database of levels 0..N (default 18, about a\n"
-                        "  minute on 2 threads) in a scratch folder, then probes P random\n"
-                        "  positions of it; the folder is removed at the end.\n",
+               .about =
+                   "  Builds the endgame database of levels 0..N (default 18, about a\n"
+                   "  minute on 2 threads) in a scratch folder, then probes P random\n"
+                   "  positions of it; the folder is removed at the end.\n",
                .opts = &egdb_bench_table,
                .base = &o};
   int status;
@@ -69,8 +70,8 @@ int bench_egdb(bench_out *b, int argc, char **argv) {
   char extra[128];
   snprintf(extra, sizeof extra, "\"seeds\": %d, \"threads\": %d, \"boards\": %llu", o.seeds,
            o.threads, (unsigned long long)plan.boards);
-  bench_note(b, "egdb: build of levels 0..%d (%llu boards) on %d threads, files included",
-             o.seeds, (unsigned long long)plan.boards, o.threads);
+  bench_note(b, "egdb: build of levels 0..%d (%llu boards) on %d threads, files included", o.seeds,
+             (unsigned long long)plan.boards, o.threads);
   bench_figure(b, "egdb", "build_boards_per_s", (double)plan.boards / wall, "1/s", extra);
   bench_figure(b, "egdb", "build_boards_per_cpu_s", (double)plan.boards / cpu, "1/s", extra);
   bench_figure(b, "egdb", "build_seconds", wall, "s", extra);
@@ -110,8 +111,8 @@ int bench_egdb(bench_out *b, int argc, char **argv) {
   free(pos);
   egdb_close(db);
   remove_db(dir, o.seeds);
-  snprintf(extra, sizeof extra, "\"seeds\": %d, \"positions\": %d, \"check\": %ld", o.seeds,
-           POOL, sum & 0xffff);
+  snprintf(extra, sizeof extra, "\"seeds\": %d, \"positions\": %d, \"check\": %ld", o.seeds, POOL,
+           sum & 0xffff);
   bench_note(b, "egdb: probes of %d random positions of levels 0..%d, one thread", POOL, o.seeds);
   bench_figure(b, "egdb", "probe_ns", probe_ns, "ns", extra);
   bench_figure(b, "egdb", "probe_moves_ns", moves_ns, "ns", extra);

@@ -49,7 +49,8 @@ static int cores(void) {
 static int pick_dir(const cli_cmd *c, egdb_opts *o) {
   char err[256];
   if (o->dir[0]) return 0;
-  if (egdb_default_dir(o->dir, sizeof o->dir, err, sizeof err)) return cli_fail(c, 1, "%s", err), -1;
+  if (egdb_default_dir(o->dir, sizeof o->dir, err, sizeof err))
+    return cli_fail(c, 1, "%s", err), -1;
   return 0;
 }
 
@@ -96,8 +97,9 @@ static int egdb_build_cmd(int argc, char **argv) {
   egdb_opts o = {.seeds = 20, .threads = cores()};
   cli_cmd c = {.name = "egdb build",
                .synopsis = "egdb build [--seeds N] [--dir D] [--threads T]",
-               .about = "  Solves every board of default Oware with at most N seeds (default 20)\n"
-                        "  and writes one file per seed count; levels already built are kept.\n",
+               .about =
+                   "  Solves every board of default Oware with at most N seeds (default 20)\n"
+                   "  and writes one file per seed count; levels already built are kept.\n",
                .more = where_more,
                .opts = &build_table,
                .base = &o};
@@ -140,8 +142,9 @@ static int egdb_info_cmd(int argc, char **argv) {
   egdb_opts o = {0};
   cli_cmd c = {.name = "egdb info",
                .synopsis = "egdb info [--dir D]",
-               .about = "  The levels of the database, each checked, with the share of boards\n"
-                        "  the mover wins (value > 0), draws (0) and loses (< 0).\n",
+               .about =
+                   "  The levels of the database, each checked, with the share of boards\n"
+                   "  the mover wins (value > 0), draws (0) and loses (< 0).\n",
                .more = where_more,
                .opts = &dir_table,
                .base = &o};
@@ -171,9 +174,10 @@ static int egdb_verify_cmd(int argc, char **argv) {
   egdb_opts o = {.threads = cores(), .brute = 8};
   cli_cmd c = {.name = "egdb verify",
                .synopsis = "egdb verify [--dir D] [--brute N] [--threads T]",
-               .about = "  Checks every board against its children (the best move gives the\n"
-                        "  value; famine awards as the engine gives them) and compares every\n"
-                        "  board of at most N seeds (default 8) with a brute-force solution.\n",
+               .about =
+                   "  Checks every board against its children (the best move gives the\n"
+                   "  value; famine awards as the engine gives them) and compares every\n"
+                   "  board of at most N seeds (default 8) with a brute-force solution.\n",
                .more = where_more,
                .opts = &verify_table,
                .base = &o};
@@ -203,10 +207,11 @@ static int egdb_probe_cmd(int argc, char **argv) {
   char *pos[16];
   cli_cmd c = {.name = "egdb probe",
                .synopsis = "egdb probe [--dir D] MOVER P0 .. P11 [STORE0 STORE1]",
-               .about = "  The value of a position for the mover and of each legal move, as\n"
-                        "  setboard takes it (docs/PROTOCOL.md): the side to move (0 South,\n"
-                        "  1 North), the 12 pits in absolute order, and the stores; without\n"
-                        "  stores the captured seeds are split evenly.\n",
+               .about =
+                   "  The value of a position for the mover and of each legal move, as\n"
+                   "  setboard takes it (docs/PROTOCOL.md): the side to move (0 South,\n"
+                   "  1 North), the 12 pits in absolute order, and the stores; without\n"
+                   "  stores the captured seeds are split evenly.\n",
                .more = where_more,
                .opts = &dir_table,
                .base = &o,
@@ -273,11 +278,12 @@ int cmd_egdb(int argc, char **argv) {
              {"probe", egdb_probe_cmd}};
   cli_cmd c = {.name = "egdb",
                .synopsis = "egdb build|info|verify|probe [options]",
-               .about = "  build   solve the boards of at most N seeds into the database folder\n"
-                        "  info    the levels of the database and their results\n"
-                        "  verify  check the database against itself and brute force\n"
-                        "  probe   the value of a position and of its moves\n"
-                        "  'sowzero egdb COMMAND --help' tells more (docs/EGDB.md).\n"};
+               .about =
+                   "  build   solve the boards of at most N seeds into the database folder\n"
+                   "  info    the levels of the database and their results\n"
+                   "  verify  check the database against itself and brute force\n"
+                   "  probe   the value of a position and of its moves\n"
+                   "  'sowzero egdb COMMAND --help' tells more (docs/EGDB.md).\n"};
   if (argc > 0 && argv[0][0] != '-') {
     for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++)
       if (!strcmp(argv[0], sub[i].name)) return sub[i].fn(argc - 1, argv + 1);

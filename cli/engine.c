@@ -25,9 +25,10 @@ int cmd_engine(int argc, char **argv) {
   engine_opts o = {1, ""};
   cli_cmd c = {.name = "engine",
                .synopsis = "engine [--seed N] [--egdb DIR]",
-               .about = "  The engine protocol on stdin and stdout (docs/PROTOCOL.md). The\n"
-                        "  endgame database: --egdb, else $SOWZERO_EGDB, else the default folder\n"
-                        "  if it holds one (docs/EGDB.md).\n",
+               .about =
+                   "  The engine protocol on stdin and stdout (docs/PROTOCOL.md). The\n"
+                   "  endgame database: --egdb, else $SOWZERO_EGDB, else the default folder\n"
+                   "  if it holds one (docs/EGDB.md).\n",
                .opts = &engine_table,
                .base = &o};
   int status;

@@ -26,7 +26,7 @@
 #define MAX_PREDS  (6 * EGDB_MAX_SEEDS)
 /* Boards a second one thread solves, for the plan's estimate (measured on
  * the reference machine of BENCHMARKS.md). */
-#define REF_RATE 1.2e6
+#define REF_RATE   1.2e6
 
 typedef struct {
   const game *g;
@@ -88,7 +88,8 @@ static int scan_job(void *ctx, int worker, int job, char *err, size_t errlen) {
     s->val[r] = UNDECIDED;
   }
   __atomic_fetch_add(&s->scanned, hi - lo, __ATOMIC_RELAXED);
-  if (worker == 0) report(s, "moves", s->base + __atomic_load_n(&s->scanned, __ATOMIC_RELAXED) / 2, 0);
+  if (worker == 0)
+    report(s, "moves", s->base + __atomic_load_n(&s->scanned, __ATOMIC_RELAXED) / 2, 0);
   return 0;
 }
 
@@ -216,8 +217,7 @@ static int solve_level(solver *s, char *err, size_t errlen) {
   int n = s->n;
   s->scanned = 0;
   pool_work w = {NULL, scan_job, NULL, s};
-  if (pool_run(s->threads, (int)((size + SCAN_CHUNK - 1) / SCAN_CHUNK), &w, err, errlen))
-    return -1;
+  if (pool_run(s->threads, (int)((size + SCAN_CHUNK - 1) / SCAN_CHUNK), &w, err, errlen)) return -1;
   /* Boards by best_exit (values -n..n; 0 and none never seed a stage). */
   uint64_t start[2 * EGDB_MAX_SEEDS + 2] = {0};
   for (uint64_t r = 0; r < size; r++)
@@ -344,8 +344,10 @@ int egdb_build(const char *dir, const egdb_build_params *bp, char *err, size_t e
   rc = 0;
 done:
   for (int n = 0; n <= EGDB_MAX_SEEDS; n++) {
-    if (owned[n]) free(owned[n]);
-    else egdb_level_unload(&lv[n]);
+    if (owned[n])
+      free(owned[n]);
+    else
+      egdb_level_unload(&lv[n]);
   }
   free(s.best);
   free(s.cnt);

@@ -188,9 +188,9 @@ static int level_check(const unsigned char *m, size_t size, int n, const char *r
     return -1;
   }
   if (size != EGDB_HEADER + boards) {
-    errf(err, errlen, "%s: %zu bytes, expected %llu", size < EGDB_HEADER + boards ? "truncated"
-                                                                                     : "too long",
-         size, (unsigned long long)(EGDB_HEADER + boards));
+    errf(err, errlen, "%s: %zu bytes, expected %llu",
+         size < EGDB_HEADER + boards ? "truncated" : "too long", size,
+         (unsigned long long)(EGDB_HEADER + boards));
     return -1;
   }
   const int8_t *v = (const int8_t *)(m + EGDB_HEADER);
@@ -200,8 +200,8 @@ static int level_check(const unsigned char *m, size_t size, int n, const char *r
   }
   for (uint64_t i = 0; i < boards; i++)
     if (v[i] < -n || v[i] > n) {
-      errf(err, errlen, "value %d of board %llu is outside -%d..%d", v[i], (unsigned long long)i,
-           n, n);
+      errf(err, errlen, "value %d of board %llu is outside -%d..%d", v[i], (unsigned long long)i, n,
+           n);
       return -1;
     }
   return 0;

@@ -137,8 +137,8 @@ typedef struct {
  * brute_seeds, equals an independent value iteration that uses neither the
  * index nor the solver. Returns 0 when the checks ran (look at the counts),
  * -1 on error. */
-int egdb_verify(const egdb *db, int threads, int brute_seeds, egdb_progress_fn progress,
-                void *ctx, egdb_check *out, char *err, size_t errlen);
+int egdb_verify(const egdb *db, int threads, int brute_seeds, egdb_progress_fn progress, void *ctx,
+                egdb_check *out, char *err, size_t errlen);
 
 /* Value iteration over the boards of at most max_seeds seeds on its own
  * table (a sorted list of boards, no combinatorial index): the values it

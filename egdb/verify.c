@@ -61,8 +61,8 @@ static int bellman_job(void *ctx, int worker, int job, char *err, size_t errlen)
       if (q.status != GAME_ONGOING) {
         int cm = q.mover;
         int award = (q.final[cm] - q.store[cm]) - (q.final[1 - cm] - q.store[1 - cm]);
-        if (award != cv) note_bad(c, "board %s: a child ends with award %2$d, holds %3$d", cb,
-                                  award, cv);
+        if (award != cv)
+          note_bad(c, "board %s: a child ends with award %2$d, holds %3$d", cb, award, cv);
       }
       if (q.store[0] - cv > best) best = q.store[0] - cv;
     }
@@ -72,8 +72,8 @@ static int bellman_job(void *ctx, int worker, int job, char *err, size_t errlen)
   return 0;
 }
 
-int egdb_verify(const egdb *db, int threads, int brute_seeds, egdb_progress_fn progress,
-                void *ctx, egdb_check *out, char *err, size_t errlen) {
+int egdb_verify(const egdb *db, int threads, int brute_seeds, egdb_progress_fn progress, void *ctx,
+                egdb_check *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   bellman c = {.db = db, .first_bad = out->first_bad, .first_len = sizeof out->first_bad};
   pthread_mutex_init(&c.mu, NULL);
@@ -110,8 +110,8 @@ int egdb_verify(const egdb *db, int threads, int brute_seeds, egdb_progress_fn p
         size_t k = 0;
         for (int i = 0; i < EGDB_PITS; i++)
           k += (size_t)snprintf(board + k, sizeof board - k, "%s%d", i ? " " : "", b[i]);
-        snprintf(out->first_bad, sizeof out->first_bad, "board %s: value %d, brute force %d",
-                 board, v, want);
+        snprintf(out->first_bad, sizeof out->first_bad, "board %s: value %d, brute force %d", board,
+                 v, want);
       }
     }
   }

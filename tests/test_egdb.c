@@ -410,13 +410,13 @@ END_TEST
 
 START_TEST(egdb_command) {
   char out[8192];
-  char *probe[] = {"egdb", "probe", "--dir", db_dir, "1", "0", "0", "0", "0", "0", "2",
-                   "1", "2", "0", "0", "0", "1", NULL};
+  char *probe[] = {"egdb", "probe", "--dir", db_dir, "1", "0", "0", "0", "0",
+                   "0",    "2",     "1",     "2",    "0", "0", "0", "1", NULL};
   /* North to move; without stores the captured seeds are split. */
   ck_assert_int_eq(test_sowzero(out, sizeof out, probe), 0);
   ck_assert_msg(strstr(out, "value ") && strstr(out, "moves"), "%s", out);
-  char *south[] = {"egdb", "probe", "--dir", db_dir, "0", "0", "0", "0", "0", "0", "2",
-                   "1",    "2",     "0",     "0",    "0", "1", "20", "22", NULL};
+  char *south[] = {"egdb", "probe", "--dir", db_dir, "0", "0", "0", "0",  "0",  "0",
+                   "2",    "1",     "2",     "0",    "0", "0", "1", "20", "22", NULL};
   ck_assert_int_eq(test_sowzero(out, sizeof out, south), 0);
   ck_assert_msg(strstr(out, "value +6 for South") && strstr(out, "5:+6*") &&
                     strstr(out, "South 26, North 22"),
@@ -437,8 +437,8 @@ START_TEST(egdb_command) {
   ck_assert_int_eq(test_sowzero(out, sizeof out, what), 2);
   char *few[] = {"egdb", "probe", "--dir", db_dir, "0", "1", NULL};
   ck_assert_int_eq(test_sowzero(out, sizeof out, few), 2);
-  char *many[] = {"egdb", "probe", "--dir", db_dir, "0", "4", "4", "4", "4", "4", "4",
-                  "4",    "4",     "4",     "4",    "4", "4", NULL};
+  char *many[] = {"egdb", "probe", "--dir", db_dir, "0", "4", "4", "4", "4",
+                  "4",    "4",     "4",     "4",    "4", "4", "4", "4", NULL};
   ck_assert_int_eq(test_sowzero(out, sizeof out, many), 1);
   ck_assert_msg(strstr(out, "not in the database"), "%s", out);
 }
@@ -468,13 +468,13 @@ END_TEST
 static Suite *egdb_suite(void) {
   Suite *s = suite_create("egdb");
   TCase *t = add_tests(s, "index", 60, (const TTest *const[]){index_is_a_bijection, NULL});
-  t = add_tests(s, "values", 120,
-                (const TTest *const[]){forced_famine, mover_without_seeds,
-                                       capture_chain_into_lower_level, endless_play_is_worth_zero,
-                                       terminal_values_are_the_engines_award,
-                                       bellman_and_brute_force_agree, values_in_range,
-                                       probe_answers_only_for_its_boards, probe_moves_match_probe,
-                                       egdb_command, protocol_egdb_command, NULL});
+  t = add_tests(
+      s, "values", 120,
+      (const TTest *const[]){forced_famine, mover_without_seeds, capture_chain_into_lower_level,
+                             endless_play_is_worth_zero, terminal_values_are_the_engines_award,
+                             bellman_and_brute_force_agree, values_in_range,
+                             probe_answers_only_for_its_boards, probe_moves_match_probe,
+                             egdb_command, protocol_egdb_command, NULL});
   tcase_add_unchecked_fixture(t, build_small, remove_small);
   tcase_add_checked_fixture(t, open_small, close_small);
   add_tests(s, "files", 60,
