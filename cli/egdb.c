@@ -19,11 +19,11 @@ typedef struct {
 static const kv_key build_keys[] = {
     O_(KV_I, "seeds", seeds, 0, EGDB_MAX_SEEDS, NULL, "N  the largest seed count (levels 0..N)"),
     O_(KV_S, "dir", dir, NULL, "D  the database folder (default: see below)"),
-    O_(KV_I, "threads", threads, 1, 256, NULL, "worker threads (default: every core)"),
+    O_(KV_I, "threads", threads, 1, 256, NULL, "worker threads"),
 };
 static const kv_key verify_keys[] = {
     O_(KV_S, "dir", dir, NULL, "D  the database folder (default: see below)"),
-    O_(KV_I, "threads", threads, 1, 256, NULL, "worker threads (default: every core)"),
+    O_(KV_I, "threads", threads, 1, 256, NULL, "worker threads"),
     O_(KV_I, "brute", brute, 0, 12, NULL, "N  compare with brute force up to N seeds"),
 };
 static const kv_key dir_keys[] = {
@@ -98,8 +98,9 @@ static int egdb_build_cmd(int argc, char **argv) {
   cli_cmd c = {.name = "egdb build",
                .synopsis = "egdb build [--seeds N] [--dir D] [--threads T]",
                .about =
-                   "  Solves every board of default Oware with at most N seeds (default 20)\n"
-                   "  and writes one file per seed count; levels already built are kept.\n",
+                   "  Solves every board of default Oware with at most N seeds and writes one\n"
+                   "  file per seed count; levels already built are kept. Threads: every\n"
+                   "  core unless told.\n",
                .more = where_more,
                .opts = &build_table,
                .base = &o};

@@ -44,7 +44,7 @@ void egdb_unrank(int n, uint64_t r, uint8_t b[EGDB_PITS]);
 
 typedef struct {
   int level, max_level; /* the seed count being solved, and N */
-  const char *phase;    /* "moves", "cycles", "write", "done" */
+  const char *phase;    /* "moves", "cycles", "write"; "levels" when a level is done; "done" */
   uint64_t done, total; /* boards' worth of work done and in all (levels 0..N) */
   uint64_t reused;      /* of done: boards of levels read from their files, not solved */
   double seconds;       /* since the build started */

@@ -88,7 +88,7 @@ int egdb_verify(const egdb *db, int threads, int brute_seeds, egdb_progress_fn p
     rc = pool_run(threads, (int)((c.size + CHECK_CHUNK - 1) / CHECK_CHUNK), &w, err, errlen);
     done += c.size;
     if (progress) {
-      egdb_progress p = {n, db->max_seeds, "bellman", done, total, 0, clock_wall() - t0};
+      egdb_progress p = {n, db->max_seeds, "levels", done, total, 0, clock_wall() - t0};
       progress(ctx, &p);
     }
   }
