@@ -193,7 +193,7 @@ static int run_waves(solver *s, char *err, size_t errlen) {
   while (s->head < s->qend) {
     s->tail = s->qend;
     uint64_t len = s->tail - s->head;
-    if (len < 4 * WAVE_CHUNK || s->threads == 1) {
+    if (len < 2 * WAVE_CHUNK || s->threads == 1) {
       for (uint64_t i = s->head; i < s->tail; i++) {
         if (i + 16 < s->tail) __builtin_prefetch(&s->val[s->queue[i + 16]]);
         propagate(s, 0, s->queue[i]);

@@ -406,6 +406,29 @@ START_TEST(build_extends_and_refuses_damage) {
 }
 END_TEST
 
+/* The values are the unique least fixed point: the order in which threads
+ * decide boards cannot change them. Level 11's large waves run on both
+ * threads. */
+START_TEST(threads_do_not_change_values) {
+  char one[512], two[512], err[512];
+  scratch_dir(one, sizeof one, "egdb-t1");
+  scratch_dir(two, sizeof two, "egdb-t2");
+  egdb_build_params p = {11, 1, NULL, NULL};
+  ck_assert_msg(egdb_build(one, &p, err, sizeof err) == 0, "%s", err);
+  p.threads = 2;
+  ck_assert_msg(egdb_build(two, &p, err, sizeof err) == 0, "%s", err);
+  egdb *a = egdb_open(one, err, sizeof err), *b = egdb_open(two, err, sizeof err);
+  ck_assert(a && b);
+  for (int n = 0; n <= 11; n++)
+    ck_assert_msg(memcmp(egdb_level_values(a, n), egdb_level_values(b, n), egdb_level_size(n)) == 0,
+                  "level %d differs", n);
+  egdb_close(a);
+  egdb_close(b);
+  remove_tree(one);
+  remove_tree(two);
+}
+END_TEST
+
 /* ---- Command and protocol --------------------------------------------------------------------- */
 
 START_TEST(egdb_command) {
@@ -477,10 +500,11 @@ static Suite *egdb_suite(void) {
                              egdb_command, protocol_egdb_command, NULL});
   tcase_add_unchecked_fixture(t, build_small, remove_small);
   tcase_add_checked_fixture(t, open_small, close_small);
-  add_tests(s, "files", 60,
-            (const TTest *const[]){refuses_bad_magic, refuses_other_rules, refuses_truncated,
-                                   refuses_bad_checksum, refuses_gaps_and_absence,
-                                   build_extends_and_refuses_damage, NULL});
+  add_tests(
+      s, "files", 60,
+      (const TTest *const[]){refuses_bad_magic, refuses_other_rules, refuses_truncated,
+                             refuses_bad_checksum, refuses_gaps_and_absence,
+                             build_extends_and_refuses_damage, threads_do_not_change_values, NULL});
   return s;
 }
 
