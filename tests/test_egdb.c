@@ -160,12 +160,12 @@ START_TEST(terminal_values_are_the_engines_award) {
       memset(&p, 0, sizeof p);
       memcpy(p.pits, b, sizeof b);
       if (game_legal(&G, &p)) continue;
-      char tok[15][8], err[256], *argv[15];
+      char tok[15][16], err[256], *argv[15];
       for (int i = 0; i < 15; i++) argv[i] = tok[i];
-      snprintf(tok[0], 8, "0");
-      for (int i = 0; i < 12; i++) snprintf(tok[i + 1], 8, "%d", b[i]);
-      snprintf(tok[13], 8, "%d", (48 - n) / 2);
-      snprintf(tok[14], 8, "%d", 48 - n - (48 - n) / 2);
+      snprintf(tok[0], 16, "0");
+      for (int i = 0; i < 12; i++) snprintf(tok[i + 1], 16, "%d", b[i]);
+      snprintf(tok[13], 16, "%d", (48 - n) / 2);
+      snprintf(tok[14], 16, "%d", 48 - n - (48 - n) / 2);
       game_pos q;
       ck_assert_int_eq(G.rules->setboard(&G, &q, 15, argv, err, sizeof err), 0);
       CHECK(q.status == GAME_OVER && q.end_reason == GAME_END_FAMINE, "level %d rank %d", n,
