@@ -186,7 +186,8 @@ test-export: $(BUILD)/sowzero $(BUILD)/tests/export/dump_cases $(WEB_MODULES)
 EMCC      ?= emcc
 WEB_OUT   := build/web
 WEB_SRC   := $(foreach d,base game egdb nn search protocol,$(wildcard $(d)/*.c)) cli/args.c \
-             cli/bench.c cli/bench_engine.c cli/bench_search.c cli/bench_nn.c wasm/wasm.c
+             cli/bench.c cli/bench_engine.c cli/bench_search.c cli/bench_nn.c cli/bench_egdb.c \
+             wasm/wasm.c
 WEB_OBJ   := $(WEB_SRC:%.c=$(WEB_OUT)/obj/%.o)
 WEB_CFLAGS = -std=c11 -O3 -msimd128 -msse2 -DNN_PORTABLE_BLAS -D_GNU_SOURCE -I. -Wall -Wextra \
              -Werror -Wno-null-pointer-subtraction -MMD -MP
