@@ -372,6 +372,24 @@ START_TEST(refuses_bad_checksum) {
 }
 END_TEST
 
+/* A well-formed file whose values cannot be: checksums made right again. */
+START_TEST(refuses_values_out_of_range) {
+  small_copy();
+  char path[600];
+  level_file(path, sizeof path, 3);
+  FILE *f = fopen(path, "r+b");
+  unsigned char buf[256 + 364];
+  ck_assert_int_eq(fread(buf, 1, sizeof buf, f), sizeof buf);
+  buf[256 + 100] = 4; /* level 3 holds -3..3 */
+  put_u64le(buf + 48, checksum64(buf + 256, 364, CHECKSUM64_INIT));
+  put_u64le(buf + 248, checksum64(buf, 248, CHECKSUM64_INIT));
+  fseek(f, 0, SEEK_SET);
+  fwrite(buf, 1, sizeof buf, f);
+  fclose(f);
+  refused(3, "value 4 of board 100 is outside -3..3");
+}
+END_TEST
+
 START_TEST(refuses_gaps_and_absence) {
   small_copy();
   char path[600], err[1024];
@@ -500,11 +518,11 @@ static Suite *egdb_suite(void) {
                              egdb_command, protocol_egdb_command, NULL});
   tcase_add_unchecked_fixture(t, build_small, remove_small);
   tcase_add_checked_fixture(t, open_small, close_small);
-  add_tests(
-      s, "files", 60,
-      (const TTest *const[]){refuses_bad_magic, refuses_other_rules, refuses_truncated,
-                             refuses_bad_checksum, refuses_gaps_and_absence,
-                             build_extends_and_refuses_damage, threads_do_not_change_values, NULL});
+  add_tests(s, "files", 60,
+            (const TTest *const[]){refuses_bad_magic, refuses_other_rules, refuses_truncated,
+                                   refuses_bad_checksum, refuses_values_out_of_range,
+                                   refuses_gaps_and_absence, build_extends_and_refuses_damage,
+                                   threads_do_not_change_values, NULL});
   return s;
 }
 
