@@ -29,7 +29,7 @@ CHECK_LIBS = $(shell pkg-config --libs check)
 
 # The library, in dependency order (docs/ARCHITECTURE.md); the exporters are
 # a library of their own so that nothing else links protobuf-c.
-LIB_DIRS := base game nn search arena trainer protocol
+LIB_DIRS := base game egdb nn search arena trainer protocol
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 EXP_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard export/*.c)) $(BUILD)/gen/onnx/onnx.pb-c.o
@@ -185,8 +185,9 @@ test-export: $(BUILD)/sowzero $(BUILD)/tests/export/dump_cases $(WEB_MODULES)
 .PHONY: web serve-web
 EMCC      ?= emcc
 WEB_OUT   := build/web
-WEB_SRC   := $(foreach d,base game nn search protocol,$(wildcard $(d)/*.c)) cli/args.c \
-             cli/bench.c cli/bench_engine.c cli/bench_search.c cli/bench_nn.c wasm/wasm.c
+WEB_SRC   := $(foreach d,base game egdb nn search protocol,$(wildcard $(d)/*.c)) cli/args.c \
+             cli/bench.c cli/bench_engine.c cli/bench_search.c cli/bench_nn.c cli/bench_egdb.c \
+             wasm/wasm.c
 WEB_OBJ   := $(WEB_SRC:%.c=$(WEB_OUT)/obj/%.o)
 WEB_CFLAGS = -std=c11 -O3 -msimd128 -msse2 -DNN_PORTABLE_BLAS -D_GNU_SOURCE -I. -Wall -Wextra \
              -Werror -Wno-null-pointer-subtraction -MMD -MP

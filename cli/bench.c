@@ -51,21 +51,23 @@ int cmd_bench(int argc, char **argv) {
   bench_out b = {0, stdout, 0};
   all_opts o = {0};
   cli_cmd c = {.name = "bench",
-               .synopsis = "bench [engine|nn|search|all] [--json] [options]",
+               .synopsis = "bench [engine|nn|search|egdb|all] [--json] [options]",
                .about =
                    "  engine  random playouts/s and plies/s, with a deterministic signature\n"
                    "  nn      network forward/training throughput against plain sgemm\n"
                    "  search  simulations/s of the searching agents\n"
-                   "  all     each of them with its defaults (the default)\n"
+                   "  egdb    endgame database build rate and probe latency (about a minute;\n"
+                   "          not part of all)\n"
+                   "  all     engine, nn and search with their defaults (the default)\n"
                    "  'sowzero bench BENCHMARK --help' lists a benchmark's options.\n",
                .opts = &all_table,
                .base = &o};
-  static const char *const names[] = {"engine", "nn", "search", "all"};
-  int which = 3;
+  static const char *const names[] = {"engine", "nn", "search", "egdb", "all"};
+  int which = 4;
   if (argc > 0 && argv[0][0] != '-') {
-    for (which = 0; which < 4 && strcmp(argv[0], names[which]); which++) {}
-    if (which == 4)
-      return cli_fail(&c, 2, "unknown benchmark '%s' (engine, nn, search or all)", argv[0]);
+    for (which = 0; which < 5 && strcmp(argv[0], names[which]); which++) {}
+    if (which == 5)
+      return cli_fail(&c, 2, "unknown benchmark '%s' (engine, nn, search, egdb or all)", argv[0]);
     argc--, argv++;
   }
   int rc = 0, status;
@@ -76,6 +78,8 @@ int cmd_bench(int argc, char **argv) {
       return bench_nn(&b, argc, argv);
     case 2:
       return bench_search(&b, argc, argv);
+    case 3:
+      return bench_egdb(&b, argc, argv);
     default:
       /* `all` takes --json alone: the benchmarks' options differ. */
       for (int i = 0; i < argc; i++)
@@ -86,7 +90,7 @@ int cmd_bench(int argc, char **argv) {
                           "('sowzero bench engine %s ...'); all runs each with its defaults",
                           argv[i], argv[i]);
       for (int i = 0; i < argc; i++)
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < 5; k++)
           if (!strcmp(argv[i], names[k]))
             return cli_fail(&c, 2, "'%s': the benchmark comes first: sowzero bench %s [options]",
                             argv[i], argv[i]);

@@ -20,6 +20,7 @@ int cmd_stats(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_egdb(int argc, char **argv);
 
 /* ---- Command lines ----------------------------------------------------------
  * Every subcommand reads its arguments with cli_parse, from a description of
@@ -111,5 +112,6 @@ void bench_note(bench_out *b, const char *fmt, ...) __attribute__((format(printf
 int bench_engine(bench_out *b, int argc, char **argv);
 int bench_nn(bench_out *b, int argc, char **argv);
 int bench_search(bench_out *b, int argc, char **argv);
+int bench_egdb(bench_out *b, int argc, char **argv);
 
 #endif

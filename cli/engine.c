@@ -3,33 +3,60 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/kv.h"
 #include "cli/cli.h"
+#include "egdb/egdb.h"
 #include "protocol/protocol.h"
 
 typedef struct {
   uint64_t seed;
+  char egdb[CLI_PATH_MAX];
 } engine_opts;
 
 static const kv_key engine_keys[] = {
     KV_U("seed", engine_opts, seed, NULL, "seed of the agents' random choices"),
+    KV_S("egdb", engine_opts, egdb, NULL, "DIR  the endgame database of the egdb command"),
 };
 static const kv_table engine_table = KV_TABLE(engine_keys);
 
 int cmd_engine(int argc, char **argv) {
-  engine_opts o = {1};
+  engine_opts o = {1, ""};
   cli_cmd c = {.name = "engine",
-               .synopsis = "engine [--seed N]",
-               .about = "  The engine protocol on stdin and stdout (docs/PROTOCOL.md).\n",
+               .synopsis = "engine [--seed N] [--egdb DIR]",
+               .about =
+                   "  The engine protocol on stdin and stdout (docs/PROTOCOL.md). The\n"
+                   "  endgame database: --egdb, else $SOWZERO_EGDB, else the default folder\n"
+                   "  if it holds one (docs/EGDB.md).\n",
                .opts = &engine_table,
                .base = &o};
   int status;
   if (cli_parse(&c, argc, argv, &status)) return status;
+  /* A database asked for must open; the default folder only if it has one. */
+  char dir[CLI_PATH_MAX], err[1024];
+  const char *env = getenv("SOWZERO_EGDB");
+  int asked = o.egdb[0] || (env && *env);
+  egdb *db = NULL;
+  if (o.egdb[0])
+    snprintf(dir, sizeof dir, "%s", o.egdb);
+  else if (egdb_default_dir(dir, sizeof dir, err, sizeof err))
+    dir[0] = 0;
+  if (dir[0]) {
+    char first[CLI_PATH_MAX + 32];
+    struct stat st;
+    snprintf(first, sizeof first, "%s/%s00%s", dir, EGDB_FILE_PREFIX, EGDB_FILE_SUFFIX);
+    if (asked || stat(first, &st) == 0) {
+      db = egdb_open(dir, err, sizeof err);
+      if (!db) return cli_fail(&c, 1, "endgame database: %s", err);
+    }
+  }
   proto *s = proto_create(o.seed);
   if (!s) {
+    egdb_close(db);
     return cli_fail(&c, 1, "out of memory");
   }
+  proto_set_egdb(s, db);
   static char out[PROTO_MAX_RESPONSE];
   char *line = NULL;
   size_t cap = 0;
@@ -44,5 +71,6 @@ int cmd_engine(int argc, char **argv) {
   }
   free(line);
   proto_free(s);
+  egdb_close(db);
   return 0;
 }

@@ -18,6 +18,7 @@ static const struct {
     {"stats", cmd_stats, "statistics of a rule variant over many games"},
     {"bench", cmd_bench, "benchmarks: engine, nn, search (--json for tools)"},
     {"rules", cmd_rules, "list the games, presets and rule options"},
+    {"egdb", cmd_egdb, "the Oware endgame database: build, info, verify, probe"},
     {"export", cmd_export, "a trained network as ONNX or JSON for other front ends"},
 };
 #define N_SUB (int)(sizeof subcommands / sizeof subcommands[0])

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "egdb/egdb.h"
 #include "game/game.h"
 #include "search/agent.h"
 
@@ -27,6 +28,7 @@ struct proto {
   char *argv[MAX_TOKENS];    /* its tokens */
   char agent_spec[256];
   uint64_t seed;
+  const egdb *egdb; /* the endgame database, or NULL; owned by the caller */
 };
 
 /* Response builder: "=id " or "?id " then text, then the empty line. The
@@ -92,6 +94,8 @@ proto *proto_create(uint64_t seed) {
   reset_to(s, &p);
   return s;
 }
+
+void proto_set_egdb(proto *s, const egdb *db) { s->egdb = db; }
 
 void proto_free(proto *s) {
   if (!s) return;
@@ -333,6 +337,32 @@ static int cmd_analyze(proto *s, int argc, char **argv, out_buf *o, char *err, s
   return 0;
 }
 
+/* The endgame database's values: the position's, then each legal move's. */
+static int cmd_egdb(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  (void)argc, (void)argv;
+  if (!s->egdb) {
+    errf(err, errlen, "no endgame database loaded (sowzero engine --egdb DIR; docs/EGDB.md)");
+    return -1;
+  }
+  int v = egdb_probe(s->egdb, &s->g, &s->pos), vals[GAME_MAX_ACTIONS];
+  if (v == EGDB_NONE) {
+    int n = 0;
+    for (int i = 0; i < s->g.n_pits; i++) n += s->pos.pits[i];
+    if (!egdb_serves(s->egdb, &s->g))
+      errf(err, errlen, "not in the endgame database: it is for oware %s", egdb_rules(s->egdb));
+    else if (s->pos.status != GAME_ONGOING)
+      errf(err, errlen, "not in the endgame database: the game is over");
+    else
+      errf(err, errlen, "not in the endgame database: %d seeds on the board, it holds 0..%d", n,
+           egdb_max_seeds(s->egdb));
+    return -1;
+  }
+  put(o, "%d", v);
+  for (game_moves m = egdb_probe_moves(s->egdb, &s->g, &s->pos, vals); m; m &= m - 1)
+    put(o, " %d:%d", __builtin_ctz(m), vals[__builtin_ctz(m)]);
+  return 0;
+}
+
 static int cmd_options(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
   (void)argc, (void)argv, (void)err, (void)errlen;
   char opts[512];
@@ -380,6 +410,7 @@ static const struct {
     {"agent", cmd_agent, 1, "agent [SPEC]                set (or tell) the agent of genmove"},
     {"genmove", cmd_genmove, 0, "genmove                     the agent chooses and plays a move"},
     {"analyze", cmd_analyze, 0, "analyze                     the agent's view of each move"},
+    {"egdb", cmd_egdb, 0, "egdb                        endgame database: VALUE A:VALUE ..."},
     {"options", cmd_options, 0, "options                     the game's rule options"},
     {"name", cmd_name, 0, "name                        the engine's name"},
     {"version", cmd_version, 0, "version                     protocol version"},

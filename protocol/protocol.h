@@ -19,6 +19,10 @@ typedef struct proto proto;
  * agents' random choices. NULL on allocation failure. */
 proto *proto_create(uint64_t seed);
 void proto_free(proto *s);
+/* Lends the session an opened endgame database for the `egdb` command
+ * (NULL: none); the caller keeps it open while the session lives. */
+struct egdb;
+void proto_set_egdb(proto *s, const struct egdb *db);
 
 /* Handles one command line (without or with its newline) and writes the
  * whole response, ending in an empty line, into out. Returns 1 after

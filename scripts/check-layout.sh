@@ -9,15 +9,16 @@ allowed() {
   case "$1" in
     base) echo "" ;;
     game) echo "base" ;;
+    egdb) echo "base game" ;;
     nn) echo "base" ;;
     export) echo "base nn" ;;
-    search) echo "base game nn" ;;
-    arena) echo "base game nn search" ;;
-    trainer) echo "base game nn search arena" ;;
-    protocol) echo "base game nn search" ;;
-    cli) echo "base game nn export search arena trainer protocol" ;;
-    wasm) echo "base game protocol cli" ;;
-    tests) echo "base game nn export search arena trainer protocol tests" ;;
+    search) echo "base game egdb nn" ;;
+    arena) echo "base game egdb nn search" ;;
+    trainer) echo "base game egdb nn search arena" ;;
+    protocol) echo "base game egdb nn search" ;;
+    cli) echo "base game egdb nn export search arena trainer protocol" ;;
+    wasm) echo "base game egdb protocol cli" ;;
+    tests) echo "base game egdb nn export search arena trainer protocol tests" ;;
     *) echo "?" ;;
   esac
 }
