@@ -394,9 +394,13 @@ static void head_outputs(const nn_ws *ws, const uint32_t *legal, int B, float *p
 int nn_forward(const nn_net *n, nn_ws *ws, const float *x, const uint32_t *legal, int batch,
                float *policy, float *value, float *score) {
   if (!ws_fits(n, ws, batch)) return -1;
-  if (batch == 1 && ws->small != NN_SMALL_SGEMM)
+  const int bf16 = nn_precision_of(n) == NN_PRECISION_BF16;
+  /* A batch of one in bf16: the batched kernel beat the fp32 loop by about
+   * 10% (BENCHMARKS.md), so AUTO takes it there. */
+  if (batch == 1 && (ws->small == NN_SMALL_SGEMV || ws->small == NN_SMALL_LOOP ||
+                     (ws->small == NN_SMALL_AUTO && !bf16)))
     forward_one(n, ws, x, ws->small == NN_SMALL_SGEMV);
-  else if (nn_bf16_forward(n, ws, x, batch) != 0)
+  else if (!bf16 || nn_bf16_forward(n, ws, x, batch) != 0)
     forward_batch(n, ws, x, batch, 0);
   head_outputs(ws, legal, batch, policy, value, score);
   return 0;

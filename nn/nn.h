@@ -129,8 +129,10 @@ void nn_ws_free(nn_ws *ws);
 int nn_ws_max_batch(const nn_ws *ws);
 
 /* How nn_forward evaluates a batch of one position. AUTO is the fastest
- * measured on x86-64 with AVX-512 (LOOP, which also skips the zero
- * activations); the others exist for benchmarks and tests. */
+ * measured on x86-64 with AVX-512: LOOP (which also skips the zero
+ * activations) for an fp32 net, the batched kernel for a bf16 net; SGEMM
+ * is the batched path in the net's precision, SGEMV and LOOP always fp32.
+ * The others exist for benchmarks and tests. */
 typedef enum {
   NN_SMALL_AUTO = 0,
   NN_SMALL_SGEMM, /* the batched path with batch 1 */

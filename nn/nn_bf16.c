@@ -167,9 +167,12 @@ nn_precision nn_precision_of(const nn_net *n) {
 
 const char *nn_precision_name(nn_precision p) {
   switch (p) {
-    case NN_PRECISION_AUTO: return "auto";
-    case NN_PRECISION_FP32: return "fp32";
-    case NN_PRECISION_BF16: return "bf16";
+    case NN_PRECISION_AUTO:
+      return "auto";
+    case NN_PRECISION_FP32:
+      return "fp32";
+    case NN_PRECISION_BF16:
+      return "bf16";
   }
   return "?";
 }
@@ -230,12 +233,12 @@ TGT static inline __attribute__((always_inline)) void tile(const int R, const in
     }
 }
 
-#define TILE_CASE(R)                                      \
-  case R:                                                 \
-    if (nv == 2)                                          \
-      tile(R, 2, a, lda, wp, K2, j0, e);                  \
-    else                                                  \
-      tile(R, 1, a, lda, wp, K2, j0, e);                  \
+#define TILE_CASE(R)                     \
+  case R:                                \
+    if (nv == 2)                         \
+      tile(R, 2, a, lda, wp, K2, j0, e); \
+    else                                 \
+      tile(R, 1, a, lda, wp, K2, j0, e); \
     break
 
 /* Y = A W (+ skip) + bias, relu: A is B x K bf16 (row stride lda, even K
@@ -281,27 +284,36 @@ TGT static void convert_rows(const float *x, int B, int K, uint16_t *xb, int ldx
   }
 }
 
+/* The whole network on up to CHUNK rows at a time, every chunk in the same
+ * buffers: a chunk's activations stay in L1/L2 from layer to layer, and
+ * only the weights stream. */
+#ifndef NN_BF16_CHUNK
+#define NN_BF16_CHUNK 64
+#endif
 TGT static void forward(const nn_net *n, nn_ws *ws, const float *x, int B) {
   const nn_config *c = &n->cfg;
-  const int H = c->hidden, Hp = even(H), nb = c->blocks;
+  const int H = c->hidden, Hp = even(H), nb = c->blocks, O = c->n_actions + 2;
   const struct nn_bf16 *bf = n->bf16;
   const float *P = n->params;
   const nn_tensor *T = n->tensors;
   float *a = ws->act; /* slot 0: the residual stream in fp32 */
   uint16_t *xb = ws->bf_in, *ab = ws->bf_a;
-  convert_rows(x, B, c->n_in, xb, even(c->n_in));
-  epi e = {P + T[NN_T_IN_B].offset, NULL, a, ab, Hp, 1, H};
-  gemm(B, &bf->m[0], xb, even(c->n_in), e);
-  for (int k = 0; k < nb; k++) {
-    /* u only feeds the next layer: bf16 alone, into the input buffer. */
-    epi e1 = {P + T[NN_T_BLOCK(k, 1)].offset, NULL, NULL, xb, Hp, 1, H};
-    gemm(B, &bf->m[1 + 2 * k], ab, Hp, e1);
-    /* a = relu(u W2 + b2 + a), in place, and its bf16 copy. */
-    epi e2 = {P + T[NN_T_BLOCK(k, 3)].offset, a, a, ab, Hp, 1, H};
-    gemm(B, &bf->m[2 + 2 * k], xb, Hp, e2);
+  for (int r0 = 0; r0 < B; r0 += NN_BF16_CHUNK) {
+    const int R = B - r0 < NN_BF16_CHUNK ? B - r0 : NN_BF16_CHUNK;
+    convert_rows(x + (size_t)r0 * c->n_in, R, c->n_in, xb, even(c->n_in));
+    epi e = {P + T[NN_T_IN_B].offset, NULL, a, ab, Hp, 1, H};
+    gemm(R, &bf->m[0], xb, even(c->n_in), e);
+    for (int k = 0; k < nb; k++) {
+      /* u only feeds the next layer: bf16 alone, into the input buffer. */
+      epi e1 = {P + T[NN_T_BLOCK(k, 1)].offset, NULL, NULL, xb, Hp, 1, H};
+      gemm(R, &bf->m[1 + 2 * k], ab, Hp, e1);
+      /* a = relu(u W2 + b2 + a), in place, and its bf16 copy. */
+      epi e2 = {P + T[NN_T_BLOCK(k, 3)].offset, a, a, ab, Hp, 1, H};
+      gemm(R, &bf->m[2 + 2 * k], xb, Hp, e2);
+    }
+    epi eh = {P + T[NN_T_HEAD_B(nb)].offset, NULL, ws->head + (size_t)r0 * O, NULL, 0, 0, O};
+    gemm(R, &bf->m[1 + 2 * nb], ab, Hp, eh);
   }
-  epi eh = {P + T[NN_T_HEAD_B(nb)].offset, NULL, ws->head, NULL, 0, 0, c->n_actions + 2};
-  gemm(B, &bf->m[1 + 2 * nb], ab, Hp, eh);
 }
 #endif
 

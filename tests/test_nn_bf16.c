@@ -194,9 +194,8 @@ START_TEST(bf16_matches_fp32_after_training) {
   set_prec(n, NN_PRECISION_BF16);
   int steps = (int)(200 * test_scale());
   for (int k = 0; k < steps; k++)
-    ck_assert_int_eq(nn_train_step(n, t, ws, d.x, d.legal, d.tp, d.tv, d.ts, 64 + k % 3 * 64, 1e-3f,
-                                   NULL),
-                     0);
+    ck_assert_int_eq(
+        nn_train_step(n, t, ws, d.x, d.legal, d.tp, d.tv, d.ts, 64 + k % 3 * 64, 1e-3f, NULL), 0);
   /* Training made the copy stale: fp32 until converted again. */
   ck_assert_int_eq(nn_precision_of(n), NN_PRECISION_FP32);
   data e = make_data(256, c.n_in, c.n_actions, 1, 6); /* positions it did not train on */
@@ -223,15 +222,23 @@ START_TEST(bf16_rows_independent_of_batch) {
   random_biases(n, 4);
   set_prec(n, NN_PRECISION_BF16);
   nn_ws *ws = make_ws(n, 37);
-  nn_ws_set_small_path(ws, NN_SMALL_SGEMM);
   data d = make_data(37, c.n_in, c.n_actions, 1, 8);
   float full[37 * 6], one[6], v37[37], v1;
   ck_assert_int_eq(nn_forward(n, ws, d.x, d.legal, 37, full, v37, NULL), 0);
-  for (int b = 0; b < 37; b++) {
+  for (int b = 0; b < 37; b++) { /* AUTO at batch 1 takes the bf16 kernel */
     ck_assert_int_eq(nn_forward(n, ws, d.x + b * c.n_in, d.legal + b, 1, one, &v1, NULL), 0);
     ck_assert_int_eq(memcmp(one, full + b * 6, sizeof one), 0);
     ck_assert(v1 == v37[b]);
   }
+  /* The explicit batch-1 loop stays fp32 on a bf16 net. */
+  nn_net *f = make_net(&c, 4);
+  random_biases(f, 4);
+  nn_ws_set_small_path(ws, NN_SMALL_LOOP);
+  float pf[6];
+  ck_assert_int_eq(nn_forward(n, ws, d.x, d.legal, 1, one, NULL, NULL), 0);
+  ck_assert_int_eq(nn_forward(f, ws, d.x, d.legal, 1, pf, NULL, NULL), 0);
+  ck_assert_int_eq(memcmp(one, pf, sizeof one), 0);
+  nn_free(f);
   free_data(&d);
   nn_ws_free(ws);
   nn_free(n);
@@ -250,8 +257,7 @@ START_TEST(fp32_forced_and_fallback) {
   ck_assert_int_eq(nn_forward(ref, ws, d.x, d.legal, 16, p0, NULL, NULL), 0);
 
   ck_assert_int_eq(nn_set_precision(n, NN_PRECISION_AUTO, err, sizeof err), 0);
-  ck_assert_int_eq(nn_precision_of(n),
-                   nn_bf16_supported() ? NN_PRECISION_BF16 : NN_PRECISION_FP32);
+  ck_assert_int_eq(nn_precision_of(n), nn_bf16_supported() ? NN_PRECISION_BF16 : NN_PRECISION_FP32);
   ck_assert_int_eq(nn_set_precision(n, NN_PRECISION_FP32, err, sizeof err), 0);
   ck_assert_int_eq(nn_precision_of(n), NN_PRECISION_FP32);
   ck_assert_int_eq(nn_forward(n, ws, d.x, d.legal, 16, p1, NULL, NULL), 0);
@@ -359,9 +365,9 @@ static Suite *nn_bf16_suite(void) {
   Suite *s = suite_create("nn_bf16");
   add_tests(s, "bf16", 120,
             (const TTest *[]){bf16_matches_fp32_on_random_weights, bf16_matches_fp32_after_training,
- bf16_kernel_matches_rounded_reference,
-                              bf16_rows_independent_of_batch, fp32_forced_and_fallback,
-                              bf16_copy_follows_the_weights, threads_share_a_bf16_net, NULL});
+                              bf16_kernel_matches_rounded_reference, bf16_rows_independent_of_batch,
+                              fp32_forced_and_fallback, bf16_copy_follows_the_weights,
+                              threads_share_a_bf16_net, NULL});
   return s;
 }
 
