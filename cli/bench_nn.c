@@ -8,6 +8,11 @@
  *   batch1_pos_per_s    batch 1 by method (sgemm, sgemv, loop, auto)
  *   train_samples_per_s, train_samples_per_s_wall, train_gflops  batch 256
  *   train_sgemm_gflops, train_sgemm_ratio   the training step's GEMMs alone
+ * Where the CPU has AVX512_BF16, the same net in bf16 (nn_set_precision),
+ * measured in the same run right after the fp32 figures of each batch:
+ *   forward_bf16_pos_per_s, forward_bf16_pos_per_s_wall, forward_bf16_gflops
+ *   bf16_fp32_ratio     forward_bf16_pos_per_s / forward_pos_per_s, per batch
+ *   batch1_bf16_pos_per_s  batch 1 (auto: the bf16 batched kernel)
  * One thread, as in the workers. */
 #include "cli/cli.h"
 
@@ -62,6 +67,23 @@ typedef struct ctx {
   int pool;
   float *buf[6]; /* plain-sgemm buffers */
 } ctx;
+
+/* The CPU's name from /proc/cpuinfo, or "unknown CPU". */
+static void cpu_name(char *buf, size_t len) {
+  snprintf(buf, len, "unknown CPU");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[256];
+  while (fgets(line, sizeof line, f)) {
+    char *colon = strchr(line, ':');
+    if (strncmp(line, "model name", 10) || !colon) continue;
+    colon += 1 + (colon[1] == ' ');
+    colon[strcspn(colon, "\n")] = '\0';
+    snprintf(buf, len, "%s", colon);
+    break;
+  }
+  fclose(f);
+}
 
 static double median(double *v, int n) {
   for (int i = 1; i < n; i++)
@@ -248,6 +270,11 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   nn_blas_info(info, sizeof info);
   const char *ct = getenv("OPENBLAS_CORETYPE");
   bench_note(b, "%s; OPENBLAS_CORETYPE=%s", info, ct ? ct : "(unset)");
+  char cpu[128];
+  cpu_name(cpu, sizeof cpu);
+  const int bf16 = nn_bf16_supported();
+  bench_note(b, "CPU %s; bf16 forward %s", cpu,
+             bf16 ? "measured (AVX512_BF16)" : "not measured (no AVX512_BF16)");
   bench_note(b, "network %d-%dx%d-%d, %zu parameters, %.0f FLOP per position", NI, H, k->blocks, A,
              nn_param_count(c.net), nn_flops_per_position(k));
   const double fl = nn_flops_per_position(k);
@@ -266,6 +293,19 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     bench_figure(b, "nn", "forward_gflops", cpu * fl / 1e9, "GFLOP/s", extra);
     bench_figure(b, "nn", "sgemm_gflops", gcpu * fl / 1e9, "GFLOP/s", extra);
     bench_figure(b, "nn", "forward_sgemm_ratio", cpu / gcpu, "", extra);
+    if (!bf16) continue;
+    double bcpu, bwall;
+    if (nn_set_precision(c.net, NN_PRECISION_BF16, err, sizeof err) != 0) {
+      cli_fail(&cmd, 1, "%s", err);
+      goto out;
+    }
+    c.fn = run_forward;
+    measure(&c, &o, &bcpu, &bwall);
+    nn_set_precision(c.net, NN_PRECISION_FP32, err, sizeof err);
+    bench_figure(b, "nn", "forward_bf16_pos_per_s", bcpu, "1/s", extra);
+    bench_figure(b, "nn", "forward_bf16_pos_per_s_wall", bwall, "1/s", extra);
+    bench_figure(b, "nn", "forward_bf16_gflops", bcpu * fl / 1e9, "GFLOP/s", extra);
+    bench_figure(b, "nn", "bf16_fp32_ratio", bcpu / cpu, "", extra);
   }
 
   static const struct {
@@ -284,6 +324,15 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     measure(&c, &o, &cpu, &wall);
     snprintf(extra, sizeof extra, "\"batch\": 1, \"method\": \"%s\"", methods[i].name);
     bench_figure(b, "nn", "batch1_pos_per_s", cpu, "1/s", extra);
+  }
+  if (bf16) {
+    double cpu, wall;
+    nn_ws_set_small_path(c.ws, NN_SMALL_AUTO);
+    nn_set_precision(c.net, NN_PRECISION_BF16, err, sizeof err);
+    c.fn = run_forward1;
+    measure(&c, &o, &cpu, &wall);
+    nn_set_precision(c.net, NN_PRECISION_FP32, err, sizeof err);
+    bench_figure(b, "nn", "batch1_bf16_pos_per_s", cpu, "1/s", "\"batch\": 1");
   }
   nn_ws_set_small_path(c.ws, NN_SMALL_AUTO);
 
