@@ -46,6 +46,7 @@ typedef struct {
   float full_frac;    /* share of moves with the full budget */
   int record_every;   /* every N-th game's moves go to the record sink; 0: none */
   uint64_t seed;      /* run seed; worker w uses stream w */
+  int precision;      /* nn_precision of the workers' networks */
 } selfplay_params;
 
 /* Counters shared by all workers (atomics; read at any time). */
