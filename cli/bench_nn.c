@@ -35,6 +35,8 @@ typedef struct {
   int reps;
   int train_batch;
   int json;
+  char run[512];
+  int positions;
 } opts;
 
 #define O_(kind, name, F, ...) kind(name, opts, F, __VA_ARGS__)
@@ -47,6 +49,9 @@ static const kv_key nn_keys[] = {
     O_(KV_I, "reps", reps, 1, REPS_MAX, NULL, "repetitions (the median is reported)"),
     O_(KV_I, "train-batch", train_batch, 1, 4096, NULL, "batch of the training step"),
     O_(KV_B, "json", json, NULL, "one JSON object per figure and line"),
+    O_(KV_S, "run", run, NULL,
+       "DIR  instead: bf16 against fp32 on the positions of a run's replay buffer"),
+    O_(KV_I, "positions", positions, 1, 10000000, NULL, "positions compared with --run"),
 };
 #undef O_
 static const kv_table nn_table = KV_TABLE(nn_keys);
@@ -198,11 +203,12 @@ static void run_sgemm_train(ctx *c) {
 }
 
 int bench_nn(bench_out *b, int argc, char **argv) {
-  opts o = {nn_config_default(), 0.5, 5, 256, b->json};
+  opts o = {nn_config_default(), 0.5, 5, 256, b->json, "", 4096};
   cli_cmd cmd = {.name = "bench nn",
                  .synopsis =
                      "bench nn [--hidden N --blocks N --inputs N --actions N --seconds S "
-                     "--reps N --train-batch N] [--json]",
+                     "--reps N --train-batch N] [--json]\n"
+                     "       bench nn --run DIR [--positions N] [--json]",
                  .about =
                      "  Network forward and training throughput on one thread, against "
                      "plain sgemm.\n",
@@ -211,6 +217,14 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   int status;
   if (cli_parse(&cmd, argc, argv, &status)) return status;
   b->json = o.json;
+  if (o.run[0]) {
+#ifdef __EMSCRIPTEN__
+    return cli_fail(&cmd, 2, "--run: not in the WebAssembly build");
+#else
+    char e[1024];
+    return bench_nn_run(b, o.run, o.positions, e, sizeof e) ? cli_fail(&cmd, 1, "%s", e) : 0;
+#endif
+  }
   static const int batches[] = {1, 8, 32, 64, 256, 1024};
   const int nbatch = (int)(sizeof batches / sizeof batches[0]);
   int maxb = o.train_batch > 1024 ? o.train_batch : 1024;
