@@ -8,6 +8,7 @@
  *   batch1_pos_per_s    batch 1 by method (sgemm, sgemv, loop, auto)
  *   train_samples_per_s, train_samples_per_s_wall, train_gflops  batch 256
  *   train_sgemm_gflops, train_sgemm_ratio   the training step's GEMMs alone
+ *   bf16_available      1 if the CPU has AVX512_BF16, with the CPU's name
  * Where the CPU has AVX512_BF16, the same net in bf16 (nn_set_precision),
  * measured in the same run right after the fp32 figures of each batch:
  *   forward_bf16_pos_per_s, forward_bf16_pos_per_s_wall, forward_bf16_gflops
@@ -17,6 +18,7 @@
 #include "cli/cli.h"
 
 #include "base/base.h"
+#include "base/json.h"
 #include "nn/nn.h"
 
 #ifdef NN_PORTABLE_BLAS
@@ -73,21 +75,24 @@ typedef struct ctx {
   float *buf[6]; /* plain-sgemm buffers */
 } ctx;
 
-/* The CPU's name from /proc/cpuinfo, or "unknown CPU". */
+/* The CPU from /proc/cpuinfo: "AMD EPYC (family 26 model 2)", or "unknown
+ * CPU". Virtual machines often report a bare brand name, so family and
+ * model say which generation ran the figures. */
 static void cpu_name(char *buf, size_t len) {
-  snprintf(buf, len, "unknown CPU");
+  char name[128] = "unknown CPU", fam[16] = "?", model[16] = "?", line[256];
   FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f) return;
-  char line[256];
-  while (fgets(line, sizeof line, f)) {
-    char *colon = strchr(line, ':');
-    if (strncmp(line, "model name", 10) || !colon) continue;
-    colon += 1 + (colon[1] == ' ');
-    colon[strcspn(colon, "\n")] = '\0';
-    snprintf(buf, len, "%s", colon);
-    break;
+  while (f && fgets(line, sizeof line, f)) {
+    char *v = strchr(line, ':');
+    if (!v) continue;
+    v += 1 + (v[1] == ' ');
+    v[strcspn(v, "\n")] = '\0';
+    if (!strncmp(line, "model name", 10)) snprintf(name, sizeof name, "%s", v);
+    if (!strncmp(line, "cpu family", 10)) snprintf(fam, sizeof fam, "%s", v);
+    if (!strncmp(line, "model\t", 6)) snprintf(model, sizeof model, "%s", v);
+    if (line[0] == '\n' || !line[0]) break; /* the first processor is enough */
   }
-  fclose(f);
+  if (f) fclose(f);
+  snprintf(buf, len, "%s (family %s model %s)", name, fam, model);
 }
 
 static double median(double *v, int n) {
@@ -284,11 +289,17 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   nn_blas_info(info, sizeof info);
   const char *ct = getenv("OPENBLAS_CORETYPE");
   bench_note(b, "%s; OPENBLAS_CORETYPE=%s", info, ct ? ct : "(unset)");
-  char cpu[128];
+  char cpu[192];
   cpu_name(cpu, sizeof cpu);
   const int bf16 = nn_bf16_supported();
   bench_note(b, "CPU %s; bf16 forward %s", cpu,
              bf16 ? "measured (AVX512_BF16)" : "not measured (no AVX512_BF16)");
+  {
+    char q[6 * sizeof cpu + 2], ex[sizeof q + 16];
+    json_quote(q, sizeof q, cpu);
+    snprintf(ex, sizeof ex, "\"cpu\": %s", q);
+    bench_figure(b, "nn", "bf16_available", bf16, "", ex); /* the JSON's record of the CPU */
+  }
   bench_note(b, "network %d-%dx%d-%d, %zu parameters, %.0f FLOP per position", NI, H, k->blocks, A,
              nn_param_count(c.net), nn_flops_per_position(k));
   const double fl = nn_flops_per_position(k);
