@@ -6,12 +6,14 @@
  * Why a hand kernel rather than oneDNN: Debian's oneDNN 2.6 bf16 matmul
  * (its avx512_core_bf16 brgemm, one primitive per layer and batch size,
  * weights pre-reordered, all activations bf16, bias/ReLU/skip as post-ops)
- * was timed against this path in one process (scripts/bench_onednn.c): at
- * batch 64..1024 the two are within 5% of each other; at batch 1 and 8
- * oneDNN is about 1.25x slower (per-call overhead). Self-play batches are
- * often small or ragged, oneDNN's primitives are made per shape, it keeps
- * the residual stream in bf16 where this path keeps fp32, and it would
- * add a dependency (and an OpenMP runtime) to the project.
+ * was timed against this path in one process (scripts/bench_onednn.c, three
+ * runs): at batch 1 and 8 oneDNN is 1.16-1.30x slower (per-call overhead),
+ * at 32 and 64 they tie, at 256 and 1024 oneDNN is 0-13% faster. Self-play
+ * and gating batches are often small or ragged (the leaves of the games
+ * still running), a search agent evaluates one position at a time,
+ * oneDNN's primitives are made per shape, it keeps the residual stream in
+ * bf16 where this path keeps fp32, and it would add a dependency (and an
+ * OpenMP runtime). Both are 3.5-4x fp32 sgemm at batch 256.
  *
  * Layout of a packed weight W (K x N, row-major fp32 in the net): columns in
  * panels of 32 (the last panel 16 wide when N % 32 is 1..16), K rounded up to
