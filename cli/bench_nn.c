@@ -8,10 +8,17 @@
  *   batch1_pos_per_s    batch 1 by method (sgemm, sgemv, loop, auto)
  *   train_samples_per_s, train_samples_per_s_wall, train_gflops  batch 256
  *   train_sgemm_gflops, train_sgemm_ratio   the training step's GEMMs alone
+ *   bf16_available      1 if the CPU has AVX512_BF16, with the CPU's name
+ * Where the CPU has AVX512_BF16, the same net in bf16 (nn_set_precision),
+ * measured in the same run right after the fp32 figures of each batch:
+ *   forward_bf16_pos_per_s, forward_bf16_pos_per_s_wall, forward_bf16_gflops
+ *   bf16_fp32_ratio     forward_bf16_pos_per_s / forward_pos_per_s, per batch
+ *   batch1_bf16_pos_per_s  batch 1 (auto: the bf16 batched kernel)
  * One thread, as in the workers. */
 #include "cli/cli.h"
 
 #include "base/base.h"
+#include "base/json.h"
 #include "nn/nn.h"
 
 #ifdef NN_PORTABLE_BLAS
@@ -30,6 +37,8 @@ typedef struct {
   int reps;
   int train_batch;
   int json;
+  char run[512];
+  int positions;
 } opts;
 
 #define O_(kind, name, F, ...) kind(name, opts, F, __VA_ARGS__)
@@ -42,6 +51,9 @@ static const kv_key nn_keys[] = {
     O_(KV_I, "reps", reps, 1, REPS_MAX, NULL, "repetitions (the median is reported)"),
     O_(KV_I, "train-batch", train_batch, 1, 4096, NULL, "batch of the training step"),
     O_(KV_B, "json", json, NULL, "one JSON object per figure and line"),
+    O_(KV_S, "run", run, NULL,
+       "DIR  instead: bf16 against fp32 on the positions of a run's replay buffer"),
+    O_(KV_I, "positions", positions, 1, 10000000, NULL, "positions compared with --run"),
 };
 #undef O_
 static const kv_table nn_table = KV_TABLE(nn_keys);
@@ -62,6 +74,26 @@ typedef struct ctx {
   int pool;
   float *buf[6]; /* plain-sgemm buffers */
 } ctx;
+
+/* The CPU from /proc/cpuinfo: "AMD EPYC (family 26 model 2)", or "unknown
+ * CPU". Virtual machines often report a bare brand name, so family and
+ * model say which generation ran the figures. */
+static void cpu_name(char *buf, size_t len) {
+  char name[128] = "unknown CPU", fam[16] = "?", model[16] = "?", line[256];
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  while (f && fgets(line, sizeof line, f)) {
+    char *v = strchr(line, ':');
+    if (!v) continue;
+    v += 1 + (v[1] == ' ');
+    v[strcspn(v, "\n")] = '\0';
+    if (!strncmp(line, "model name", 10)) snprintf(name, sizeof name, "%s", v);
+    if (!strncmp(line, "cpu family", 10)) snprintf(fam, sizeof fam, "%s", v);
+    if (!strncmp(line, "model\t", 6)) snprintf(model, sizeof model, "%s", v);
+    if (line[0] == '\n' || !line[0]) break; /* the first processor is enough */
+  }
+  if (f) fclose(f);
+  snprintf(buf, len, "%s (family %s model %s)", name, fam, model);
+}
 
 static double median(double *v, int n) {
   for (int i = 1; i < n; i++)
@@ -176,11 +208,12 @@ static void run_sgemm_train(ctx *c) {
 }
 
 int bench_nn(bench_out *b, int argc, char **argv) {
-  opts o = {nn_config_default(), 0.5, 5, 256, b->json};
+  opts o = {nn_config_default(), 0.5, 5, 256, b->json, "", 4096};
   cli_cmd cmd = {.name = "bench nn",
                  .synopsis =
                      "bench nn [--hidden N --blocks N --inputs N --actions N --seconds S "
-                     "--reps N --train-batch N] [--json]",
+                     "--reps N --train-batch N] [--json]\n"
+                     "       bench nn --run DIR [--positions N] [--json]",
                  .about =
                      "  Network forward and training throughput on one thread, against "
                      "plain sgemm.\n",
@@ -189,6 +222,14 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   int status;
   if (cli_parse(&cmd, argc, argv, &status)) return status;
   b->json = o.json;
+  if (o.run[0]) {
+#ifdef __EMSCRIPTEN__
+    return cli_fail(&cmd, 2, "--run: not in the WebAssembly build");
+#else
+    char e[1024];
+    return bench_nn_run(b, o.run, o.positions, e, sizeof e) ? cli_fail(&cmd, 1, "%s", e) : 0;
+#endif
+  }
   static const int batches[] = {1, 8, 32, 64, 256, 1024};
   const int nbatch = (int)(sizeof batches / sizeof batches[0]);
   int maxb = o.train_batch > 1024 ? o.train_batch : 1024;
@@ -248,6 +289,17 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   nn_blas_info(info, sizeof info);
   const char *ct = getenv("OPENBLAS_CORETYPE");
   bench_note(b, "%s; OPENBLAS_CORETYPE=%s", info, ct ? ct : "(unset)");
+  char cpu[192];
+  cpu_name(cpu, sizeof cpu);
+  const int bf16 = nn_bf16_supported();
+  bench_note(b, "CPU %s; bf16 forward %s", cpu,
+             bf16 ? "measured (AVX512_BF16)" : "not measured (no AVX512_BF16)");
+  {
+    char q[6 * sizeof cpu + 2], ex[sizeof q + 16];
+    json_quote(q, sizeof q, cpu);
+    snprintf(ex, sizeof ex, "\"cpu\": %s", q);
+    bench_figure(b, "nn", "bf16_available", bf16, "", ex); /* the JSON's record of the CPU */
+  }
   bench_note(b, "network %d-%dx%d-%d, %zu parameters, %.0f FLOP per position", NI, H, k->blocks, A,
              nn_param_count(c.net), nn_flops_per_position(k));
   const double fl = nn_flops_per_position(k);
@@ -266,6 +318,19 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     bench_figure(b, "nn", "forward_gflops", cpu * fl / 1e9, "GFLOP/s", extra);
     bench_figure(b, "nn", "sgemm_gflops", gcpu * fl / 1e9, "GFLOP/s", extra);
     bench_figure(b, "nn", "forward_sgemm_ratio", cpu / gcpu, "", extra);
+    if (!bf16) continue;
+    double bcpu, bwall;
+    if (nn_set_precision(c.net, NN_PRECISION_BF16, err, sizeof err) != 0) {
+      cli_fail(&cmd, 1, "%s", err);
+      goto out;
+    }
+    c.fn = run_forward;
+    measure(&c, &o, &bcpu, &bwall);
+    nn_set_precision(c.net, NN_PRECISION_FP32, err, sizeof err);
+    bench_figure(b, "nn", "forward_bf16_pos_per_s", bcpu, "1/s", extra);
+    bench_figure(b, "nn", "forward_bf16_pos_per_s_wall", bwall, "1/s", extra);
+    bench_figure(b, "nn", "forward_bf16_gflops", bcpu * fl / 1e9, "GFLOP/s", extra);
+    bench_figure(b, "nn", "bf16_fp32_ratio", bcpu / cpu, "", extra);
   }
 
   static const struct {
@@ -284,6 +349,15 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     measure(&c, &o, &cpu, &wall);
     snprintf(extra, sizeof extra, "\"batch\": 1, \"method\": \"%s\"", methods[i].name);
     bench_figure(b, "nn", "batch1_pos_per_s", cpu, "1/s", extra);
+  }
+  if (bf16) {
+    double cpu, wall;
+    nn_ws_set_small_path(c.ws, NN_SMALL_AUTO);
+    nn_set_precision(c.net, NN_PRECISION_BF16, err, sizeof err);
+    c.fn = run_forward1;
+    measure(&c, &o, &cpu, &wall);
+    nn_set_precision(c.net, NN_PRECISION_FP32, err, sizeof err);
+    bench_figure(b, "nn", "batch1_bf16_pos_per_s", cpu, "1/s", "\"batch\": 1");
   }
   nn_ws_set_small_path(c.ws, NN_SMALL_AUTO);
 

@@ -111,6 +111,8 @@ void bench_note(bench_out *b, const char *fmt, ...) __attribute__((format(printf
  * them, which sets b->json) and returns an exit status. */
 int bench_engine(bench_out *b, int argc, char **argv);
 int bench_nn(bench_out *b, int argc, char **argv);
+/* bf16 against fp32 on the positions of run DIR's replay buffer (bench_nn_run.c). */
+int bench_nn_run(bench_out *b, const char *dir, int positions, char *err, size_t errlen);
 int bench_search(bench_out *b, int argc, char **argv);
 int bench_egdb(bench_out *b, int argc, char **argv);
 

@@ -154,6 +154,7 @@ nn_net *nn_create(const nn_config *c, uint64_t seed, char *err, size_t errlen) {
 
 void nn_free(nn_net *n) {
   if (!n) return;
+  nn_bf16_free(n->bf16);
   free(n->params);
   free(n->tensors);
   free(n);
@@ -162,13 +163,17 @@ void nn_free(nn_net *n) {
 int nn_copy(nn_net *dst, const nn_net *src) {
   if (!nn_config_equal(&dst->cfg, &src->cfg)) return -1;
   if (dst != src) memcpy(dst->params, src->params, src->n_params * sizeof(float));
+  nn_bf16_refresh(dst); /* a promoted net is converted here, once */
   return 0;
 }
 
 nn_config nn_config_of(const nn_net *n) { return n->cfg; }
 size_t nn_param_count(const nn_net *n) { return n->n_params; }
 const float *nn_params(const nn_net *n) { return n->params; }
-float *nn_params_mut(nn_net *n) { return n->params; }
+float *nn_params_mut(nn_net *n) {
+  n->bf16_fresh = 0; /* the caller may write: fp32 until re-converted */
+  return n->params;
+}
 int nn_tensor_count(const nn_net *n) { return n->n_tensors; }
 const nn_tensor *nn_tensor_at(const nn_net *n, int i) {
   return i >= 0 && i < n->n_tensors ? &n->tensors[i] : NULL;
@@ -188,7 +193,8 @@ nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err, size_t errlen) {
   size_t B = (size_t)max_batch, H = (size_t)c->hidden, A = (size_t)c->n_actions, O = A + 2;
   size_t nact = 1 + 2 * (size_t)c->blocks;
   size_t nz = H > (size_t)c->n_in ? H : (size_t)c->n_in;
-  size_t sz[8] = {
+  size_t Hp = (H + 1) & ~(size_t)1, Ip = ((size_t)c->n_in + 1) & ~(size_t)1;
+  size_t sz[10] = {
       up64(nact * B * H * sizeof(float)),                   /* act */
       up64(B * O * sizeof(float)),                          /* head */
       up64(B * A * sizeof(float)),                          /* prob */
@@ -197,9 +203,11 @@ nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err, size_t errlen) {
       up64(B * O * sizeof(float)),                          /* dhead */
       up64((2 * H + O + (size_t)c->n_in) * sizeof(double)), /* dvec */
       up64(nz * sizeof(int)),                               /* nz */
+      up64(B * (Ip > Hp ? Ip : Hp) * sizeof(uint16_t)),     /* bf_in */
+      up64(B * Hp * sizeof(uint16_t)),                      /* bf_a */
   };
   size_t total = 0;
-  for (int i = 0; i < 8; i++) total += sz[i];
+  for (int i = 0; i < 10; i++) total += sz[i];
   nn_ws *ws = calloc(1, sizeof *ws);
   char *mem = ws ? alloc64(total) : NULL;
   if (!mem) {
@@ -219,7 +227,9 @@ nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err, size_t errlen) {
   ws->g2 = (float *)p, p += sz[4];
   ws->dhead = (float *)p, p += sz[5];
   ws->dvec = (double *)p, p += sz[6];
-  ws->nz = (int *)p;
+  ws->nz = (int *)p, p += sz[7];
+  ws->bf_in = (uint16_t *)p, p += sz[8];
+  ws->bf_a = (uint16_t *)p;
   return ws;
 }
 
@@ -384,9 +394,13 @@ static void head_outputs(const nn_ws *ws, const uint32_t *legal, int B, float *p
 int nn_forward(const nn_net *n, nn_ws *ws, const float *x, const uint32_t *legal, int batch,
                float *policy, float *value, float *score) {
   if (!ws_fits(n, ws, batch)) return -1;
-  if (batch == 1 && ws->small != NN_SMALL_SGEMM)
+  const int bf16 = nn_precision_of(n) == NN_PRECISION_BF16;
+  /* A batch of one in bf16: the batched kernel beat the fp32 loop by about
+   * 10% (BENCHMARKS.md), so AUTO takes it there. */
+  if (batch == 1 && (ws->small == NN_SMALL_SGEMV || ws->small == NN_SMALL_LOOP ||
+                     (ws->small == NN_SMALL_AUTO && !bf16)))
     forward_one(n, ws, x, ws->small == NN_SMALL_SGEMV);
-  else
+  else if (!bf16 || nn_bf16_forward(n, ws, x, batch) != 0)
     forward_batch(n, ws, x, batch, 0);
   head_outputs(ws, legal, batch, policy, value, score);
   return 0;
@@ -632,6 +646,7 @@ int nn_train_step(nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, const uin
     nn_k_adam(n->params + o, t->grad + o, t->m + o, t->v + o, cnt, gscale, lr,
               tn->decay ? p->weight_decay : 0.0f, p->beta1, p->beta2, bc1, bc2, p->eps);
   }
+  n->bf16_fresh = 0; /* re-packing every step would tax training */
   if (losses) *losses = L;
   return 0;
 }

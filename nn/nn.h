@@ -90,6 +90,34 @@ float *nn_params_mut(nn_net *n);
 int nn_tensor_count(const nn_net *n);
 const nn_tensor *nn_tensor_at(const nn_net *n, int i);
 
+/* ---- Precision -------------------------------------------------------------
+ * nn_forward can run the dense layers in bfloat16 (AVX512_BF16: bf16 weights
+ * and activations, fp32 accumulation, bias, skip connections and heads in
+ * fp32); training always works on the fp32 parameters. The bf16 weights are
+ * a packed copy owned by the net, made by nn_set_precision (it writes the
+ * net: call it when a net is loaded or promoted, never while others
+ * evaluate it). nn_copy (as dst), nn_load_into and nn_checkpoint_load
+ * re-pack a bf16 net's copy; nn_train_step and nn_params_mut make it stale,
+ * and a stale net evaluates in fp32 until nn_set_precision is called again,
+ * so results never come from outdated weights. */
+typedef enum {
+  NN_PRECISION_AUTO = 0, /* bf16 where the CPU has AVX512_BF16, else fp32 */
+  NN_PRECISION_FP32,
+  NN_PRECISION_BF16 /* refused (-1) where the CPU or build lacks it */
+} nn_precision;
+
+/* 1 if this build and CPU can run the bf16 path. */
+int nn_bf16_supported(void);
+/* Tests: allowed = 0 makes nn_bf16_supported() 0, as on a CPU without
+ * AVX512_BF16 (AUTO then picks fp32, BF16 is refused). Process-wide. */
+void nn_bf16_allow(int allowed);
+/* Sets what nn_forward uses for n, converting the weights now for bf16. */
+int nn_set_precision(nn_net *n, nn_precision p, char *err, size_t errlen);
+/* What nn_forward uses for n now: NN_PRECISION_FP32 or NN_PRECISION_BF16. */
+nn_precision nn_precision_of(const nn_net *n);
+/* "auto", "fp32", "bf16". */
+const char *nn_precision_name(nn_precision p);
+
 /* ---- Workspace and forward pass ------------------------------------------- */
 typedef struct nn_ws nn_ws;
 
@@ -101,8 +129,10 @@ void nn_ws_free(nn_ws *ws);
 int nn_ws_max_batch(const nn_ws *ws);
 
 /* How nn_forward evaluates a batch of one position. AUTO is the fastest
- * measured on x86-64 with AVX-512 (LOOP, which also skips the zero
- * activations); the others exist for benchmarks and tests. */
+ * measured on x86-64 with AVX-512: LOOP (which also skips the zero
+ * activations) for an fp32 net, the batched kernel for a bf16 net; SGEMM
+ * is the batched path in the net's precision, SGEMV and LOOP always fp32.
+ * The others exist for benchmarks and tests. */
 typedef enum {
   NN_SMALL_AUTO = 0,
   NN_SMALL_SGEMM, /* the batched path with batch 1 */

@@ -18,28 +18,39 @@
 #define NN_T_HEAD_W(blocks) (2 + 4 * (blocks))
 #define NN_T_HEAD_B(blocks) (3 + 4 * (blocks))
 
+/* A weight matrix K x N packed for the bf16 kernel (layout in nn_bf16.c). */
+typedef struct {
+  int K, N;
+  uint16_t *w;
+} nn_bf16_mat;
+struct nn_bf16;
+
 struct nn_net {
   nn_config cfg;
   size_t n_params;
   float *params; /* n_params floats, 64-byte aligned, tensor-table order */
   int n_tensors;
-  nn_tensor *tensors; /* n_tensors entries */
+  nn_tensor *tensors;   /* n_tensors entries */
+  struct nn_bf16 *bf16; /* packed bf16 weights when the precision is bf16 */
+  int bf16_fresh;       /* 1: bf16 matches params (writers clear or refresh it) */
 };
 
 struct nn_ws {
   nn_config cfg;
   int max_batch;
   nn_small_path small;
-  float *act;   /* (1 + 2 * blocks) x max_batch x H: a_0, u_0, a_1, u_1, ... */
-  float *head;  /* max_batch x (A + 2): raw head outputs */
-  float *prob;  /* max_batch x A: policy probabilities (training) */
-  float *g1;    /* max_batch x H: backward gradient */
-  float *g2;    /* max_batch x max(H, A + 2): backward gradient, and
+  float *act;      /* (1 + 2 * blocks) x max_batch x H: a_0, u_0, a_1, u_1, ... */
+  float *head;     /* max_batch x (A + 2): raw head outputs */
+  float *prob;     /* max_batch x A: policy probabilities (training) */
+  float *g1;       /* max_batch x H: backward gradient */
+  float *g2;       /* max_batch x max(H, A + 2): backward gradient, and
                      scratch for transposed products in the forward pass */
-  float *dhead; /* max_batch x (A + 2): loss gradient at the head */
-  double *dvec; /* 2 * H + A + 2 + n_in: one row in double (naive path) */
-  int *nz;      /* max(H, n_in) indices of non-zero inputs (batch-1 loop) */
-  void *mem;    /* the one allocation behind the float buffers */
+  float *dhead;    /* max_batch x (A + 2): loss gradient at the head */
+  double *dvec;    /* 2 * H + A + 2 + n_in: one row in double (naive path) */
+  int *nz;         /* max(H, n_in) indices of non-zero inputs (batch-1 loop) */
+  uint16_t *bf_in; /* max_batch x max(n_in, H) rounded up to even: bf16 layer input */
+  uint16_t *bf_a;  /* max_batch x H rounded up to even: bf16 copy of the stream */
+  void *mem;       /* the one allocation behind the float buffers */
 };
 
 struct nn_trainer {
@@ -58,6 +69,13 @@ int nn_config_check(const nn_config *c, char *err, size_t errlen);
 int nn_config_equal(const nn_config *a, const nn_config *b);
 /* Whole-net allocation helper used by nn_create and the loaders. */
 nn_net *nn_alloc(const nn_config *c, char *err, size_t errlen);
+
+/* ---- bf16 path (nn_bf16.c) ---------------------------------------------- */
+void nn_bf16_free(struct nn_bf16 *b);
+/* Re-packs the bf16 weights from params (if the net has them); fresh again. */
+void nn_bf16_refresh(nn_net *n);
+/* The trunk and head into ws->head in bf16; -1 if the net is not in bf16. */
+int nn_bf16_forward(const nn_net *n, nn_ws *ws, const float *x, int batch);
 
 /* ---- Kernels (nn_kern.c): the elementwise passes around the GEMMs, written
  * with vector extensions and compiled for several instruction sets. ------- */

@@ -7,13 +7,24 @@
 
 #include "search/agent_internal.h"
 
-int agent_network_open(agent_network *n, const agent *a, const char *weights, char *err,
-                       size_t errlen) {
+const char *const agent_precision_names[] = {"auto", "fp32", "bf16", NULL};
+
+int agent_network_open(agent_network *n, const agent *a, const char *weights, int precision,
+                       char *err, size_t errlen) {
   if (!weights[0]) {
     errf(err, errlen, "agent %s needs weights=FILE", a->kind->kind);
     return -1;
   }
+  if (precision == NN_PRECISION_BF16 && !nn_bf16_supported()) {
+    errf(err, errlen,
+         "agent %s: precision=bf16 needs a CPU with AVX512_BF16, which this one lacks "
+         "(precision=auto or fp32 run anywhere)",
+         a->kind->kind);
+    return -1;
+  }
   n->net = mcts_nn_load(&a->g, weights, err, errlen);
+  /* Converted once here; the evaluator only reads the net. */
+  if (n->net && nn_set_precision(n->net, (nn_precision)precision, err, errlen)) return -1;
   if (n->net) n->ev = mcts_nn_create(&a->g, n->net, 1, err, errlen);
   return n->ev ? 0 : -1;
 }
@@ -36,6 +47,7 @@ typedef struct {
   char weights[256];
   int sample;
   double temp, score_scale;
+  int precision;
 } net_opts;
 
 static const kv_key net_keys[] = {
@@ -43,6 +55,7 @@ static const kv_key net_keys[] = {
     KV_B("sample", net_opts, sample, "0", "1: sample a move instead of the most likely"),
     KV_D("temp", net_opts, temp, 0.01, 100, "1", "sampling temperature"),
     AGENT_SCORE_SCALE_KEY(net_opts, score_scale),
+    AGENT_PRECISION_KEY(net_opts, precision),
 };
 static const kv_table net_table = KV_TABLE(net_keys);
 
@@ -71,7 +84,7 @@ static int net_create(agent *a, int argc, char *const *argv, char *err, size_t e
   n->sample = o.sample;
   n->temp = o.temp;
   n->nw.score_scale = o.score_scale;
-  if (agent_network_open(&n->nw, a, o.weights, err, errlen)) {
+  if (agent_network_open(&n->nw, a, o.weights, o.precision, err, errlen)) {
     net_free_parts(n);
     return -1;
   }

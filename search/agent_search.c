@@ -15,6 +15,7 @@ typedef struct {
   int rollouts;
   char weights[256];
   double score_scale;
+  int precision;
 } search_opts;
 
 static const kv_key mcts_keys[] = {
@@ -23,6 +24,7 @@ static const kv_key mcts_keys[] = {
 static const kv_key zero_keys[] = {
     KV_S("weights", search_opts, weights, "", "the network's weight file"),
     AGENT_SCORE_SCALE_KEY(search_opts, score_scale),
+    AGENT_PRECISION_KEY(search_opts, precision),
 };
 static const kv_table mcts_opts = KV_TABLE(mcts_keys), zero_opts = KV_TABLE(zero_keys);
 
@@ -55,7 +57,8 @@ static int search_create(agent *a, int argc, char *const *argv, mcts_params p, c
   mcts_eval ev = {NULL, NULL, 0};
   if (own == &zero_opts) {
     s->net.score_scale = o.score_scale;
-    if (agent_network_open(&s->net, a, o.weights, err, errlen) == 0) ev = mcts_nn_eval(s->net.ev);
+    if (agent_network_open(&s->net, a, o.weights, o.precision, err, errlen) == 0)
+      ev = mcts_nn_eval(s->net.ev);
   } else {
     s->ro = mcts_rollout_create(o.rollouts, rng_u64(&a->rng), err, errlen);
     if (s->ro) ev = mcts_rollout_eval(s->ro);

@@ -58,6 +58,8 @@ START_TEST(bad_specs_name_the_culprit) {
              {"chess", "chess"},
              {"mcts sims=5 sims=6", "'sims' given twice"},
              {"net sample=2 weights=x", "bad value '2' for sample"},
+             {"net weights=x precision=fp16", "bad value 'fp16' for precision"},
+             {"zero weights=x precision=", "precision"},
              {"alphabeta depth=4 time=1e999", "bad value '1e999' for time"},
              /* A zero or negative limit would search for ever. */
              {"alphabeta time=0", "bad value '0' for time"},
@@ -255,6 +257,8 @@ START_TEST(network_agents_predict_the_margin) {
   game_start(&G, &p);
   ck_assert_int_eq(game_play(&G, &p, 2) >= 0, 1);
   float score;
+  /* The agents' default precision is auto: the reference evaluates alike. */
+  ck_assert_int_eq(nn_set_precision(net, NN_PRECISION_AUTO, err, sizeof err), 0);
   ck_assert_int_eq(mcts_nn_score(ev, &p, &score), 0);
   const char *kinds[] = {"net weights=%s", "net weights=%s score_scale=2.5",
                          "zero weights=%s sims=16", "zero weights=%s sims=16 score_scale=40"};
@@ -283,6 +287,62 @@ START_TEST(network_agents_predict_the_margin) {
 }
 END_TEST
 
+/* precision= reaches the agent's network: its margin is bit for bit the
+ * score of the same net evaluated in that precision. bf16 on a CPU without
+ * AVX512_BF16 (simulated) is refused naming the setting; auto falls back. */
+START_TEST(network_agents_precision) {
+  configure_game("oware", NULL);
+  char path[64], spec[160], err[256];
+  snprintf(path, sizeof path, "%s/sowzero-test-prec-%d.weights", test_tmp(), (int)getpid());
+  save_tiny_net(&G, path);
+  nn_net *net = mcts_nn_load(&G, path, err, sizeof err);
+  ck_assert_msg(net != NULL, "%s", err);
+  mcts_nn *ev = mcts_nn_create(&G, net, 1, err, sizeof err);
+  game_pos p;
+  game_start(&G, &p);
+  ck_assert_int_eq(game_play(&G, &p, 3) >= 0, 1);
+  const nn_precision precs[] = {NN_PRECISION_FP32, NN_PRECISION_BF16};
+  const char *names[] = {"fp32", "bf16"};
+  float ref[2] = {0, 0};
+  for (int k = 0; k < 2; k++) {
+    if (precs[k] == NN_PRECISION_BF16 && !nn_bf16_supported()) continue;
+    ck_assert_int_eq(nn_set_precision(net, precs[k], err, sizeof err), 0);
+    ck_assert_int_eq(mcts_nn_score(ev, &p, &ref[k]), 0);
+    for (int z = 0; z < 2; z++) {
+      snprintf(spec, sizeof spec,
+               z ? "zero weights=%s sims=8 precision=%s" : "net weights=%s precision=%s", path,
+               names[k]);
+      agent *a = agent_create(&G, spec, 1, err, sizeof err);
+      ck_assert_msg(a != NULL, "%s: %s", spec, err);
+      agent_analysis an;
+      ck_assert_int_eq(agent_analyze(a, &p, NULL, &an), 0);
+      ck_assert_msg(an.margin == (float)(ref[k] * 10.0), "%s: margin %g, net in %s %g", spec,
+                    an.margin, names[k], ref[k] * 10.0);
+      agent_free(a);
+    }
+  }
+  if (nn_bf16_supported()) ck_assert_msg(ref[0] != ref[1], "fp32 and bf16 scores both %g", ref[0]);
+  nn_bf16_allow(0);
+  for (int z = 0; z < 2; z++) {
+    snprintf(spec, sizeof spec, "%s weights=%s precision=bf16", z ? "zero" : "net", path);
+    err[0] = 0;
+    ck_assert_ptr_null(agent_create(&G, spec, 1, err, sizeof err));
+    ck_assert_msg(strstr(err, "precision=bf16") && strstr(err, "AVX512_BF16"), "%s", err);
+    snprintf(spec, sizeof spec, "%s weights=%s precision=auto", z ? "zero" : "net", path);
+    agent *a = agent_create(&G, spec, 1, err, sizeof err);
+    ck_assert_msg(a != NULL, "%s: %s", spec, err);
+    agent_analysis an;
+    ck_assert_int_eq(agent_analyze(a, &p, NULL, &an), 0);
+    ck_assert(an.margin == (float)(ref[0] * 10.0)); /* fp32 */
+    agent_free(a);
+  }
+  nn_bf16_allow(1);
+  mcts_nn_free(ev);
+  nn_free(net);
+  unlink(path);
+}
+END_TEST
+
 static Suite *agents_suite(void) {
   Suite *s = suite_create("agents");
   TCase *t = tcase_create("core");
@@ -295,6 +355,7 @@ static Suite *agents_suite(void) {
   tcase_add_test(t, reseed_replays_a_game);
   tcase_add_test(t, network_agents);
   tcase_add_test(t, network_agents_predict_the_margin);
+  tcase_add_test(t, network_agents_precision);
   suite_add_tcase(s, t);
   return s;
 }

@@ -198,6 +198,8 @@ START_TEST(bench_refusals) {
       {{"bench", "search", "--no-nn=1"}, 2, {"--no-nn", "no value"}},
       {{"bench", "all", "--reps", "3"}, 2, {"--reps", "one benchmark"}},
       {{"bench", "--json", "engine"}, 2, {"'engine'", "comes first"}},
+      {{"bench", "nn", "--run", "/nonexistent/run"}, 1, {"/nonexistent/run/config.ini"}},
+      {{"bench", "nn", "--run", "x", "--positions", "0"}, 2, {"'0'", "--positions"}},
   };
   CHECK_ROWS(rows);
 }

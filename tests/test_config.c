@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "nn/nn.h"
 #include "tests/testutil.h"
 #include "trainer/config.h"
 
@@ -85,7 +86,10 @@ END_TEST
 
 START_TEST(bad_configs_name_the_culprit) {
   ck_assert_str_eq(cfg_error("[network]\nwidth = 3\n", 0, NULL),
-                   "x.ini:2: network.width: unknown key (known in [network]: hidden, blocks)");
+                   "x.ini:2: network.width: unknown key (known in [network]: hidden, blocks, "
+                   "precision)");
+  ck_assert_str_eq(cfg_error("[network]\nprecision = fp16\n", 0, NULL),
+                   "x.ini:2: network.precision: bad value 'fp16' (one of: auto, fp32, bf16)");
   ck_assert_str_eq(cfg_error("[network]\nhidden = wide\n", 0, NULL),
                    "x.ini:2: network.hidden: bad value 'wide' (an integer 8..4096)");
   ck_assert_str_eq(cfg_error("[learner]\nbatch = 2.5\n", 0, NULL),
@@ -124,6 +128,39 @@ START_TEST(bad_configs_name_the_culprit) {
   char err[512];
   ck_assert_int_eq(config_load(&c, "/nonexistent/c.ini", 0, NULL, err, sizeof err), -1);
   ck_assert_str_eq(err, "/nonexistent/c.ini: cannot open: No such file or directory");
+  remove(cfg_path);
+}
+END_TEST
+
+/* precision: the three values in nn_precision order; bf16 where the CPU
+ * lacks it (simulated) is refused naming file, line and key, or the
+ * override; auto and fp32 load anywhere. */
+START_TEST(precision_setting) {
+  train_config c;
+  char err[1024];
+  const char *names[] = {"auto", "fp32", "bf16"};
+  const nn_precision want[] = {NN_PRECISION_AUTO, NN_PRECISION_FP32, NN_PRECISION_BF16};
+  config_defaults(&c);
+  ck_assert_int_eq(c.precision, NN_PRECISION_AUTO);
+  for (int i = 0; i < 3; i++) {
+    if (want[i] == NN_PRECISION_BF16 && !nn_bf16_supported()) continue;
+    char text[64];
+    snprintf(text, sizeof text, "[network]\nprecision = %s\n", names[i]);
+    ck_assert_msg(config_load(&c, write_cfg(text), 0, NULL, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(c.precision, want[i]);
+  }
+  nn_bf16_allow(0);
+  ck_assert_str_eq(cfg_error("[run]\nseed = 3\n[network]\nprecision = bf16\n", 0, NULL),
+                   "x.ini:4: network.precision: bf16 needs a CPU with AVX512_BF16, which this one "
+                   "lacks (auto and fp32 run anywhere)");
+  char *over[] = {"network.precision=bf16"};
+  ck_assert_str_eq(cfg_error("", 1, over),
+                   "override network.precision: bf16 needs a CPU with AVX512_BF16, which this one "
+                   "lacks (auto and fp32 run anywhere)");
+  ck_assert_str_eq(cfg_error("[network]\nprecision = auto\n", 0, NULL), "");
+  nn_bf16_allow(1);
+  /* A resume may change it: it belongs to the machine, not the run. */
+  ck_assert_int_eq(config_resumable("network.precision"), 1);
   remove(cfg_path);
 }
 END_TEST
@@ -206,6 +243,7 @@ Suite *config_suite(void) {
   tcase_add_test(c, values_and_overrides);
   tcase_add_test(c, bad_configs_name_the_culprit);
   tcase_add_test(c, bad_anchors_fail_at_load);
+  tcase_add_test(c, precision_setting);
   tcase_add_test(c, configs_compare_key_by_key);
   suite_add_tcase(s, c);
   return s;

@@ -585,6 +585,26 @@ START_TEST(hot_path_does_not_allocate) {
     nn_loss_naive(n, ws, &p.w, d.x, d.legal, d.tp, d.tv, d.ts, 5, &L);
   }
   ck_assert_int_eq(n_allocs - before, 0);
+  /* bf16: the first conversion allocates the packed weights; evaluating,
+   * converting again and promoting into the net (nn_copy) do not. */
+  if (nn_bf16_supported()) {
+    char err[256];
+    ck_assert_int_eq(nn_set_precision(n, NN_PRECISION_BF16, err, sizeof err), 0);
+    int bad = 0;
+    before = n_allocs;
+    for (int rep = 0; rep < 3; rep++) {
+      nn_ws_set_small_path(ws, rep == 1 ? NN_SMALL_SGEMM : NN_SMALL_AUTO);
+      nn_forward(n, ws, d.x, d.legal, 1, pol, val, sc);
+      nn_forward(n, ws, d.x, d.legal, 7, pol, val, NULL);
+      nn_forward(n, ws, d.x, NULL, 64, pol, val, sc);
+      bad |= nn_set_precision(n, NN_PRECISION_BF16, err, sizeof err) != 0;
+      bad |= nn_copy(n, n) != 0; /* (Check's asserts allocate: none in here) */
+    }
+    long allocs = n_allocs - before;
+    ck_assert_int_eq(bad, 0);
+    ck_assert_int_eq(nn_precision_of(n), NN_PRECISION_BF16);
+    ck_assert_int_eq(allocs, 0);
+  }
   free_data(&d);
   nn_trainer_free(t);
   nn_ws_free(ws);

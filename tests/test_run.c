@@ -45,6 +45,33 @@ static int run_training(int n_over, char *const *over, char *err, size_t errlen)
  * configs/tiny.ini trains for 1.5 minutes on both cores. The trained best
  * then plays 200 games (100 openings, both colours) against random and
  * against the untrained network of the same seed. */
+/* The value of figure name in `sowzero bench nn --json` output. */
+static double figure(const char *out, const char *name) {
+  char key[96];
+  snprintf(key, sizeof key, "\"figure\": \"%s\", \"value\": ", name);
+  const char *at = strstr(out, key);
+  ck_assert_msg(at != NULL, "no %s in: %s", name, out);
+  return atof(at + strlen(key));
+}
+
+/* bf16 against fp32 on the run's own positions (bench nn --run). Measured
+ * on this run: KL 1.1e-5 nats, top move 99.8%, |value| 0.0024 mean, 0.027
+ * at most; the bounds are several times that. */
+static void check_bf16_on_the_buffer(void) {
+  char out[8192];
+  char *argv[] = {"bench", "nn", "--run", dir, "--positions", "4000", "--json", NULL};
+  ck_assert_msg(test_sowzero(out, sizeof out, argv) == 0, "%s", out);
+  double kl = figure(out, "bf16_policy_kl_mean"), agree = figure(out, "bf16_top_move_agree");
+  double vmean = figure(out, "bf16_value_absdiff_mean"),
+         vmax = figure(out, "bf16_value_absdiff_max");
+  fprintf(stderr, "tiny run, bf16 vs fp32: KL %.3g, top move %.4f, |value| %.4f mean %.4f max\n",
+          kl, agree, vmean, vmax);
+  ck_assert_double_lt(kl, 1e-3);
+  ck_assert_double_gt(agree, 0.97);
+  ck_assert_double_lt(vmean, 0.01);
+  ck_assert_double_lt(vmax, 0.1);
+}
+
 START_TEST(tiny_run_learns) {
   if (test_scale() < 1.0) {
     /* Sanitizers: a short run with two workers, for races and leaks only. */
@@ -93,6 +120,7 @@ START_TEST(tiny_run_learns) {
   ck_assert_int_ge(vs_random.wins, 180);
   /* A clear margin: the lower end of the 95% interval above 65%. */
   ck_assert_double_gt(vs_fresh.score_lo, 0.65);
+  if (nn_bf16_supported()) check_bf16_on_the_buffer();
   remove_dir();
 }
 END_TEST

@@ -6,6 +6,7 @@
 
 #include "base/base.h"
 #include "base/kv.h"
+#include "nn/nn.h"
 #include "search/agent.h"
 
 int config_game(ini *f, game *g, char *err, size_t errlen) {
@@ -36,9 +37,12 @@ int config_game(ini *f, game *g, char *err, size_t errlen) {
 /* ---- The key tables, one a section ---------------------------------------------- */
 
 #define K_(kind, name, field, ...) kind(name, train_config, field, __VA_ARGS__)
+static const char *const precision_names[] = {"auto", "fp32", "bf16", NULL}; /* nn_precision */
 static const kv_key network_keys[] = {
     K_(KV_I, "hidden", hidden, 8, 4096, "256", "width of every hidden layer"),
     K_(KV_I, "blocks", blocks, 0, 64, "2", "residual blocks of two dense layers"),
+    K_(KV_E, "precision", precision, precision_names, "auto",
+       "inference arithmetic: auto (bf16 where the CPU has AVX512_BF16) | fp32 | bf16"),
 };
 static const kv_key selfplay_keys[] = {
     K_(KV_I, "threads", threads, 1, 64, "1",
@@ -243,6 +247,22 @@ static int check_anchors(const train_config *c, ini *f, const char *path, char *
   return 0;
 }
 
+/* precision = bf16 where the CPU lacks it fails here, naming the key,
+ * rather than when the first network is converted. */
+static int check_precision(const train_config *c, ini *f, const char *path, char *err,
+                           size_t errlen) {
+  if (c->precision != NN_PRECISION_BF16 || nn_bf16_supported()) return 0;
+  const char *why =
+      "bf16 needs a CPU with AVX512_BF16, which this one lacks (auto and fp32 run "
+      "anywhere)";
+  const ini_entry *x = ini_get(f, "network", "precision");
+  if (x && x->line)
+    errf(err, errlen, "%s:%d: network.precision: %s", path, x->line, why);
+  else
+    errf(err, errlen, "override network.precision: %s", why);
+  return -1;
+}
+
 int config_load(train_config *c, const char *path, int n_over, char *const *over, char *err,
                 size_t errlen) {
   config_defaults(c);
@@ -290,7 +310,8 @@ int config_load(train_config *c, const char *path, int n_over, char *const *over
       return -1;
     }
   }
-  if (check_anchors(c, &f, path, err, errlen) != 0) {
+  if (check_anchors(c, &f, path, err, errlen) != 0 ||
+      check_precision(c, &f, path, err, errlen) != 0) {
     ini_free(&f);
     return -1;
   }
@@ -339,10 +360,11 @@ void config_describe(FILE *out) {
 }
 
 /* ---- Resuming ---------------------------------------------------------------------
- * The keys a resume may change: how long to train and how many threads do
- * it. Everything else makes a different run (docs/TRAINING.md). */
+ * The keys a resume may change: how long to train, how many threads do it
+ * and the inference arithmetic of the machine it runs on. Everything else
+ * makes a different run (docs/TRAINING.md). */
 static const char *const resumable_keys[] = {"run.minutes", "run.iterations", "selfplay.threads",
-                                             NULL};
+                                             "network.precision", NULL};
 
 int config_resumable(const char *key) {
   for (int i = 0; resumable_keys[i]; i++)

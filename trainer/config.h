@@ -27,6 +27,7 @@ typedef struct {
   game g;
   /* [network] */
   int hidden, blocks;
+  int precision; /* nn_precision of self-play, gating and evaluation */
   /* [search]: self-play search (noise is always on in self-play) */
   mcts_params search;
   /* [selfplay] */
@@ -81,8 +82,8 @@ void config_describe(FILE *out);
 
 /* Resuming a run: 1 if "section.key" may differ between a run's own
  * config and the one a resume asks for (the budget, run.minutes and
- * run.iterations, and selfplay.threads); any other difference makes a
- * different run. */
+ * run.iterations, selfplay.threads and network.precision); any other
+ * difference makes a different run. */
 int config_resumable(const char *key);
 
 typedef struct {

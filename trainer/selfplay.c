@@ -340,6 +340,8 @@ static int init_worker(selfplay *s, worker *w, int id, char *err, size_t errlen)
   rng_seed(&w->rng, s->p.seed, 1000 + (uint64_t)id);
   nn_config c = nn_config_of(s->best->net);
   if (!(w->net = nn_create(&c, 0, err, errlen))) return -1;
+  /* Set before the first fetch: every fetch (nn_copy) then re-packs. */
+  if (nn_set_precision(w->net, (nn_precision)s->p.precision, err, errlen)) return -1;
   w->gen = 0;
   netslot_fetch(s->best, w->net, &w->gen);
   /* One evaluator call takes every game's leaf. */

@@ -48,6 +48,7 @@ typedef struct {
   int record_every;   /* every N-th game's moves go to the record sink; 0: none */
   uint64_t seed;      /* run seed; worker w uses stream w, game k stream k */
   int phased;         /* 1: play only inside selfplay_phase (deterministic runs) */
+  int precision;      /* nn_precision of the workers' networks */
 } selfplay_params;
 
 /* Counters shared by all workers (atomics; read at any time). */

@@ -368,6 +368,9 @@ static int setup(run *r, char *err, size_t errlen) {
   } else if (!(r->best = nn_create(&nc, c->seed, err, errlen))) {
     return -1;
   }
+  /* Gating evaluates the best in the run's precision; promotions (nn_copy)
+   * re-pack it. */
+  if (nn_set_precision(r->best, (nn_precision)c->precision, err, errlen) != 0) return -1;
   if (!(r->buf = replay_create(&c->g, c->window, err, errlen))) return -1;
   path_in(r, "replay.bin", path);
   int lost_buffer = 0;
@@ -418,9 +421,9 @@ static int setup(run *r, char *err, size_t errlen) {
   } else {
     char shape[64];
     nn_shape_string(&(nn_config){nf, c->hidden, c->blocks, na}, shape, sizeof shape);
-    train_emit(r, 1, "new run %s: %s, network %s, %d self-play thread(s) x %d games%s", r->dir,
-               c->g.preset, shape, c->threads, c->games_per_thread,
-               c->deterministic ? ", deterministic schedule" : "");
+    train_emit(r, 1, "new run %s: %s, network %s (%s), %d self-play thread(s) x %d games%s", r->dir,
+               c->g.preset, shape, nn_precision_name(nn_precision_of(r->best)), c->threads,
+               c->games_per_thread, c->deterministic ? ", deterministic schedule" : "");
   }
   return 0;
 }
@@ -466,6 +469,8 @@ static int gate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
                        .beta = c->sprt_beta};
     match_result m;
     double t0 = clock_thread_cpu();
+    /* Training left the candidate's bf16 copy stale: convert it for gating. */
+    if (nn_set_precision(r->cand, (nn_precision)c->precision, err, errlen) != 0) return -1;
     if (gate_match(&c->g, r->cand, r->best, &c->search, &mp, &m, err, errlen) != 0) return -1;
     r->rc.gate_ns += (uint64_t)((clock_thread_cpu() - t0) * 1e9);
     int promote = gate_promotes(&m, c->gating == GATE_SPRT, c->gate_threshold);
@@ -492,7 +497,8 @@ static int evaluate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
   const train_config *c = &r->cfg;
   char path[PATH_MAX_LEN], me[PATH_MAX_LEN + 64], anchors[256];
   path_in(r, "best.weights", path);
-  snprintf(me, sizeof me, "zero weights=%s sims=%d", path, c->eval_sims);
+  snprintf(me, sizeof me, "zero weights=%s sims=%d precision=%s", path, c->eval_sims,
+           nn_precision_name((nn_precision)c->precision));
   snprintf(anchors, sizeof anchors, "%s", c->anchors);
   size_t k = (size_t)snprintf(json, jlen, "\"eval\": {");
   int first = 1;
@@ -616,7 +622,8 @@ int train_run(const train_args *a, char *err, size_t errlen) {
                         .full_frac = c->full_frac,
                         .record_every = c->record_every,
                         .seed = c->seed ^ r->rc.iteration,
-                        .phased = c->deterministic};
+                        .phased = c->deterministic,
+                        .precision = c->precision};
   if (!(r->sp = selfplay_start(&sp, c->threads, r->slot, r->buf, &r->counters, record_game, r, err,
                                errlen)))
     goto out;

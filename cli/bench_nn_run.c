@@ -1,0 +1,118 @@
+/* `sowzero bench nn --run DIR`: how far the bf16 forward strays from fp32 on
+ * real positions, those of a run's replay buffer evaluated by its best
+ * network (figures of bench "nn", with "positions" and the run):
+ *   bf16_policy_kl_mean      mean KL(fp32 policy || bf16 policy), nats
+ *   bf16_policy_absdiff_max  largest difference of one move's probability
+ *   bf16_top_move_agree      share of positions whose most likely move agrees
+ *   bf16_value_absdiff_mean, bf16_value_absdiff_max   |value difference|
+ * Not in the WebAssembly build (it has no trainer). */
+#include "cli/cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "base/json.h"
+#include "nn/nn.h"
+#include "search/evaluator_nn.h"
+#include "trainer/config.h"
+#include "trainer/replay.h"
+
+#define CHUNK 256 /* positions per evaluator call */
+
+int bench_nn_run(bench_out *b, const char *dir, int positions, char *err, size_t errlen) {
+  char path[1024], e[768];
+  train_config c;
+  snprintf(path, sizeof path, "%s/config.ini", dir);
+  if (config_load(&c, path, 0, NULL, err, errlen) != 0) return -1;
+  if (!nn_bf16_supported()) {
+    errf(err, errlen, "the bf16 comparison needs a CPU with AVX512_BF16, which this one lacks");
+    return -1;
+  }
+  const game *g = &c.g;
+  const int A = g->n_actions;
+  nn_net *net[2] = {NULL, NULL};
+  mcts_nn *ev[2] = {NULL, NULL};
+  replay *rb = replay_create(g, c.window, err, errlen);
+  replay_sample *s = malloc(sizeof *s * CHUNK);
+  float *pol = malloc(sizeof(float) * 2 * CHUNK * (size_t)A), val[2][CHUNK];
+  int rc = -1;
+  if (!rb) goto out;
+  if (!s || !pol) {
+    errf(err, errlen, "out of memory");
+    goto out;
+  }
+  snprintf(path, sizeof path, "%s/replay.bin", dir);
+  if (replay_load(rb, path, err, errlen) != 0) goto out;
+  replay_stats rs;
+  replay_get_stats(rb, &rs);
+  if (rs.count == 0) {
+    errf(err, errlen, "%s holds no positions", path);
+    goto out;
+  }
+  snprintf(path, sizeof path, "%s/best.weights", dir);
+  for (int k = 0; k < 2; k++) {
+    if (!(net[k] = mcts_nn_load(g, path, e, sizeof e)) ||
+        nn_set_precision(net[k], k ? NN_PRECISION_BF16 : NN_PRECISION_FP32, e, sizeof e) != 0 ||
+        !(ev[k] = mcts_nn_create(g, net[k], CHUNK, e, sizeof e))) {
+      errf(err, errlen, "%s", e);
+      goto out;
+    }
+  }
+  rng_t r;
+  rng_seed(&r, 1, 0);
+  double kl = 0, pmax = 0, vsum = 0, vmax = 0;
+  int agree = 0, done = 0;
+  while (done < positions) {
+    int n = positions - done < CHUNK ? positions - done : CHUNK;
+    if (replay_sample_batch(rb, &r, s, n) != 0) goto out;
+    const game_pos *pp[CHUNK];
+    for (int i = 0; i < n; i++) pp[i] = &s[i].pos;
+    for (int k = 0; k < 2; k++) {
+      mcts_eval x = mcts_nn_eval(ev[k]);
+      if (x.evaluate(x.ctx, g, pp, n, pol + (size_t)k * CHUNK * A, val[k]) != 0) {
+        errf(err, errlen, "network evaluation failed");
+        goto out;
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      const float *p = pol + (size_t)i * A, *q = pol + ((size_t)CHUNK + i) * A;
+      int bp = 0, bq = 0;
+      for (int a = 0; a < A; a++) {
+        if (p[a] > 0) kl += p[a] * log(p[a] / fmax(q[a], 1e-30));
+        pmax = fmax(pmax, fabs(p[a] - q[a]));
+        if (p[a] > p[bp]) bp = a;
+        if (q[a] > q[bq]) bq = a;
+      }
+      agree += bp == bq;
+      double dv = fabs(val[0][i] - val[1][i]);
+      vsum += dv;
+      vmax = fmax(vmax, dv);
+    }
+    done += n;
+  }
+  char q[sizeof path * 6 + 2], extra[sizeof q + 64];
+  json_quote(q, sizeof q, dir);
+  snprintf(extra, sizeof extra, "\"positions\": %d, \"run\": %s", done, q);
+  char shape[64];
+  nn_config nc = nn_config_of(net[0]);
+  nn_shape_string(&nc, shape, sizeof shape);
+  bench_note(b, "run %s: network %s, %d of %d buffered positions", dir, shape, done, rs.count);
+  bench_figure(b, "nn", "bf16_policy_kl_mean", kl / done, "nats", extra);
+  bench_figure(b, "nn", "bf16_policy_absdiff_max", pmax, "", extra);
+  bench_figure(b, "nn", "bf16_top_move_agree", (double)agree / done, "", extra);
+  bench_figure(b, "nn", "bf16_value_absdiff_mean", vsum / done, "", extra);
+  bench_figure(b, "nn", "bf16_value_absdiff_max", vmax, "", extra);
+  rc = 0;
+out:
+  for (int k = 0; k < 2; k++) {
+    mcts_nn_free(ev[k]);
+    nn_free(net[k]);
+  }
+  replay_free(rb);
+  free(s);
+  free(pol);
+  return rc;
+}
