@@ -224,6 +224,44 @@ static void update_proofs(mcts *m) {
   }
 }
 
+/* A node reached for the first time at position pos, chosen by chooser:
+ * its mover, and whether the game is over there or the endgame database
+ * knows its result. */
+static void see_node(mcts *m, mcts_node *c, const game_pos *pos, int chooser) {
+  c->mover = pos->mover;
+  c->flags |= NODE_SEEN;
+  egdb_result ex;
+  if (pos->status != GAME_ONGOING) {
+    int o = game_outcome(pos, chooser);
+    c->flags |= NODE_TERMINAL;
+    node_set_proof(c, o > 0 ? MCTS_PROVEN_WIN : o < 0 ? MCTS_PROVEN_LOSS : MCTS_PROVEN_DRAW);
+    c->v = (float)game_margin(pos, c->mover);
+  } else if (m->db && egdb_exact(m->db, &m->g, pos, m->db_max, &ex)) {
+    /* Solved as if the game ended here with perfect play's result. */
+    int o = c->mover == chooser ? ex.outcome : -ex.outcome;
+    c->flags |= NODE_TERMINAL | NODE_EXACT;
+    node_set_proof(c, o > 0 ? MCTS_PROVEN_WIN : o < 0 ? MCTS_PROVEN_LOSS : MCTS_PROVEN_DRAW);
+    c->v = (float)ex.margin;
+  }
+}
+
+/* A root the database holds: every child is seen at once, so that the
+ * move is chosen among all exact results (mcts_best_action), not among
+ * those the simulations happened to reach before the root was proven. */
+static void see_root_children(mcts *m) {
+  mcts_node *r = &m->nodes[0];
+  egdb_result ex;
+  if (!egdb_exact(m->db, &m->g, &m->root_pos, m->db_max, &ex)) return;
+  for (int k = 0; k < r->nchild; k++) {
+    mcts_node *c = &m->nodes[r->child + k];
+    if (c->flags & NODE_SEEN) continue;
+    game_pos q = m->root_pos;
+    game_path_reset(&m->path, m->root_hist); /* free: the simulation is over */
+    game_path_step(&m->g, &q, &m->path, c->action);
+    see_node(m, c, &q, r->mover);
+  }
+}
+
 static void expand(mcts *m, uint32_t x, const game_pos *pos, const float *policy) {
   game_moves legal = game_legal(&m->g, pos);
   int k = game_count(legal);
@@ -252,6 +290,7 @@ static void expand(mcts *m, uint32_t x, const game_pos *pos, const float *policy
   m->nodes[x].child = first;
   m->nodes[x].nchild = (uint8_t)k;
   if (x == 0) {
+    if (m->db) see_root_children(m);
     m->root_noised = 0;
     if (m->p.noise && !m->p.gumbel) apply_root_noise(m);
   }
@@ -327,23 +366,7 @@ int mcts_select(mcts *m, const game_pos **leaf) {
     uint32_t cx = nx->child + (uint32_t)slot;
     mcts_node *c = &m->nodes[cx];
     game_path_step(&m->g, &pos, &m->path, c->action);
-    if (!(c->flags & NODE_SEEN)) {
-      c->mover = pos.mover;
-      c->flags |= NODE_SEEN;
-      egdb_result ex;
-      if (pos.status != GAME_ONGOING) {
-        int o = game_outcome(&pos, nx->mover);
-        c->flags |= NODE_TERMINAL;
-        node_set_proof(c, o > 0 ? MCTS_PROVEN_WIN : o < 0 ? MCTS_PROVEN_LOSS : MCTS_PROVEN_DRAW);
-        c->v = (float)game_margin(&pos, c->mover);
-      } else if (m->db && egdb_exact(m->db, &m->g, &pos, m->db_max, &ex)) {
-        /* Solved as if the game ended here with perfect play's result. */
-        int o = c->mover == nx->mover ? ex.outcome : -ex.outcome;
-        c->flags |= NODE_TERMINAL | NODE_EXACT;
-        node_set_proof(c, o > 0 ? MCTS_PROVEN_WIN : o < 0 ? MCTS_PROVEN_LOSS : MCTS_PROVEN_DRAW);
-        c->v = (float)ex.margin;
-      }
-    }
+    if (!(c->flags & NODE_SEEN)) see_node(m, c, &pos, nx->mover);
     x = cx;
     m->node_path[m->depth++] = x;
   }
