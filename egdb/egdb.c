@@ -330,6 +330,16 @@ int egdb_serves(const egdb *db, const game *g) {
   return 1;
 }
 
+int egdb_game_supported(const game *g) {
+  game d;
+  char rules[EGDB_RULES_LEN], err[256];
+  if (!g || egdb_default_game(&d, rules, sizeof rules, err, sizeof err) || g->rules != d.rules)
+    return 0;
+  for (int i = 0; i < 4; i++)
+    if (game_option_value(g, value_options[i]) != game_option_value(&d, value_options[i])) return 0;
+  return 1;
+}
+
 int egdb_board_value(const egdb *db, const uint8_t b[EGDB_PITS]) {
   int n = ix_seeds(b);
   return n > db->max_seeds ? EGDB_NONE : db->lv[n].values[ix_rank(b)];

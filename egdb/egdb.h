@@ -103,6 +103,9 @@ const int8_t *egdb_level_values(const egdb *db, int n);
  * grand_slam, feed_check and leftover options it was built with (the other
  * options play no part in the values). */
 int egdb_serves(const egdb *db, const game *g);
+/* The same without a database: 1 if a database egdb_build makes would
+ * serve g (for refusing a config before anything is opened). */
+int egdb_game_supported(const game *g);
 
 /* The value of an ongoing position for its mover, or EGDB_NONE: another
  * game or rules (egdb_serves), more seeds on the board than N, a finished

@@ -103,8 +103,7 @@ void egdb_release(egdb *db) {
   pthread_mutex_unlock(&share_lock);
 }
 
-int egdb_exact(const egdb *db, const game *g, const game_pos *p, int max_seeds,
-               egdb_result *out) {
+int egdb_exact(const egdb *db, const game *g, const game_pos *p, int max_seeds, egdb_result *out) {
   if (!db || p->status != GAME_ONGOING) return 0;
   /* Most positions a search meets hold more seeds than the database: a
    * dozen additions turn them away before the index is computed. */

@@ -6,6 +6,7 @@
 
 #include "base/base.h"
 #include "base/kv.h"
+#include "egdb/egdb.h"
 #include "search/agent.h"
 
 int config_game(ini *f, game *g, char *err, size_t errlen) {
@@ -221,8 +222,11 @@ static int check(const train_config *c, char *err, size_t errlen) {
   }
   /* The database holds default Oware; its own rules are checked when the
    * run opens it (egdb_serves). */
-  if (c->egdb_enabled && strcmp(c->g.rules->name, "oware") != 0) {
-    errf(err, errlen, "egdb.enabled: the endgame database is for oware, not %s", c->g.preset);
+  if (c->egdb_enabled && !egdb_game_supported(&c->g)) {
+    errf(err, errlen,
+         "egdb.enabled: the endgame database holds default Oware (its houses, grand_slam, "
+         "feed_check and leftover), not %s",
+         c->g.preset);
     return -1;
   }
   if (c->cap_sims && c->cap_sims >= c->search.sims) {

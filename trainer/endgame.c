@@ -15,9 +15,9 @@
 struct endgame_set {
   const egdb *db;
   game g;
-  int n, levels, top;      /* positions; seed counts top-levels+1 .. top */
-  game_pos *pos;           /* n */
-  int count[MAX_LEVELS];   /* positions per seed count */
+  int n, levels, top;    /* positions; seed counts top-levels+1 .. top */
+  game_pos *pos;         /* n */
+  int count[MAX_LEVELS]; /* positions per seed count */
 };
 
 static int seeds_of(const game_pos *p) {
@@ -28,8 +28,8 @@ static int seeds_of(const game_pos *p) {
 
 /* Random games keep every position whose seed count still needs some, one
  * per seed count a game so that positions come from many games. */
-endgame_set *endgame_sample(const egdb *db, const game *g, int per_level, int levels,
-                            uint64_t seed, char *err, size_t errlen) {
+endgame_set *endgame_sample(const egdb *db, const game *g, int per_level, int levels, uint64_t seed,
+                            char *err, size_t errlen) {
   endgame_set *e = calloc(1, sizeof *e);
   int top = egdb_max_seeds(db);
   if (levels > top + 1) levels = top + 1;

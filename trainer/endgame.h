@@ -21,8 +21,8 @@
 typedef struct endgame_set endgame_set;
 
 /* The positions; NULL with a message if memory runs out. db is borrowed. */
-endgame_set *endgame_sample(const egdb *db, const game *g, int per_level, int levels,
-                            uint64_t seed, char *err, size_t errlen);
+endgame_set *endgame_sample(const egdb *db, const game *g, int per_level, int levels, uint64_t seed,
+                            char *err, size_t errlen);
 void endgame_free(endgame_set *e);
 /* Positions drawn in all. */
 int endgame_count(const endgame_set *e);
