@@ -137,7 +137,7 @@ START_TEST(bad_anchors_fail_at_load) {
                    "egdb_seeds)");
   ck_assert_str_eq(cfg_error("[eval]\nanchors = greedy; minimax\n", 0, NULL),
                    "x.ini:2: eval.anchors: anchor 'minimax': unknown agent 'minimax' (known: "
-                   "random, greedy, alphabeta, mcts, zero, net)");
+                   "random, greedy, alphabeta, mcts, zero, net, egdb)");
   ck_assert_str_eq(cfg_error("[eval]\nanchors = zero weights=/nonexistent/best.weights\n", 0, NULL),
                    "x.ini:2: eval.anchors: anchor 'zero weights=/nonexistent/best.weights': "
                    "/nonexistent/best.weights: cannot open: No such file or directory");
