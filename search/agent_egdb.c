@@ -44,8 +44,8 @@ int agent_egdb_open(agent_egdb *d, const agent *a, const agent_egdb_opts *o, cha
     return -1;
   }
   if (!egdb_serves(d->db, &a->g)) {
-    errf(err, errlen, "agent %s: egdb=%s: the database in %s is for oware %s, not %s", a->kind->kind,
-         o->egdb, dir, egdb_rules(d->db), a->g.preset);
+    errf(err, errlen, "agent %s: egdb=%s: the database in %s is for oware %s, not %s",
+         a->kind->kind, o->egdb, dir, egdb_rules(d->db), a->g.preset);
     agent_egdb_close(d);
     return -1;
   }
@@ -236,5 +236,10 @@ static void egdb_agent_reset(agent *a) {
 }
 
 const agent_kind agent_egdb_kind = {
-    "egdb",          "egdb dir=DIR|on egdb_seeds=N else=KIND,KEY=VALUE,... (docs/SEARCH.md)",
-    egdb_agent_create, egdb_agent_choose, egdb_agent_analyze, egdb_agent_reset, egdb_agent_free};
+    "egdb",
+    "egdb dir=DIR|on egdb_seeds=N else=KIND,KEY=VALUE,... (docs/SEARCH.md)",
+    egdb_agent_create,
+    egdb_agent_choose,
+    egdb_agent_analyze,
+    egdb_agent_reset,
+    egdb_agent_free};

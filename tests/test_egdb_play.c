@@ -294,8 +294,8 @@ START_TEST(selfplay_targets_are_exact) {
     egdb_result ex;
     if (!egdb_exact(DB, &g, &s[i].pos, 0, &ex)) continue;
     inside++;
-    CHECK(s[i].z == ex.outcome && s[i].margin == ex.margin, "sample %d: z %d margin %d, exact %d %d",
-          i, s[i].z, s[i].margin, ex.outcome, ex.margin);
+    CHECK(s[i].z == ex.outcome && s[i].margin == ex.margin,
+          "sample %d: z %d margin %d, exact %d %d", i, s[i].z, s[i].margin, ex.outcome, ex.margin);
   }
   CHECK(inside > 100, "only %d samples within the database", inside);
   replay_free(buf);
