@@ -50,7 +50,7 @@ static void close_small(void) { egdb_release(DB); }
 /* A random South-to-move position of n seeds on the board, the captured
  * ones split between the stores (both under 25: the game goes on). */
 static game_pos random_position(rng_t *r, int n) {
-  char tok[16][8], *argv[16], err[256];
+  char tok[16][16], *argv[16], err[256];
   game_pos p;
 again:;
   int pits[12] = {0};
