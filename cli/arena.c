@@ -12,6 +12,7 @@
 #include "base/base.h"
 #include "base/json.h"
 #include "cli/cli.h"
+#include "egdb/egdb.h"
 #include "game/game.h"
 #include "search/agent.h"
 
@@ -225,7 +226,7 @@ static int find_anchor(const char *opt, int n, const char *const *specs) {
 typedef struct {
   arena_params p;
   char game[64], anchor[256];
-  char json[CLI_PATH_MAX], csv[CLI_PATH_MAX], records[CLI_PATH_MAX];
+  char json[CLI_PATH_MAX], csv[CLI_PATH_MAX], records[CLI_PATH_MAX], egdb[CLI_PATH_MAX];
   int quiet;
 } arena_opts;
 
@@ -255,6 +256,9 @@ static const kv_key arena_keys[] = {
     O_(KV_S, "csv", csv, NULL, "FILE  the pairings as CSV"),
     O_(KV_S, "records", records, NULL, "FILE  every game as a record (docs/FORMATS.md)"),
     O_(KV_B, "quiet", quiet, NULL, "no progress lines"),
+    O_(KV_S, "egdb", egdb, NULL,
+       "DIR  the endgame database for agents' egdb=on (else $SOWZERO_EGDB, else the default "
+       "folder)"),
 };
 #undef O_
 static const kv_table arena_table = KV_TABLE(arena_keys);
@@ -285,6 +289,7 @@ int cmd_arena(int argc, char **argv) {
                .pos = pos};
   int status;
   if (cli_parse(&c, argc, argv, &status)) return status;
+  egdb_set_default_dir(o.egdb);
   arena_params p = o.p;
   const char *const *specs = (const char *const *)pos;
   int nspecs = c.n_pos, quiet = o.quiet;

@@ -38,10 +38,8 @@ int cmd_engine(int argc, char **argv) {
   const char *env = getenv("SOWZERO_EGDB");
   int asked = o.egdb[0] || (env && *env);
   egdb *db = NULL;
-  if (o.egdb[0])
-    snprintf(dir, sizeof dir, "%s", o.egdb);
-  else if (egdb_default_dir(dir, sizeof dir, err, sizeof err))
-    dir[0] = 0;
+  egdb_set_default_dir(o.egdb);
+  if (egdb_default_dir(dir, sizeof dir, err, sizeof err)) dir[0] = 0;
   if (dir[0]) {
     char first[CLI_PATH_MAX + 32];
     struct stat st;

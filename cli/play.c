@@ -5,11 +5,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "egdb/egdb.h"
 #include "game/game.h"
 #include "search/agent.h"
 
 typedef struct {
-  char game[64], agent[1024];
+  char game[64], agent[1024], egdb[CLI_PATH_MAX];
   int side;
   uint64_t seed;
 } play_opts;
@@ -22,6 +23,9 @@ static const kv_key play_keys[] = {
     O_(KV_S, "agent", agent, NULL, "SPEC  the agent you play against ('sowzero arena --help')"),
     O_(KV_E, "side", side, sides, NULL, "the side you play; South moves first"),
     O_(KV_U, "seed", seed, NULL, "seed of the agent's random choices"),
+    O_(KV_S, "egdb", egdb, NULL,
+       "DIR  the endgame database for agents' egdb=on (else $SOWZERO_EGDB, else the default "
+       "folder)"),
 };
 #undef O_
 static const kv_table play_table = KV_TABLE(play_keys);
@@ -89,6 +93,7 @@ int cmd_play(int argc, char **argv) {
                .n_lists = 1};
   int status;
   if (cli_parse(&c, argc, argv, &status)) return status;
+  egdb_set_default_dir(o.egdb);
   int human = o.side;
   const char *spec = o.agent;
   char err[512];

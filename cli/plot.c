@@ -23,14 +23,15 @@
 
 extern char **environ;
 
-/* ARG1 the PNG, ARG2 the data, ARG3 the title, ARG4 the anchor's spec, ARG5
- * and ARG6 "1" to draw the gating and the Elo panel. */
+/* ARG1 the PNG, ARG2 the data, ARG3 the title, ARG4 the anchor's spec, ARG5,
+ * ARG6 and ARG7 "1" to draw the gating, the Elo and the endgame panel. */
 static const char script_text[] =
     "# Written by 'sowzero plot'; run as: gnuplot -c plot.gp OUT.png DATA TITLE ANCHOR GATING "
-    "ELO\n"
+    "ELO EGDB\n"
     "gating = (ARG5 eq \"1\")\n"
     "elo = (ARG6 eq \"1\")\n"
-    "panels = 1 + gating + elo\n"
+    "exact = (ARG7 eq \"1\")\n"
+    "panels = 1 + gating + elo + exact\n"
     "set terminal pngcairo size 1200,300*panels+60 noenhanced\n"
     "set output ARG1\n"
     "set multiplot layout panels,1 title ARG3\n"
@@ -51,6 +52,12 @@ static const char script_text[] =
     "  set ylabel 'Elo'\n"
     "  plot ARG2 using 1:6 with linespoints title 'best vs '.ARG4\n"
     "}\n"
+    "if (exact) {\n"
+    "  set ylabel 'against the endgame database'\n"
+    "  set yrange [0:1]\n"
+    "  plot ARG2 using 1:7 with linespoints title 'value error', '' using 1:8 with linespoints "
+    "title 'policy: best margin', '' using 1:9 with linespoints title 'search: best margin'\n"
+    "}\n"
     "unset multiplot\n";
 
 /* Member key of object obj as a number; NAN if absent or not a number. */
@@ -69,13 +76,14 @@ static const kv_key plot_keys[] = {
 static const kv_table plot_table = KV_TABLE(plot_keys);
 
 /* metrics.jsonl to the data file. Columns: time_min total policy value
- * gate_score elo_vs_last_anchor. Counts the rows and those with a gating
- * score and an Elo; the last anchor's spec goes to anchor. */
-static int write_data(FILE *in, FILE *out, int *rows, int *gated, int *rated, char *anchor,
-                      size_t len) {
+ * gate_score elo_vs_last_anchor, then egdb's value_mae policy_margin
+ * search_margin. Counts the rows and those with a gating score, an Elo and
+ * an endgame measurement; the last anchor's spec goes to anchor. */
+static int write_data(FILE *in, FILE *out, int *rows, int *gated, int *rated, int *exact,
+                      char *anchor, size_t len) {
   char *line = NULL;
   size_t cap = 0;
-  *rows = *gated = *rated = 0;
+  *rows = *gated = *rated = *exact = 0;
   while (getline(&line, &cap, in) > 0) {
     json_doc *d = json_parse(line, NULL, 0);
     double t = d ? number_at(d, 0, "time_min") : NAN;
@@ -84,8 +92,15 @@ static int write_data(FILE *in, FILE *out, int *rows, int *gated, int *rated, ch
       continue;
     }
     int loss = json_get(d, 0, "loss"), gate = json_get(d, 0, "gating");
-    double v[5] = {number_at(d, loss, "total"), number_at(d, loss, "policy"),
-                   number_at(d, loss, "value"), number_at(d, gate, "score"), NAN};
+    int eg = json_get(d, 0, "egdb");
+    double v[8] = {number_at(d, loss, "total"),
+                   number_at(d, loss, "policy"),
+                   number_at(d, loss, "value"),
+                   number_at(d, gate, "score"),
+                   NAN,
+                   number_at(d, eg, "value_mae"),
+                   number_at(d, eg, "policy_margin"),
+                   number_at(d, eg, "search_margin")};
     /* The last anchor listed is the strongest by convention. */
     int last = -1;
     for (int e = json_first(d, json_get(d, 0, "eval")); e >= 0; e = json_next(d, e)) last = e;
@@ -95,7 +110,7 @@ static int write_data(FILE *in, FILE *out, int *rows, int *gated, int *rated, ch
     }
     json_free(d);
     fprintf(out, "%.4f", t);
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 8; k++) {
       if (isnan(v[k]) || isinf(v[k]))
         fprintf(out, " NaN");
       else
@@ -105,6 +120,7 @@ static int write_data(FILE *in, FILE *out, int *rows, int *gated, int *rated, ch
     (*rows)++;
     *gated += !isnan(v[3]);
     *rated += !isnan(v[4]);
+    *exact += !isnan(v[5]);
   }
   free(line);
   return ferror(in) ? -1 : 0;
@@ -220,8 +236,8 @@ int cmd_plot(int argc, char **argv) {
     fclose(in);
     return cli_fail(&c, 1, "%s", err);
   }
-  int rows, gated, rated;
-  int rd = write_data(in, a.f, &rows, &gated, &rated, anchor, sizeof anchor);
+  int rows, gated, rated, exact;
+  int rd = write_data(in, a.f, &rows, &gated, &rated, &exact, anchor, sizeof anchor);
   fclose(in);
   if (rd != 0) {
     afile_abort(&a);
@@ -256,6 +272,7 @@ int cmd_plot(int argc, char **argv) {
                 anchor[0] ? anchor : "anchor",
                 gated ? "1" : "0",
                 rated ? "1" : "0",
+                exact ? "1" : "0",
                 NULL};
   if (run_gnuplot(gv, err, sizeof err) != 0) {
     afile_abort(&img);

@@ -9,6 +9,7 @@
 
 #include "base/ini.h"
 #include "cli/cli.h"
+#include "egdb/egdb.h"
 #include "trainer/config.h"
 #include "trainer/train.h"
 
@@ -51,7 +52,7 @@ typedef struct {
   /* The trainer keeps a run directory's name in 512 bytes (trainer/train.c);
    * a longer one is refused here rather than cut there. */
   char run[512];
-  char minutes[64], iterations[64];
+  char minutes[64], iterations[64], egdb[CLI_PATH_MAX];
   int keys;
 } train_opts;
 
@@ -63,6 +64,9 @@ static const kv_key train_keys[] = {
     O_(KV_S, "minutes", minutes, NULL, "M  the budget in wall minutes: --set run.minutes=M"),
     O_(KV_S, "iterations", iterations, NULL, "N  stop after N iterations: --set run.iterations=N"),
     O_(KV_B, "keys", keys, NULL, "list every config key with its default, and do nothing else"),
+    O_(KV_S, "egdb", egdb, NULL,
+       "DIR  the endgame database of [egdb] and of egdb=on (else $SOWZERO_EGDB, else the "
+       "default folder)"),
 };
 #undef O_
 static const kv_table train_table = KV_TABLE(train_keys);
@@ -107,6 +111,7 @@ int cmd_train(int argc, char **argv) {
                .pos = pos};
   int status;
   if (cli_parse(&c, argc, argv, &status)) return status;
+  egdb_set_default_dir(o.egdb);
   if (o.keys) {
     if (c.n_pos || set.n || cli_given(&c, "run") || cli_given(&c, "minutes") ||
         cli_given(&c, "iterations"))

@@ -55,27 +55,6 @@ int egdb_default_game(game *g, char *rules, size_t len, char *err, size_t errlen
   return 0;
 }
 
-int egdb_default_dir(char *buf, size_t len, char *err, size_t errlen) {
-  const char *env = getenv("SOWZERO_EGDB"), *xdg = getenv("XDG_DATA_HOME");
-  const char *home = getenv("HOME");
-  int w;
-  if (env && *env)
-    w = snprintf(buf, len, "%s", env);
-  else if (xdg && *xdg)
-    w = snprintf(buf, len, "%s/sowzero/egdb", xdg);
-  else if (home && *home)
-    w = snprintf(buf, len, "%s/.local/share/sowzero/egdb", home);
-  else {
-    errf(err, errlen, "no database folder: set SOWZERO_EGDB (or XDG_DATA_HOME or HOME)");
-    return -1;
-  }
-  if (w < 0 || (size_t)w >= len) {
-    errf(err, errlen, "the database folder's name is too long");
-    return -1;
-  }
-  return 0;
-}
-
 /* ---- Level files --------------------------------------------------------------- */
 
 int egdb_level_path(char *buf, size_t len, const char *dir, int n) {
@@ -348,6 +327,16 @@ int egdb_serves(const egdb *db, const game *g) {
   if (!db || !g || g->rules != db->g.rules) return 0;
   for (int i = 0; i < 4; i++)
     if (g->opt[db->value_opt[i]] != db->g.opt[db->value_opt[i]]) return 0;
+  return 1;
+}
+
+int egdb_game_supported(const game *g) {
+  game d;
+  char rules[EGDB_RULES_LEN], err[256];
+  if (!g || egdb_default_game(&d, rules, sizeof rules, err, sizeof err) || g->rules != d.rules)
+    return 0;
+  for (int i = 0; i < 4; i++)
+    if (game_option_value(g, value_options[i]) != game_option_value(&d, value_options[i])) return 0;
   return 1;
 }
 

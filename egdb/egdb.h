@@ -78,9 +78,14 @@ int egdb_build(const char *dir, const egdb_build_params *p, char *err, size_t er
 
 /* ---- Opening and probing --------------------------------------------------------- */
 
-/* Where the database lives unless told: $SOWZERO_EGDB, else
- * $XDG_DATA_HOME/sowzero/egdb, else $HOME/.local/share/sowzero/egdb. */
+/* Where the database lives unless told: the folder a command's --egdb
+ * named (egdb_set_default_dir), else $SOWZERO_EGDB, else
+ * $XDG_DATA_HOME/sowzero/egdb, else $HOME/.local/share/sowzero/egdb. Every
+ * user of a database finds it through this one function. */
 int egdb_default_dir(char *buf, size_t len, char *err, size_t errlen);
+/* Sets the process's first choice of egdb_default_dir (NULL or "": none);
+ * the commands call it with their --egdb before anything looks. */
+void egdb_set_default_dir(const char *dir);
 
 /* Maps and checks every level file of dir (levels 0..N, consecutive). A
  * file of other rules, a damaged or truncated one is refused with a message
@@ -98,6 +103,9 @@ const int8_t *egdb_level_values(const egdb *db, int n);
  * grand_slam, feed_check and leftover options it was built with (the other
  * options play no part in the values). */
 int egdb_serves(const egdb *db, const game *g);
+/* The same without a database: 1 if a database egdb_build makes would
+ * serve g (for refusing a config before anything is opened). */
+int egdb_game_supported(const game *g);
 
 /* The value of an ongoing position for its mover, or EGDB_NONE: another
  * game or rules (egdb_serves), more seeds on the board than N, a finished
@@ -121,6 +129,25 @@ game_moves egdb_probe_moves(const egdb *db, const game *g, const game_pos *p,
  * default repetition rule (the first repeat ends it, each row to its
  * owner) it is an approximation (docs/EGDB.md). */
 void egdb_outcome(const game_pos *p, int v, double final[2]);
+
+/* ---- Sharing and exact results -------------------------------------------------
+ * Opening checks every payload (about 0.5 s for N = 20), so agents on many
+ * threads share one opened copy per folder: egdb_acquire opens it the
+ * first time (thread-safe) and counts references; egdb_release closes it
+ * with the last one. Never egdb_close what egdb_acquire returned. */
+egdb *egdb_acquire(const char *dir, char *err, size_t errlen);
+void egdb_release(egdb *db);
+
+/* An exact result in the game's terms, for p's mover. */
+typedef struct {
+  int value;   /* net future captures (egdb_probe) */
+  int outcome; /* +1 win, 0 draw, -1 loss: egdb_outcome's final scores compared */
+  int margin;  /* final score minus the opponent's: store difference + value */
+} egdb_result;
+/* 1 with *out when the database answers p and p has at most max_seeds
+ * seeds on the board (<= 0: the database's N); else 0. Counts the seeds
+ * before probing, so it is cheap on positions outside (search nodes). */
+int egdb_exact(const egdb *db, const game *g, const game_pos *p, int max_seeds, egdb_result *out);
 
 /* ---- Checking ----------------------------------------------------------------------- */
 

@@ -6,8 +6,9 @@
 
 #include "search/agent_internal.h"
 
-static const agent_kind *const kinds[] = {&agent_random, &agent_greedy, &agent_alphabeta,
-                                          &agent_mcts,   &agent_zero,   &agent_net};
+static const agent_kind *const kinds[] = {&agent_random,   &agent_greedy, &agent_alphabeta,
+                                          &agent_mcts,     &agent_zero,   &agent_net,
+                                          &agent_egdb_kind};
 #define N_KINDS (int)(sizeof kinds / sizeof kinds[0])
 
 const char *agent_usage(int i) { return i >= 0 && i < N_KINDS ? kinds[i]->usage : NULL; }

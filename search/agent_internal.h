@@ -40,6 +40,7 @@ extern const agent_kind agent_alphabeta; /* search/alphabeta.c */
 extern const agent_kind agent_mcts;      /* search/agent_search.c */
 extern const agent_kind agent_zero;      /* search/agent_search.c */
 extern const agent_kind agent_net;       /* search/agent_net.c */
+extern const agent_kind agent_egdb_kind; /* search/agent_egdb.c */
 
 /* Parses a kind's settings (argv: "key=value" tokens) into the targets
  * (base/kv.h: unknown and repeated keys, bad values); messages start with
@@ -72,5 +73,25 @@ extern const char *const agent_precision_names[]; /* in nn_precision order */
   KV_E("precision", T, F, agent_precision_names, "auto",                 \
        "network arithmetic: auto (bf16 where the CPU has AVX512_BF16), " \
        "fp32 or bf16")
+
+/* The endgame-database settings every searching kind takes
+ * (search/agent_egdb.c): egdb=DIR|on|off and egdb_seeds=N. */
+typedef struct {
+  char egdb[256]; /* a folder; "on": the default location; "" or "off": none */
+  int seeds;      /* probe positions of at most this many seeds; 0: all */
+} agent_egdb_opts;
+const kv_table *agent_egdb_table(void);
+void agent_egdb_defaults(agent_egdb_opts *o);
+/* A database an agent uses: shared (egdb_acquire), so arena threads and
+ * games do not reopen it. */
+typedef struct {
+  struct egdb *db; /* NULL: none asked for */
+  int max_seeds;
+} agent_egdb;
+/* Opens what o asks for; an unreadable folder or one that does not serve
+ * a's game is an error naming the setting and the folder. */
+int agent_egdb_open(agent_egdb *d, const agent *a, const agent_egdb_opts *o, char *err,
+                    size_t errlen);
+void agent_egdb_close(agent_egdb *d); /* also after a failed open, and twice */
 
 #endif

@@ -32,9 +32,11 @@ typedef struct {
   mcts *m;
   mcts_rollout *ro;  /* mcts: the rollout evaluator */
   agent_network net; /* zero: the network and its evaluator */
+  agent_egdb db;     /* egdb=: the endgame database */
 } search_agent;
 
 static void search_free_parts(search_agent *s) {
+  agent_egdb_close(&s->db);
   mcts_free(s->m);
   mcts_rollout_free(s->ro);
   agent_network_close(&s->net);
@@ -47,8 +49,10 @@ static int search_create(agent *a, int argc, char *const *argv, mcts_params p, c
   search_opts o;
   memset(&o, 0, sizeof o);
   kv_defaults(own, &o, NULL, 0);
-  kv_target tg[2] = {{own, &o, 0}, {mcts_params_table(), &p, 0}};
-  if (agent_settings(a, tg, 2, argc, argv, err, errlen)) return -1;
+  agent_egdb_opts eo;
+  agent_egdb_defaults(&eo);
+  kv_target tg[3] = {{own, &o, 0}, {mcts_params_table(), &p, 0}, {agent_egdb_table(), &eo, 0}};
+  if (agent_settings(a, tg, 3, argc, argv, err, errlen)) return -1;
   search_agent *s = calloc(1, sizeof *s);
   if (!s) {
     errf(err, errlen, "out of memory");
@@ -64,10 +68,11 @@ static int search_create(agent *a, int argc, char *const *argv, mcts_params p, c
     if (s->ro) ev = mcts_rollout_eval(s->ro);
   }
   if (ev.evaluate) s->m = mcts_create(&a->g, &p, &ev, rng_u64(&a->rng), err, errlen);
-  if (!s->m) {
+  if (!s->m || agent_egdb_open(&s->db, a, &eo, err, errlen)) {
     search_free_parts(s);
     return -1;
   }
+  mcts_attach_egdb(s->m, s->db.db, s->db.max_seeds);
   a->impl = s;
   return 0;
 }

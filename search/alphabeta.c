@@ -7,6 +7,7 @@
 
 #include "base/base.h"
 #include "base/kv.h"
+#include "egdb/egdb.h"
 #include "search/agent_internal.h"
 #include "search/mcts_internal.h"
 
@@ -33,7 +34,9 @@ struct ab_search {
   uint64_t nodes;
   double deadline;
   int can_abort, abort;
-  int half; /* pits per row: South owns [0, half) */
+  int half;       /* pits per row: South owns [0, half) */
+  const egdb *db; /* the endgame database, borrowed; NULL: none */
+  int db_max;
 };
 
 /* Weights from arena runs at depth 4 on Oware (docs/SEARCH.md): seeds kept
@@ -95,6 +98,11 @@ ab_search *ab_create(const game *g, const ab_params *p, char *err, size_t errlen
     return NULL;
   }
   return s;
+}
+
+void ab_attach_egdb(ab_search *s, const egdb *db, int max_seeds) {
+  s->db = db && egdb_serves(db, &s->g) ? db : NULL;
+  s->db_max = max_seeds;
 }
 
 void ab_free(ab_search *s) {
@@ -224,6 +232,9 @@ static int negamax(ab_search *s, const game_pos *p, int depth, int alpha, int be
   s->nodes++;
   if (s->can_abort && (s->nodes & 1023) == 0 && clock_wall() > s->deadline) s->abort = 1;
   if (s->abort) return 0;
+  egdb_result ex;
+  if (s->db && egdb_exact(s->db, &s->g, p, s->db_max, &ex))
+    return ex.outcome * (AB_WIN - ply) + ex.margin;
   if (depth <= 0) {
     *heur = 1;
     return ab_evaluate(s, p);
@@ -325,32 +336,48 @@ int ab_run(ab_search *s, const game_pos *p, const game_hist *h, ab_result *out, 
 
 /* ---- The `alphabeta` agent ------------------------------------------------------------- */
 
+typedef struct {
+  ab_search *s;
+  agent_egdb db;
+} ab_agent;
+
 static int ab_agent_create(agent *a, int argc, char *const *argv, char *err, size_t errlen) {
   ab_params p = ab_defaults();
-  kv_target tg = {&ab_table, &p, 0};
-  if (agent_settings(a, &tg, 1, argc, argv, err, errlen)) return -1;
+  agent_egdb_opts eo;
+  agent_egdb_defaults(&eo);
+  kv_target tg[2] = {{&ab_table, &p, 0}, {agent_egdb_table(), &eo, 0}};
+  if (agent_settings(a, tg, 2, argc, argv, err, errlen)) return -1;
   /* A time limit alone means: as deep as the time allows; so a limit of
    * zero would mean no limit at all, and the search would never end. */
-  if (kv_given(&tg, "time") && !(p.time > 0)) {
+  if (kv_given(&tg[0], "time") && !(p.time > 0)) {
     errf(err, errlen, "agent alphabeta: bad value '%g' for time (seconds, more than 0)", p.time);
     return -1;
   }
-  if (kv_given(&tg, "time") && !kv_given(&tg, "depth")) p.depth = AB_MAX_DEPTH;
-  ab_search *s = ab_create(&a->g, &p, err, errlen);
-  if (!s) return -1;
-  a->impl = s;
+  if (kv_given(&tg[0], "time") && !kv_given(&tg[0], "depth")) p.depth = AB_MAX_DEPTH;
+  ab_agent *x = calloc(1, sizeof *x);
+  if (!x) {
+    errf(err, errlen, "out of memory");
+    return -1;
+  }
+  if (agent_egdb_open(&x->db, a, &eo, err, errlen) || !(x->s = ab_create(&a->g, &p, err, errlen))) {
+    agent_egdb_close(&x->db);
+    free(x);
+    return -1;
+  }
+  ab_attach_egdb(x->s, x->db.db, x->db.max_seeds);
+  a->impl = x;
   return 0;
 }
 
 static int ab_agent_choose(agent *a, const game_pos *p, const game_hist *h) {
   ab_result r;
-  if (ab_run(a->impl, p, h, &r, a->err, sizeof a->err)) return -1;
+  if (ab_run(((ab_agent *)a->impl)->s, p, h, &r, a->err, sizeof a->err)) return -1;
   return r.best;
 }
 
 static int ab_agent_analyze(agent *a, const game_pos *p, const game_hist *h, agent_analysis *out) {
   ab_result r;
-  if (ab_run(a->impl, p, h, &r, a->err, sizeof a->err)) return -1;
+  if (ab_run(((ab_agent *)a->impl)->s, p, h, &r, a->err, sizeof a->err)) return -1;
   memset(out, 0, sizeof *out);
   out->n = r.n;
   for (int i = 0; i < r.n; i++) {
@@ -370,11 +397,19 @@ static int ab_agent_analyze(agent *a, const game_pos *p, const game_hist *h, age
   return 0;
 }
 
-static void ab_agent_reset(agent *a) { ab_clear(a->impl); }
-static void ab_agent_free(agent *a) { ab_free(a->impl); }
+static void ab_agent_reset(agent *a) { ab_clear(((ab_agent *)a->impl)->s); }
+static void ab_agent_free(agent *a) {
+  ab_agent *x = a->impl;
+  ab_free(x->s);
+  agent_egdb_close(&x->db);
+  free(x);
+}
 
 const agent_kind agent_alphabeta = {
-    "alphabeta",      "alphabeta depth=N time=SECONDS tt=MIB w_store=100 w_seeds=10 w_mobility=10",
-    ab_agent_create,  ab_agent_choose,
-    ab_agent_analyze, ab_agent_reset,
+    "alphabeta",
+    "alphabeta depth=N time=SECONDS tt=MIB w_store=100 w_seeds=10 w_mobility=10 egdb=DIR|on",
+    ab_agent_create,
+    ab_agent_choose,
+    ab_agent_analyze,
+    ab_agent_reset,
     ab_agent_free};

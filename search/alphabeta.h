@@ -67,6 +67,13 @@ int ab_params_set(ab_params *p, const char *key, const char *value, char *err, s
 /* -1 naming the first parameter out of the table's range. */
 ab_search *ab_create(const game *g, const ab_params *p, char *err, size_t errlen);
 void ab_free(ab_search *s);
+/* Scores positions of the endgame database exactly, as finished games:
+ * outcome * (AB_WIN - plies) + final margin, from perfect play's result
+ * given the stores (at most max_seeds seeds; <= 0: all the database
+ * holds). NULL detaches; a database that does not serve the game is
+ * ignored. db is borrowed and must outlive the search. */
+struct egdb;
+void ab_attach_egdb(ab_search *s, const struct egdb *db, int max_seeds);
 /* Forgets the table (a new game starts). */
 void ab_clear(ab_search *s);
 /* Searches p (ongoing) with h the history that led to it (NULL: p alone). */

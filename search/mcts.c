@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "egdb/egdb.h"
 #include "search/mcts.h"
 #include "search/mcts_internal.h"
 
@@ -93,6 +94,11 @@ int mcts_set_params(mcts *m, const mcts_params *p, char *err, size_t errlen) {
 void mcts_reseed(mcts *m, uint64_t seed) { rng_seed(&m->rng, seed, 0x6d637473); }
 
 void mcts_attach_cache(mcts *m, mcts_cache *c) { m->cache = c ? c : m->own_cache; }
+
+void mcts_attach_egdb(mcts *m, const egdb *db, int max_seeds) {
+  m->db = db && egdb_serves(db, &m->g) ? db : NULL;
+  m->db_max = max_seeds;
+}
 
 void mcts_reset(mcts *m) {
   m->root_set = 0;
@@ -218,6 +224,44 @@ static void update_proofs(mcts *m) {
   }
 }
 
+/* A node reached for the first time at position pos, chosen by chooser:
+ * its mover, and whether the game is over there or the endgame database
+ * knows its result. */
+static void see_node(mcts *m, mcts_node *c, const game_pos *pos, int chooser) {
+  c->mover = pos->mover;
+  c->flags |= NODE_SEEN;
+  egdb_result ex;
+  if (pos->status != GAME_ONGOING) {
+    int o = game_outcome(pos, chooser);
+    c->flags |= NODE_TERMINAL;
+    node_set_proof(c, o > 0 ? MCTS_PROVEN_WIN : o < 0 ? MCTS_PROVEN_LOSS : MCTS_PROVEN_DRAW);
+    c->v = (float)game_margin(pos, c->mover);
+  } else if (m->db && egdb_exact(m->db, &m->g, pos, m->db_max, &ex)) {
+    /* Solved as if the game ended here with perfect play's result. */
+    int o = c->mover == chooser ? ex.outcome : -ex.outcome;
+    c->flags |= NODE_TERMINAL | NODE_EXACT;
+    node_set_proof(c, o > 0 ? MCTS_PROVEN_WIN : o < 0 ? MCTS_PROVEN_LOSS : MCTS_PROVEN_DRAW);
+    c->v = (float)ex.margin;
+  }
+}
+
+/* A root the database holds: every child is seen at once, so that the
+ * move is chosen among all exact results (mcts_best_action), not among
+ * those the simulations happened to reach before the root was proven. */
+static void see_root_children(mcts *m) {
+  mcts_node *r = &m->nodes[0];
+  egdb_result ex;
+  if (!egdb_exact(m->db, &m->g, &m->root_pos, m->db_max, &ex)) return;
+  for (int k = 0; k < r->nchild; k++) {
+    mcts_node *c = &m->nodes[r->child + k];
+    if (c->flags & NODE_SEEN) continue;
+    game_pos q = m->root_pos;
+    game_path_reset(&m->path, m->root_hist); /* free: the simulation is over */
+    game_path_step(&m->g, &q, &m->path, c->action);
+    see_node(m, c, &q, r->mover);
+  }
+}
+
 static void expand(mcts *m, uint32_t x, const game_pos *pos, const float *policy) {
   game_moves legal = game_legal(&m->g, pos);
   int k = game_count(legal);
@@ -246,6 +290,7 @@ static void expand(mcts *m, uint32_t x, const game_pos *pos, const float *policy
   m->nodes[x].child = first;
   m->nodes[x].nchild = (uint8_t)k;
   if (x == 0) {
+    if (m->db) see_root_children(m);
     m->root_noised = 0;
     if (m->p.noise && !m->p.gumbel) apply_root_noise(m);
   }
@@ -278,7 +323,12 @@ int mcts_select(mcts *m, const game_pos **leaf) {
     int chooser = m->depth > 1 ? m->nodes[m->node_path[m->depth - 2]].mover : nx->mover;
     if (nx->flags & NODE_TERMINAL) {
       int fresh = nx->n == 0;
-      backup_value(m, (float)game_outcome(&pos, GAME_SOUTH));
+      if (nx->flags & NODE_EXACT) {
+        float v = proof_value(node_proof(nx));
+        backup_value(m, chooser == GAME_SOUTH ? v : -v);
+      } else {
+        backup_value(m, (float)game_outcome(&pos, GAME_SOUTH));
+      }
       if (fresh && m->p.solver) update_proofs(m);
       m->done_sims++;
       return 0;
@@ -316,15 +366,7 @@ int mcts_select(mcts *m, const game_pos **leaf) {
     uint32_t cx = nx->child + (uint32_t)slot;
     mcts_node *c = &m->nodes[cx];
     game_path_step(&m->g, &pos, &m->path, c->action);
-    if (!(c->flags & NODE_SEEN)) {
-      c->mover = pos.mover;
-      c->flags |= NODE_SEEN;
-      if (pos.status != GAME_ONGOING) {
-        int o = game_outcome(&pos, nx->mover);
-        c->flags |= NODE_TERMINAL;
-        node_set_proof(c, o > 0 ? MCTS_PROVEN_WIN : o < 0 ? MCTS_PROVEN_LOSS : MCTS_PROVEN_DRAW);
-      }
-    }
+    if (!(c->flags & NODE_SEEN)) see_node(m, c, &pos, nx->mover);
     x = cx;
     m->node_path[m->depth++] = x;
   }
@@ -453,6 +495,26 @@ int mcts_root_children(const mcts *m, int *action, int *visits, float *prior, fl
   return r->child ? r->nchild : 0;
 }
 
+/* When every root child's result is exact (finished games and database
+ * positions: a root within the database), the best outcome with the best
+ * final margin for the root mover (ties: the first); else -1. */
+static int exact_best(const mcts *m) {
+  const mcts_node *r = &m->nodes[0], *c = &m->nodes[r->child];
+  int best = -1;
+  float best_key = -FLT_MAX;
+  for (int k = 0; k < r->nchild; k++) {
+    if (!(c[k].flags & NODE_TERMINAL)) return -1;
+    int pr = node_proof(&c[k]);
+    float margin = c[k].mover == r->mover ? c[k].v : -c[k].v;
+    float key = 1000.0f * proof_value(pr) + margin;
+    if (key > best_key) {
+      best_key = key;
+      best = k;
+    }
+  }
+  return best;
+}
+
 int mcts_best_action(const mcts *m) {
   const mcts_node *r = &m->nodes[0];
   if (!r->child) {
@@ -460,7 +522,8 @@ int mcts_best_action(const mcts *m) {
     return legal ? __builtin_ctz(legal) : -1;
   }
   const mcts_node *c = &m->nodes[r->child];
-  int best = -1;
+  int best = exact_best(m);
+  if (best >= 0) return c[best].action;
   /* A proven win: the most visited one. */
   for (int k = 0; k < r->nchild; k++)
     if (node_proof(&c[k]) == MCTS_PROVEN_WIN && (best < 0 || c[k].n > c[best].n)) best = k;

@@ -150,6 +150,15 @@ void mcts_reseed(mcts *m, uint64_t seed);
  * search's own cache; NULL: none. */
 void mcts_attach_cache(mcts *m, mcts_cache *c);
 
+/* Answers positions of the endgame database exactly (docs/SEARCH.md): a
+ * node whose position db holds, with at most max_seeds seeds on the board
+ * (<= 0: all it holds), becomes a solved end of the search, like a
+ * finished game, with the outcome and final margin perfect play reaches
+ * from the stores there. NULL detaches; a database that does not serve the
+ * search's game is ignored. db is borrowed: it must outlive the search. */
+struct egdb;
+void mcts_attach_egdb(mcts *m, const struct egdb *db, int max_seeds);
+
 /* Drops the tree (a new game starts). */
 void mcts_reset(mcts *m);
 /* Sets the position to search; h is the repetition history that led to p

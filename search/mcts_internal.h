@@ -28,9 +28,11 @@ static inline const game_hist *search_root_hist(const game *g, const game_pos *p
  * allocated after it (so a child's index is always larger than its
  * parent's, which re-rooting relies on). Index 0 is the root. */
 enum {
-  NODE_SEEN = 1,       /* mover and terminal state are known */
-  NODE_TERMINAL = 2,   /* the game is over at this node */
-  NODE_PROOF_SHIFT = 2 /* bits 2-3: MCTS_PROVEN_* for the chooser */
+  NODE_SEEN = 1,        /* mover and terminal state are known */
+  NODE_TERMINAL = 2,    /* the game is over at this node */
+  NODE_PROOF_SHIFT = 2, /* bits 2-3: MCTS_PROVEN_* for the chooser */
+  NODE_EXACT = 16       /* with NODE_TERMINAL: ongoing, but the endgame database's value
+                           is exact (docs/SEARCH.md) */
 };
 
 typedef struct {
@@ -39,7 +41,8 @@ typedef struct {
   float w;        /* sum of backed-up values, for the chooser (the parent's
                      mover; the root's own mover at the root) */
   float prior;    /* prior of the action at the parent (noise mixed in) */
-  float v;        /* the evaluator's value, for this node's mover */
+  float v;        /* the evaluator's value, for this node's mover; at a
+                     terminal node the exact final margin for its mover */
   uint8_t nchild;
   uint8_t action; /* action from the parent */
   uint8_t mover;  /* side to move here (valid with NODE_SEEN) */
@@ -109,6 +112,9 @@ struct mcts {
   mcts_cache *own_cache, *cache;
   /* Counters. */
   uint64_t evals, cache_hits, arena_full;
+  /* The endgame database (mcts_attach_egdb), borrowed; NULL: none. */
+  const struct egdb *db;
+  int db_max; /* probe positions of at most this many seeds */
 };
 
 /* mcts.c: drops the tree, keeping the root position (a one-node tree). */

@@ -131,7 +131,9 @@ int mcts_advance(mcts *m, int action, char *err, size_t errlen) {
   uint32_t found = 0;
   for (uint32_t c = root->child; root->child && c < root->child + root->nchild; c++)
     if (m->nodes[c].action == action) found = c;
-  if (m->p.reuse && found && (m->nodes[found].flags & NODE_SEEN)) {
+  /* A child solved by the endgame database was never expanded as a root. */
+  if (m->p.reuse && found && (m->nodes[found].flags & NODE_SEEN) &&
+      !(m->nodes[found].flags & NODE_TERMINAL)) {
     keep_subtree(m, found, root->mover, &q);
   } else {
     m->root_pos = q;

@@ -100,7 +100,7 @@ START_TEST(bad_configs_name_the_culprit) {
                    "x.ini:2: gating.mode: bad value 'maybe' (one of: off, threshold, sprt)");
   ck_assert_str_eq(cfg_error("[nets]\nhidden = 3\n", 0, NULL),
                    "x.ini:2: nets.hidden: unknown section [nets] (sections: game network search "
-                   "selfplay replay learner gating eval run)");
+                   "selfplay replay learner gating eval egdb run)");
   ck_assert_str_eq(cfg_error("hidden = 3\n", 0, NULL), "x.ini:1: key 'hidden' outside any section");
   ck_assert_str_eq(cfg_error("[game]\ngrand_slam = often\n", 0, NULL),
                    "x.ini:2: game.grand_slam: bad value 'often' for option grand_slam (one of: "
@@ -170,10 +170,11 @@ START_TEST(bad_anchors_fail_at_load) {
    * file, line, key and the anchor, not at the first evaluation. */
   ck_assert_str_eq(cfg_error("[eval]\nevery = 1\nanchors = random;alphabeta depht=4\n", 0, NULL),
                    "x.ini:3: eval.anchors: anchor 'alphabeta depht=4': agent alphabeta: unknown "
-                   "setting 'depht' (known: depth, time, tt, w_store, w_seeds, w_mobility)");
+                   "setting 'depht' (known: depth, time, tt, w_store, w_seeds, w_mobility, egdb, "
+                   "egdb_seeds)");
   ck_assert_str_eq(cfg_error("[eval]\nanchors = greedy; minimax\n", 0, NULL),
                    "x.ini:2: eval.anchors: anchor 'minimax': unknown agent 'minimax' (known: "
-                   "random, greedy, alphabeta, mcts, zero, net)");
+                   "random, greedy, alphabeta, mcts, zero, net, egdb)");
   ck_assert_str_eq(cfg_error("[eval]\nanchors = zero weights=/nonexistent/best.weights\n", 0, NULL),
                    "x.ini:2: eval.anchors: anchor 'zero weights=/nonexistent/best.weights': "
                    "/nonexistent/best.weights: cannot open: No such file or directory");

@@ -363,7 +363,7 @@ START_TEST(a_bad_anchor_makes_no_directory) {
   char want[600];
   snprintf(want, sizeof want,
            "%s:44: eval.anchors: anchor 'alphabeta depht=4': agent alphabeta: unknown setting "
-           "'depht' (known: depth, time, tt, w_store, w_seeds, w_mobility)",
+           "'depht' (known: depth, time, tt, w_store, w_seeds, w_mobility, egdb, egdb_seeds)",
            bad);
   ck_assert_str_eq(refusal(bad, 0, NULL), want);
   struct stat st;

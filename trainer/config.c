@@ -6,6 +6,7 @@
 
 #include "base/base.h"
 #include "base/kv.h"
+#include "egdb/egdb.h"
 #include "nn/nn.h"
 #include "search/agent.h"
 
@@ -101,6 +102,18 @@ static const kv_key eval_keys[] = {
     K_(KV_I, "sims", eval_sims, 1, 100000, "100",
        "simulations per move of the best in evaluations"),
 };
+static const kv_key egdb_keys[] = {
+    K_(KV_B, "enabled", egdb_enabled, "0",
+       "1: self-play searches use the Oware endgame database, and the results of recorded "
+       "positions within it are replaced by its exact ones"),
+    K_(KV_S, "dir", egdb_dir, "",
+       "the database's folder; empty = --egdb, else $SOWZERO_EGDB, else the default folder"),
+    K_(KV_I, "max_seeds", egdb_max_seeds, 0, 30, "0",
+       "use it for positions of at most this many seeds; 0 = all it holds"),
+    K_(KV_I, "eval_positions", egdb_eval_n, 0, 100000, "200",
+       "positions per seed count on which evaluations measure the network against it; 0 = none"),
+    K_(KV_I, "eval_levels", egdb_eval_levels, 1, 30, "5", "the top seed counts measured"),
+};
 static const kv_key run_keys[] = {
     K_(KV_U, "seed", seed, "1", "seed of everything random in the run"),
     K_(KV_D, "minutes", minutes, 0, 1e7, "60",
@@ -117,7 +130,7 @@ static const kv_key run_keys[] = {
 static const kv_table network_t = KV_TABLE(network_keys), selfplay_t = KV_TABLE(selfplay_keys),
                       replay_t = KV_TABLE(replay_keys), learner_t = KV_TABLE(learner_keys),
                       gating_t = KV_TABLE(gating_keys), eval_t = KV_TABLE(eval_keys),
-                      run_t = KV_TABLE(run_keys);
+                      egdb_t = KV_TABLE(egdb_keys), run_t = KV_TABLE(run_keys);
 
 /* The sections after [game], in file order. [search] is the search's own
  * table over c->search; the others are tables over the config itself. */
@@ -129,7 +142,7 @@ typedef struct {
 static const section_desc sections[] = {
     {"search", NULL},      {"network", &network_t}, {"selfplay", &selfplay_t},
     {"replay", &replay_t}, {"learner", &learner_t}, {"gating", &gating_t},
-    {"eval", &eval_t},     {"run", &run_t},
+    {"eval", &eval_t},     {"egdb", &egdb_t},       {"run", &run_t},
 };
 #define N_SECTIONS (int)(sizeof sections / sizeof sections[0])
 
@@ -180,7 +193,7 @@ static int apply_entry(train_config *c, const char *section, const char *key, co
   if (!s) {
     errf(err, errlen,
          "unknown section [%s] (sections: game network search selfplay replay "
-         "learner gating eval run)",
+         "learner gating eval egdb run)",
          section);
     return -1;
   }
@@ -209,6 +222,15 @@ static int check(const train_config *c, char *err, size_t errlen) {
   if (c->min_samples < c->batch) {
     errf(err, errlen, "replay.min_samples %d is less than one batch (learner.batch %d)",
          c->min_samples, c->batch);
+    return -1;
+  }
+  /* The database holds default Oware; its own rules are checked when the
+   * run opens it (egdb_serves). */
+  if (c->egdb_enabled && !egdb_game_supported(&c->g)) {
+    errf(err, errlen,
+         "egdb.enabled: the endgame database holds default Oware (its houses, grand_slam, "
+         "feed_check and leftover), not %s",
+         c->g.preset);
     return -1;
   }
   if (c->cap_sims && c->cap_sims >= c->search.sims) {
@@ -363,8 +385,8 @@ void config_describe(FILE *out) {
  * The keys a resume may change: how long to train, how many threads do it
  * and the inference arithmetic of the machine it runs on. Everything else
  * makes a different run (docs/TRAINING.md). */
-static const char *const resumable_keys[] = {"run.minutes", "run.iterations", "selfplay.threads",
-                                             "network.precision", NULL};
+static const char *const resumable_keys[] = {
+    "run.minutes", "run.iterations", "selfplay.threads", "network.precision", "egdb.dir", NULL};
 
 int config_resumable(const char *key) {
   for (int i = 0; resumable_keys[i]; i++)

@@ -1,7 +1,7 @@
 /* config: turning INI files into the settings of a run.
  *
  * A training config has sections [game] [network] [search] [selfplay]
- * [replay] [learner] [gating] [eval] [run]; every key is listed with its
+ * [replay] [learner] [gating] [eval] [egdb] [run]; every key is listed with its
  * meaning and default by config_describe (and in docs/CONFIG.md). Unknown
  * sections and keys, and values of the wrong type or out of range, are
  * errors naming file, line and key. */
@@ -59,6 +59,12 @@ typedef struct {
   char anchors[256]; /* anchor agent specs separated by ';' */
   int eval_games;    /* games against each anchor */
   int eval_sims;     /* simulations of the best in those games */
+  /* [egdb]: the Oware endgame database (docs/TRAINING.md) */
+  int egdb_enabled;     /* self-play searches use it and exact targets replace results */
+  char egdb_dir[256];   /* "": the resolved default location (egdb_default_dir) */
+  int egdb_max_seeds;   /* use it for positions of at most this many seeds; 0: all */
+  int egdb_eval_n;      /* positions per seed count in the accuracy check; 0: none */
+  int egdb_eval_levels; /* the top seed counts checked */
   /* [run] */
   uint64_t seed;
   double minutes;       /* training budget, wall minutes over all resumes */

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "base/base.h"
+#include "egdb/egdb.h"
 #include "search/evaluator_nn.h"
 
 /* ---- netslot ------------------------------------------------------------------- */
@@ -214,6 +215,13 @@ static int finish_game(selfplay *s, worker *w, game_slot *gs) {
     int side = x->pos.mover;
     x->z = (int8_t)game_outcome(end, side);
     int margin = game_margin(end, side);
+    /* Within the database the game's result is one noisy sample of what
+     * perfect play gets: train on the exact one. */
+    egdb_result ex;
+    if (s->p.db && egdb_exact(s->p.db, &s->g, &x->pos, s->p.db_max_seeds, &ex)) {
+      x->z = (int8_t)ex.outcome;
+      margin = ex.margin;
+    }
     x->margin = (int8_t)(margin > 127 ? 127 : margin < -127 ? -127 : margin);
   }
   w->games_done++;
@@ -355,6 +363,8 @@ static int init_worker(selfplay *s, worker *w, int id, char *err, size_t errlen)
   if (!(w->batch = mcts_batch_create(g, &sp, &ev, n, s->p.seed ^ (0x5e1f0000ULL + (uint64_t)id),
                                      err, errlen)))
     return -1;
+  for (int i = 0; i < n; i++)
+    mcts_attach_egdb(mcts_batch_search(w->batch, i), s->p.db, s->p.db_max_seeds);
   w->slots = calloc((size_t)n, sizeof *w->slots);
   w->pi = calloc((size_t)g->n_actions, sizeof *w->pi);
   if (!w->slots || !w->pi) {

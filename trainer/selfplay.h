@@ -49,6 +49,12 @@ typedef struct {
   uint64_t seed;      /* run seed; worker w uses stream w, game k stream k */
   int phased;         /* 1: play only inside selfplay_phase (deterministic runs) */
   int precision;      /* nn_precision of the workers' networks */
+  /* The endgame database (borrowed; NULL: none): the searches treat its
+   * positions as solved, and a recorded position it holds (at most
+   * db_max_seeds seeds; 0: all) gets its exact outcome and margin as
+   * targets instead of the game's result. */
+  const struct egdb *db;
+  int db_max_seeds;
 } selfplay_params;
 
 /* Counters shared by all workers (atomics; read at any time). */

@@ -428,8 +428,41 @@ static int setup(run *r, char *err, size_t errlen) {
   return 0;
 }
 
+/* [egdb]: the database (one shared copy) and the positions of the
+ * accuracy check, drawn once with the run's seed. */
+static int open_egdb(run *r, char *err, size_t errlen) {
+  const train_config *c = &r->cfg;
+  char dir[PATH_MAX_LEN], e[1024];
+  if (!c->egdb_enabled) return 0;
+  if (c->egdb_dir[0])
+    snprintf(dir, sizeof dir, "%s", c->egdb_dir);
+  else if (egdb_default_dir(dir, sizeof dir, e, sizeof e)) {
+    errf(err, errlen, "egdb.dir: %s", e);
+    return -1;
+  }
+  if (!(r->db = egdb_acquire(dir, e, sizeof e))) {
+    errf(err, errlen, "egdb.dir%s: %s", c->egdb_dir[0] ? "" : " (default)", e);
+    return -1;
+  }
+  if (!egdb_serves(r->db, &c->g)) {
+    errf(err, errlen, "egdb: the database in %s is for oware %s, not this run's %s", dir,
+         egdb_rules(r->db), c->g.preset);
+    return -1;
+  }
+  if (c->egdb_eval_n > 0 &&
+      !(r->endgame = endgame_sample(r->db, &c->g, c->egdb_eval_n, c->egdb_eval_levels,
+                                    c->seed ^ 0x656e6467ULL, err, errlen)))
+    return -1;
+  train_emit(r, 1, "endgame database %s: seeds 0..%d%s, %d positions to measure the network on",
+             dir, egdb_max_seeds(r->db), c->egdb_max_seeds ? " (capped by egdb.max_seeds)" : "",
+             r->endgame ? endgame_count(r->endgame) : 0);
+  return 0;
+}
+
 static void teardown(run *r) {
   if (r->lock_fd > 0) close(r->lock_fd);
+  endgame_free(r->endgame);
+  egdb_release(r->db);
   nn_free(r->best);
   nn_free(r->cand);
   nn_trainer_free(r->trainer);
@@ -525,13 +558,26 @@ static int evaluate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
                m.games);
   }
   snprintf(json + k, jlen - k, "}");
+  if (r->endgame) {
+    k = strlen(json);
+    if (k + 2 < jlen) {
+      snprintf(json + k, jlen - k, ", ");
+      k += 2;
+      double t0 = clock_wall();
+      if (endgame_measure(r->endgame, r->best, c->score_scale, c->eval_sims, json + k, jlen - k,
+                          err, errlen))
+        return -1;
+      train_emit(r, 1, "  best against the endgame database: %d positions in %.1f s",
+                 endgame_count(r->endgame), clock_wall() - t0);
+    }
+  }
   return 0;
 }
 
 int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps, char *err,
                         size_t errlen) {
   const train_config *c = &r->cfg;
-  char path[PATH_MAX_LEN], gate_json[512] = "\"gating\": null", eval_json[2048] = "";
+  char path[PATH_MAX_LEN], gate_json[512] = "\"gating\": null", eval_json[4096] = "";
   r->rc.iteration++;
   before_write(r, "candidate.weights");
   path_in(r, "candidate.weights", path);
@@ -565,7 +611,7 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
   double total_ns = (double)(net_ns + search_ns + r->rc.learner_ns + r->rc.gate_ns);
   if (total_ns <= 0) total_ns = 1;
   double n = nsteps > 0 ? nsteps : 1;
-  char line[4096];
+  char line[8192];
   snprintf(line, sizeof line,
            "{\"iteration\": %u, \"time_min\": %.3f, \"steps\": %llu, \"games\": %llu, "
            "\"samples\": %llu, \"buffer\": %d, \"buffer_mb\": %.1f, \"lr\": %.6f, "
@@ -613,7 +659,7 @@ int train_run(const train_args *a, char *err, size_t errlen) {
   r->st.phase = "starting";
   int rc = -1;
   char e[512];
-  if (setup(r, err, errlen) != 0) goto out;
+  if (setup(r, err, errlen) != 0 || open_egdb(r, err, errlen) != 0) goto out;
   const train_config *c = &r->cfg;
   selfplay_params sp = {.g = &c->g,
                         .search = c->search,
@@ -623,7 +669,9 @@ int train_run(const train_args *a, char *err, size_t errlen) {
                         .record_every = c->record_every,
                         .seed = c->seed ^ r->rc.iteration,
                         .phased = c->deterministic,
-                        .precision = c->precision};
+                        .precision = c->precision,
+                        .db = r->db,
+                        .db_max_seeds = c->egdb_max_seeds};
   if (!(r->sp = selfplay_start(&sp, c->threads, r->slot, r->buf, &r->counters, record_game, r, err,
                                errlen)))
     goto out;

@@ -10,6 +10,7 @@
 #include "nn/nn.h"
 #include "trainer/config.h"
 #include "trainer/counters.h"
+#include "trainer/endgame.h"
 #include "trainer/replay.h"
 #include "trainer/selfplay.h"
 #include "trainer/train.h"
@@ -43,6 +44,10 @@ typedef struct {
   int rec_count;
   uint64_t rec_total; /* games kept in this session */
   int lock_fd;        /* flock on DIR/.lock while the run lives */
+  /* [egdb] enabled: the shared database and the positions evaluations
+   * measure the network on (NULL when off). */
+  egdb *db;
+  endgame_set *endgame;
 } run;
 
 /* Training time over all sessions, this one started at t_start. */

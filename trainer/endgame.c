@@ -1,0 +1,187 @@
+/* The network against the endgame database (trainer/endgame.h). */
+#include "trainer/endgame.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "search/evaluator_nn.h"
+#include "search/mcts.h"
+
+#define MAX_LEVELS 31
+
+struct endgame_set {
+  const egdb *db;
+  game g;
+  int n, levels, top;    /* positions; seed counts top-levels+1 .. top */
+  game_pos *pos;         /* n */
+  int count[MAX_LEVELS]; /* positions per seed count */
+};
+
+static int seeds_of(const game_pos *p) {
+  int n = 0;
+  for (int i = 0; i < EGDB_PITS; i++) n += p->pits[i];
+  return n;
+}
+
+/* Random games keep every position whose seed count still needs some, one
+ * per seed count a game so that positions come from many games. */
+endgame_set *endgame_sample(const egdb *db, const game *g, int per_level, int levels, uint64_t seed,
+                            char *err, size_t errlen) {
+  endgame_set *e = calloc(1, sizeof *e);
+  int top = egdb_max_seeds(db);
+  if (levels > top + 1) levels = top + 1;
+  if (levels > MAX_LEVELS) levels = MAX_LEVELS;
+  game_hist *h = malloc(sizeof *h);
+  if (e) e->pos = malloc(sizeof *e->pos * (size_t)(per_level * levels + 1));
+  if (!e || !h || !e->pos) {
+    free(h);
+    endgame_free(e);
+    errf(err, errlen, "out of memory");
+    return NULL;
+  }
+  e->db = db;
+  e->g = *g;
+  e->levels = levels;
+  e->top = top;
+  rng_t rng;
+  rng_seed(&rng, seed, 0x65676462);
+  int want = per_level * levels;
+  /* A cap on the games: a seed count random play hardly reaches stays short. */
+  for (int games = 0; e->n < want && games < 20000; games++) {
+    game_pos p;
+    game_start(g, &p);
+    game_hist_reset(h, &p);
+    int taken = 0; /* bit per seed count, this game */
+    while (p.status == GAME_ONGOING) {
+      int s = seeds_of(&p), lv = top - s;
+      if (lv >= 0 && lv < levels && !(taken >> lv & 1) && e->count[lv] < per_level &&
+          game_legal(g, &p) && egdb_probe(db, g, &p) != EGDB_NONE) {
+        e->pos[e->n++] = p;
+        e->count[lv]++;
+        taken |= 1 << lv;
+      }
+      game_moves m = game_legal(g, &p);
+      if (!m) break;
+      game_step(g, &p, h, game_random_action(&rng, m));
+    }
+  }
+  free(h);
+  return e;
+}
+
+void endgame_free(endgame_set *e) {
+  if (!e) return;
+  free(e->pos);
+  free(e);
+}
+
+int endgame_count(const endgame_set *e) { return e->n; }
+
+typedef struct {
+  int n;
+  double value_err, margin_err;
+  int policy_result, policy_margin, search_result, search_margin;
+} tally;
+
+/* Whether move a keeps the best result and the best margin (values:
+ * egdb_probe_moves' for the mover). */
+static void judge(const game_pos *p, const int *values, game_moves legal, int a, int *result,
+                  int *margin) {
+  int best = -1000, me = p->mover, diff = p->store[me] - p->store[1 - me];
+  for (game_moves r = legal; r; r &= r - 1) {
+    int v = values[__builtin_ctz(r)];
+    if (v > best) best = v;
+  }
+  int ma = diff + values[a], mb = diff + best;
+  int oa = ma > 0 ? 1 : ma < 0 ? -1 : 0, ob = mb > 0 ? 1 : mb < 0 ? -1 : 0;
+  *result = oa == ob;
+  *margin = values[a] == best;
+}
+
+int endgame_measure(const endgame_set *e, const nn_net *net, float score_scale, int sims,
+                    char *json, size_t jlen, char *err, size_t errlen) {
+  mcts_nn *ev = mcts_nn_create(&e->g, net, 1, err, errlen);
+  if (!ev) return -1;
+  mcts_params sp = mcts_defaults();
+  sp.sims = sims;
+  sp.node_cap = sims * GAME_MAX_ACTIONS + GAME_MAX_ACTIONS + 1;
+  sp.reuse = 0;
+  mcts_eval me = mcts_nn_eval(ev);
+  mcts *m = mcts_create(&e->g, &sp, &me, 1, err, errlen);
+  float *policy = malloc(sizeof(float) * (size_t)e->g.n_actions);
+  if (!m || !policy) {
+    if (m) errf(err, errlen, "out of memory");
+    mcts_free(m);
+    mcts_nn_free(ev);
+    free(policy);
+    return -1;
+  }
+  tally t[MAX_LEVELS], all;
+  memset(t, 0, sizeof t);
+  memset(&all, 0, sizeof all);
+  int rc = 0;
+  for (int i = 0; i < e->n && rc == 0; i++) {
+    const game_pos *p = &e->pos[i];
+    egdb_result ex;
+    int values[GAME_MAX_ACTIONS];
+    game_moves legal = egdb_probe_moves(e->db, &e->g, p, values);
+    if (!legal || !egdb_exact(e->db, &e->g, p, 0, &ex)) continue;
+    float v, score;
+    const game_pos *pp = p;
+    if (me.evaluate(me.ctx, &e->g, &pp, 1, policy, &v) || mcts_nn_score(ev, p, &score)) {
+      errf(err, errlen, "the network failed on an endgame position");
+      rc = -1;
+      break;
+    }
+    int top = -1;
+    for (game_moves r = legal; r; r &= r - 1) {
+      int a = __builtin_ctz(r);
+      if (top < 0 || policy[a] > policy[top]) top = a;
+    }
+    tally *x = &t[e->top - seeds_of(p)];
+    int res, mar, sres, smar;
+    judge(p, values, legal, top, &res, &mar);
+    if (mcts_set_root(m, p, NULL, err, errlen) || mcts_run(m, sims, err, errlen) < 0) {
+      rc = -1;
+      break;
+    }
+    judge(p, values, legal, mcts_best_action(m), &sres, &smar);
+    for (tally *y = x; y; y = y == x ? &all : NULL) {
+      y->n++;
+      y->value_err += fabs((double)v - ex.outcome);
+      y->margin_err += fabs((double)score * score_scale - ex.margin);
+      y->policy_result += res;
+      y->policy_margin += mar;
+      y->search_result += sres;
+      y->search_margin += smar;
+    }
+  }
+  mcts_free(m);
+  mcts_nn_free(ev);
+  free(policy);
+  if (rc) return -1;
+  /* Overall, then per seed count (keys: the seed counts). */
+  size_t k = 0;
+  for (int lv = -1; lv < e->levels; lv++) {
+    const tally *x = lv < 0 ? &all : &t[lv];
+    double n = x->n ? x->n : 1;
+    char head[32];
+    if (lv < 0)
+      snprintf(head, sizeof head, "\"egdb\": {");
+    else
+      snprintf(head, sizeof head, "%s\"%d\": {", lv ? ", " : "\"seeds\": {", e->top - lv);
+    k += (size_t)snprintf(json + k, jlen - k,
+                          "%s\"positions\": %d, \"value_mae\": %.4f, \"margin_mae\": %.3f, "
+                          "\"policy_result\": %.4f, \"policy_margin\": %.4f, "
+                          "\"search_result\": %.4f, \"search_margin\": %.4f%s",
+                          head, x->n, x->value_err / n, x->margin_err / n, x->policy_result / n,
+                          x->policy_margin / n, x->search_result / n, x->search_margin / n,
+                          lv < 0 ? ", " : "}");
+    if (k >= jlen) k = jlen - 1;
+  }
+  snprintf(json + k, jlen - k, "}}");
+  return 0;
+}
