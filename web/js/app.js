@@ -185,11 +185,14 @@ async function fetchNetwork(name) {
 }
 
 // `zero` with the chosen network if it fits the rules in play, else MCTS.
+// The WebAssembly build computes the network in fp32; the spec says so, so
+// that the protocol log replays move for move in a native `sowzero engine`
+// (whose default on a CPU with AVX512_BF16 is bf16).
 async function setAgent() {
   const sims = Math.max(1, Math.round(Number($('sims').value) || 200));
   const net = app.nets.get($('network').value);
   const fits = net && net.game === app.game.game && net.rules === app.game.options;
-  const spec = fits ? `zero weights=${net.path} sims=${sims}` : `mcts sims=${sims}`;
+  const spec = fits ? `zero weights=${net.path} sims=${sims} precision=fp32` : `mcts sims=${sims}`;
   app.agent = await app.engine.call('setAgent', spec);
   const s = $('network-status');
   delete s.dataset.state;

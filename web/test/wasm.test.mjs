@@ -75,7 +75,7 @@ function sessionLines(seed) {
     const name = g[0];
     const actions = name === 'kujifunza' ? 32 : name.startsWith('bao') ? 8 : 6;
     lines.push(`game ${g.join(' ')}`, 'state', 'labels');
-    lines.push(pick(['agent mcts sims=40', 'agent alphabeta depth=2', `agent zero weights=${name}.weights sims=24`]));
+    lines.push(pick(['agent mcts sims=40', 'agent alphabeta depth=2', `agent zero weights=${name}.weights sims=24 precision=fp32`]));
     for (let i = 0; i < 60; i++) {
       const x = r();
       if (x < 0.6) lines.push(`play ${Math.floor(r() * actions)}`);
