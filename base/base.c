@@ -82,8 +82,10 @@ EM_JS(double, process_cpu_seconds, (void), {
   return performance.now() / 1000;
 });
 double clock_thread_cpu(void) { return process_cpu_seconds(); }
+double clock_process_cpu(void) { return process_cpu_seconds(); }
 #else
 double clock_thread_cpu(void) { return clock_of(CLOCK_THREAD_CPUTIME_ID); }
+double clock_process_cpu(void) { return clock_of(CLOCK_PROCESS_CPUTIME_ID); }
 #endif
 
 double mem_physical_mb(void) {
