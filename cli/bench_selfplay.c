@@ -80,10 +80,12 @@ static int one(bench_out *b, const cli_cmd *cmd, train_config *cfg, nn_precision
 int bench_selfplay(bench_out *b, int argc, char **argv) {
   opts o = {.seconds = 10, .threads = 1, .config = "configs/oware.ini"};
   cli_cmd c = {.name = "bench selfplay",
-               .synopsis = "bench selfplay [--json] [--seconds S] [--precision fp32|bf16] "
-                           "[--threads N] [--learner-plays 0|1] [--config FILE]",
-               .about = "  Self-play and the learner of a config from a fixed network, for S\n"
-                        "  seconds per precision; without --precision fp32 and bf16 side by side.\n",
+               .synopsis =
+                   "bench selfplay [--json] [--seconds S] [--precision fp32|bf16] "
+                   "[--threads N] [--learner-plays 0|1] [--config FILE]",
+               .about =
+                   "  Self-play and the learner of a config from a fixed network, for S\n"
+                   "  seconds per precision; without --precision fp32 and bf16 side by side.\n",
                .opts = &sp_table,
                .base = &o};
   int status;
