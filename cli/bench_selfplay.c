@@ -8,6 +8,9 @@
  * at the start, since the machine's other jobs take cores from it):
  *   games_per_h, evals_per_s, samples_per_s, steps_per_s
  *   cores_used          process CPU time / wall time
+ *   threads_runnable    mean number of the process's threads running or
+ *                       ready to run (Linux): the cores it would use on an
+ *                       idle machine, where other jobs lower cores_used
  *   share_network, share_search, share_learner   of the process's CPU time
  * Without --precision, fp32 then bf16 (where the CPU has AVX512_BF16), and
  *   bf16_fp32_evals_ratio, bf16_fp32_games_ratio */
@@ -71,6 +74,8 @@ static int one(bench_out *b, const cli_cmd *cmd, train_config *cfg, nn_precision
   bench_figure(b, "selfplay", "samples_per_s", (double)res->samples / t, "1/s", extra);
   bench_figure(b, "selfplay", "steps_per_s", (double)res->steps / t, "1/s", extra);
   bench_figure(b, "selfplay", "cores_used", res->cores_used, "cores", extra);
+  if (res->threads_runnable >= 0)
+    bench_figure(b, "selfplay", "threads_runnable", res->threads_runnable, "threads", extra);
   bench_figure(b, "selfplay", "share_network", res->share[0], "", extra);
   bench_figure(b, "selfplay", "share_search", res->share[1], "", extra);
   bench_figure(b, "selfplay", "share_learner", res->share[2], "", extra);

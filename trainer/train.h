@@ -86,6 +86,7 @@ typedef struct {
   double seconds;                        /* wall time measured */
   uint64_t games, samples, evals, steps; /* in that time */
   double cores_used;                     /* process CPU time / wall time */
+  double threads_runnable;               /* mean threads running or ready to run (-1: unknown) */
   double share[4];                       /* network, search, learner, gating */
 } train_bench_result;
 

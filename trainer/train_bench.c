@@ -50,8 +50,11 @@ int train_bench(const train_config *c, double seconds, train_bench_result *out, 
   r->t_start = clock_wall();
   r->cpu_start = clock_process_cpu();
   r->bench_until = r->t_start + seconds;
+  /* What the threads would use on an idle machine, whatever else runs. */
+  double run0 = clock_process_runnable();
   rc = train_loop_overlapped(r, r->t_start, err, errlen);
   if (rc == 0) {
+    double run1 = clock_process_runnable();
     /* Read before the workers stop: their last rounds would count
      * without their wall time. */
     out->seconds = clock_wall() - r->t_start;
@@ -60,6 +63,7 @@ int train_bench(const train_config *c, double seconds, train_bench_result *out, 
     out->samples = atomic_load(&r->counters.samples);
     out->evals = atomic_load(&r->counters.evals);
     out->steps = r->rc.steps;
+    out->threads_runnable = run0 >= 0 && run1 >= 0 ? (run1 - run0) / out->seconds : -1;
   }
   char e[256];
   if (r->sp && selfplay_stop(r->sp, e, sizeof e) != 0 && rc == 0) {
