@@ -89,8 +89,9 @@ void config_describe(FILE *out);
 
 /* Resuming a run: 1 if "section.key" may differ between a run's own
  * config and the one a resume asks for (the budget, run.minutes and
- * run.iterations, selfplay.threads, selfplay.learner_plays and
- * network.precision); any other difference makes a different run. */
+ * run.iterations, selfplay.threads, selfplay.learner_plays,
+ * network.precision and egdb.dir); any other difference makes a different
+ * run. */
 int config_resumable(const char *key);
 
 typedef struct {

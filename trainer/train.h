@@ -81,7 +81,8 @@ int train_run(const train_args *a, char *err, size_t errlen);
  * workers, and the learner at its train_ratio) for `seconds` of wall time,
  * from the untrained network of its seed, in memory: the learner starts at
  * the first batch (min_samples is not waited for) and never ends an
- * iteration, so the network the workers play stays the same. */
+ * iteration, so the network the workers play stays the same. The endgame
+ * database ([egdb]) is not opened. */
 typedef struct {
   double seconds;                        /* wall time measured */
   uint64_t games, samples, evals, steps; /* in that time */
