@@ -82,9 +82,33 @@ EM_JS(double, process_cpu_seconds, (void), {
   return performance.now() / 1000;
 });
 double clock_thread_cpu(void) { return process_cpu_seconds(); }
+double clock_process_cpu(void) { return process_cpu_seconds(); }
 #else
 double clock_thread_cpu(void) { return clock_of(CLOCK_THREAD_CPUTIME_ID); }
+double clock_process_cpu(void) { return clock_of(CLOCK_PROCESS_CPUTIME_ID); }
 #endif
+
+double clock_process_runnable(void) {
+#ifdef __linux__
+  DIR *d = opendir("/proc/self/task");
+  if (!d) return -1;
+  double sum = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    char path[300];
+    unsigned long long run = 0, wait = 0;
+    if (e->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue; /* a thread that just ended */
+    if (fscanf(f, "%llu %llu", &run, &wait) == 2) sum += 1e-9 * (double)(run + wait);
+    fclose(f);
+  }
+  closedir(d);
+  return sum;
+#else
+  return -1;
+#endif
+}
 
 double mem_physical_mb(void) {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);

@@ -45,8 +45,13 @@ double rng_gamma(rng_t *r, double shape); /* Gamma(shape, 1), shape > 0 */
 uint64_t splitmix64(uint64_t *state);
 
 /* ---- Clocks (seconds) ------------------------------------------------------ */
-double clock_wall(void);       /* monotonic wall clock */
-double clock_thread_cpu(void); /* CPU time of the calling thread */
+double clock_wall(void);        /* monotonic wall clock */
+double clock_thread_cpu(void);  /* CPU time of the calling thread */
+double clock_process_cpu(void); /* CPU time of all the process's threads */
+/* Seconds the process's live threads have spent running or ready to run
+ * (Linux scheduler statistics; -1 elsewhere). Over a wall interval, its
+ * growth is how many cores the process would use on an idle machine. */
+double clock_process_runnable(void);
 /* The machine's physical memory in MiB (0 if unknown): tables sized by a
  * setting are refused beyond half of it rather than paged in until the
  * process is killed. */

@@ -38,6 +38,26 @@ void bench_note(bench_out *b, const char *fmt, ...) {
   fflush(b->out);
 }
 
+/* The CPU from /proc/cpuinfo: "AMD EPYC (family 26 model 2)", or "unknown
+ * CPU". Virtual machines often report a bare brand name, so family and
+ * model say which generation ran the figures. */
+void bench_cpu_name(char *buf, size_t len) {
+  char name[128] = "unknown CPU", fam[16] = "?", model[16] = "?", line[256];
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  while (f && fgets(line, sizeof line, f)) {
+    char *v = strchr(line, ':');
+    if (!v) continue;
+    v += 1 + (v[1] == ' ');
+    v[strcspn(v, "\n")] = '\0';
+    if (!strncmp(line, "model name", 10)) snprintf(name, sizeof name, "%s", v);
+    if (!strncmp(line, "cpu family", 10)) snprintf(fam, sizeof fam, "%s", v);
+    if (!strncmp(line, "model\t", 6)) snprintf(model, sizeof model, "%s", v);
+    if (line[0] == '\n' || !line[0]) break; /* the first processor is enough */
+  }
+  if (f) fclose(f);
+  snprintf(buf, len, "%s (family %s model %s)", name, fam, model);
+}
+
 typedef struct {
   int json;
 } all_opts;
@@ -51,23 +71,26 @@ int cmd_bench(int argc, char **argv) {
   bench_out b = {0, stdout, 0};
   all_opts o = {0};
   cli_cmd c = {.name = "bench",
-               .synopsis = "bench [engine|nn|search|egdb|all] [--json] [options]",
+               .synopsis = "bench [engine|nn|search|egdb|selfplay|all] [--json] [options]",
                .about =
                    "  engine  random playouts/s and plies/s, with a deterministic signature\n"
                    "  nn      network forward/training throughput against plain sgemm\n"
                    "  search  simulations/s of the searching agents\n"
                    "  egdb    endgame database build rate and probe latency (about a minute;\n"
                    "          not part of all)\n"
+                   "  selfplay  self-play and the learner of a config: games/h, evaluations/s,\n"
+                   "          cores used (fp32 and bf16 side by side; not part of all)\n"
                    "  all     engine, nn and search with their defaults (the default)\n"
                    "  'sowzero bench BENCHMARK --help' lists a benchmark's options.\n",
                .opts = &all_table,
                .base = &o};
-  static const char *const names[] = {"engine", "nn", "search", "egdb", "all"};
-  int which = 4;
+  static const char *const names[] = {"engine", "nn", "search", "egdb", "selfplay", "all"};
+  int which = 5;
   if (argc > 0 && argv[0][0] != '-') {
-    for (which = 0; which < 5 && strcmp(argv[0], names[which]); which++) {}
-    if (which == 5)
-      return cli_fail(&c, 2, "unknown benchmark '%s' (engine, nn, search, egdb or all)", argv[0]);
+    for (which = 0; which < 6 && strcmp(argv[0], names[which]); which++) {}
+    if (which == 6)
+      return cli_fail(&c, 2, "unknown benchmark '%s' (engine, nn, search, egdb, selfplay or all)",
+                      argv[0]);
     argc--, argv++;
   }
   int rc = 0, status;
@@ -80,6 +103,8 @@ int cmd_bench(int argc, char **argv) {
       return bench_search(&b, argc, argv);
     case 3:
       return bench_egdb(&b, argc, argv);
+    case 4:
+      return bench_selfplay(&b, argc, argv);
     default:
       /* `all` takes --json alone: the benchmarks' options differ. */
       for (int i = 0; i < argc; i++)
@@ -90,7 +115,7 @@ int cmd_bench(int argc, char **argv) {
                           "('sowzero bench engine %s ...'); all runs each with its defaults",
                           argv[i], argv[i]);
       for (int i = 0; i < argc; i++)
-        for (int k = 0; k < 5; k++)
+        for (int k = 0; k < 6; k++)
           if (!strcmp(argv[i], names[k]))
             return cli_fail(&c, 2, "'%s': the benchmark comes first: sowzero bench %s [options]",
                             argv[i], argv[i]);

@@ -75,26 +75,6 @@ typedef struct ctx {
   float *buf[6]; /* plain-sgemm buffers */
 } ctx;
 
-/* The CPU from /proc/cpuinfo: "AMD EPYC (family 26 model 2)", or "unknown
- * CPU". Virtual machines often report a bare brand name, so family and
- * model say which generation ran the figures. */
-static void cpu_name(char *buf, size_t len) {
-  char name[128] = "unknown CPU", fam[16] = "?", model[16] = "?", line[256];
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  while (f && fgets(line, sizeof line, f)) {
-    char *v = strchr(line, ':');
-    if (!v) continue;
-    v += 1 + (v[1] == ' ');
-    v[strcspn(v, "\n")] = '\0';
-    if (!strncmp(line, "model name", 10)) snprintf(name, sizeof name, "%s", v);
-    if (!strncmp(line, "cpu family", 10)) snprintf(fam, sizeof fam, "%s", v);
-    if (!strncmp(line, "model\t", 6)) snprintf(model, sizeof model, "%s", v);
-    if (line[0] == '\n' || !line[0]) break; /* the first processor is enough */
-  }
-  if (f) fclose(f);
-  snprintf(buf, len, "%s (family %s model %s)", name, fam, model);
-}
-
 static double median(double *v, int n) {
   for (int i = 1; i < n; i++)
     for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
@@ -290,7 +270,7 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   const char *ct = getenv("OPENBLAS_CORETYPE");
   bench_note(b, "%s; OPENBLAS_CORETYPE=%s", info, ct ? ct : "(unset)");
   char cpu[192];
-  cpu_name(cpu, sizeof cpu);
+  bench_cpu_name(cpu, sizeof cpu);
   const int bf16 = nn_bf16_supported();
   bench_note(b, "CPU %s; bf16 forward %s", cpu,
              bf16 ? "measured (AVX512_BF16)" : "not measured (no AVX512_BF16)");

@@ -14,7 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/json.h"
 #include "game/game.h"
+#include "nn/nn.h"
 #include "tests/testutil.h"
 
 /* Seconds a run may take before the alarm kills it. */
@@ -197,6 +199,9 @@ START_TEST(bench_refusals) {
       {{"bench", "search", "--batches", "16x"}, 2, {"'16x'", "--batches"}},
       {{"bench", "search", "--no-nn=1"}, 2, {"--no-nn", "no value"}},
       {{"bench", "all", "--reps", "3"}, 2, {"--reps", "one benchmark"}},
+      {{"bench", "selfplay", "--precision", "fp16"}, 2, {"'fp16'", "--precision"}},
+      {{"bench", "selfplay", "--seconds", "0"}, 2, {"'0'", "--seconds"}},
+      {{"bench", "selfplay", "--config", "/nonexistent.ini"}, 2, {"/nonexistent.ini"}},
       {{"bench", "--json", "engine"}, 2, {"'engine'", "comes first"}},
       {{"bench", "nn", "--run", "/nonexistent/run"}, 1, {"/nonexistent/run/config.ini"}},
       {{"bench", "nn", "--run", "x", "--positions", "0"}, 2, {"'0'", "--positions"}},
@@ -507,6 +512,57 @@ START_TEST(good_lines_still_work) {
 }
 END_TEST
 
+/* bench selfplay on the tiny config: every line parses, every figure is
+ * there for each precision, and the figures are in range. */
+START_TEST(bench_selfplay_json) {
+  static run_result r;
+  const char *argv[] = {"bench",
+                        "selfplay",
+                        "--json",
+                        "--config",
+                        "configs/tiny.ini",
+                        "--seconds",
+                        test_scale() < 1 ? "4" : "1",
+                        NULL};
+  run(&r, NULL, argv);
+  ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+  static const char *const figures[] = {
+      "games_per_h",      "evals_per_s",   "samples_per_s", "steps_per_s",   "cores_used",
+      "threads_runnable", "share_network", "share_search",  "share_learner", NULL};
+  int seen[2][9] = {{0}}, lines = 0, ratios = 0;
+  char *save = NULL;
+  for (char *line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    char err[256];
+    json_doc *d = json_parse(line, err, sizeof err);
+    ck_assert_msg(d != NULL, "not JSON (%s): %s", err, line);
+    double v;
+    const char *fig = json_get_string(d, 0, "figure"), *prec = json_get_string(d, 0, "precision");
+    ck_assert_msg(fig && json_get_number(d, 0, "value", &v) == 0 && json_get_string(d, 0, "cpu"),
+                  "%s", line);
+    lines++;
+    if (!strncmp(fig, "bf16_fp32_", 10)) {
+      ck_assert_msg(v > 0, "%s", line);
+      ratios++;
+    }
+    for (int k = 0; prec && figures[k]; k++) {
+      if (strcmp(fig, figures[k])) continue;
+      seen[!strcmp(prec, "bf16")][k]++;
+      /* Under a sanitizer a game may not finish in the time: only the
+       * evaluations and the cores must be positive. */
+      int positive = k == 1 || k == 4 || k == 5 || (k == 0 && test_scale() >= 1);
+      ck_assert_msg(positive ? v > 0 : v >= 0, "%s", line);
+      if (k >= 4) ck_assert_msg(v <= (k <= 5 ? 64 : 1), "%s", line);
+    }
+    json_free(d);
+  }
+  int precisions = nn_bf16_supported() ? 2 : 1;
+  for (int p = 0; p < precisions; p++)
+    for (int k = 0; figures[k]; k++) ck_assert_msg(seen[p][k] == 1, "%s missing", figures[k]);
+  ck_assert_int_eq(ratios, precisions == 2 ? 2 : 0);
+  ck_assert_int_eq(lines, 9 * precisions + ratios);
+}
+END_TEST
+
 static Suite *cli_suite(void) {
   Suite *s = suite_create("cli");
   TCase *t = tcase_create("core");
@@ -521,6 +577,7 @@ static Suite *cli_suite(void) {
   tcase_add_test(t, plot_runs_no_shell);
   tcase_add_test(t, moves_in_board_terms);
   tcase_add_test(t, good_lines_still_work);
+  tcase_add_test(t, bench_selfplay_json);
   suite_add_tcase(s, t);
   return s;
 }

@@ -31,23 +31,25 @@ static const char *const base_over[] = {"run.deterministic=1",
                                         "gating.sims=8"};
 enum { N_BASE = sizeof base_over / sizeof base_over[0] };
 
-/* Trains into scratch/NAME with the base overrides, the thread count and
- * the seed. The time budget is never reached, but short enough that a
+/* Trains into scratch/NAME with the base overrides, the thread count,
+ * selfplay.learner_plays and the seed. The time budget is never reached, but short enough that a
  * clock leaking into a decision (the learning rate, say) changes bits of
  * the weights; under the sanitizers, runs are slower and it is long. */
-static void train_into(const char *scratch, const char *name, int threads, int seed, char *dir,
-                       size_t len) {
-  char th[64], sd[64], err[1024];
-  char *over[N_BASE + 3];
+static void train_into(const char *scratch, const char *name, int threads, int lp, int seed,
+                       char *dir, size_t len) {
+  char th[64], sd[64], pl[64], err[1024];
+  char *over[N_BASE + 4];
   for (int i = 0; i < N_BASE; i++) over[i] = (char *)base_over[i];
   snprintf(th, sizeof th, "selfplay.threads=%d", threads);
   snprintf(sd, sizeof sd, "run.seed=%d", seed);
   over[N_BASE] = th;
   over[N_BASE + 1] = sd;
   over[N_BASE + 2] = test_scale() < 1 ? "run.minutes=60" : "run.minutes=1";
+  snprintf(pl, sizeof pl, "selfplay.learner_plays=%d", lp);
+  over[N_BASE + 3] = pl;
   snprintf(dir, len, "%s/%s", scratch, name);
   train_args a = {
-      .config_path = "configs/tiny.ini", .run_dir = dir, .n_over = N_BASE + 3, .over = over};
+      .config_path = "configs/tiny.ini", .run_dir = dir, .n_over = N_BASE + 4, .over = over};
   ck_assert_msg(train_run(&a, err, sizeof err) == 0, "%s: %s", dir, err);
 }
 
@@ -137,26 +139,35 @@ static void assert_same_runs(const char *a, const char *b) {
   free(n);
 }
 
-static void same_twice(int threads) {
+/* Two runs with these worker threads and learner_plays of each. */
+static void same_runs(int threads_a, int lp_a, int threads_b, int lp_b) {
   char scratch[256], a[300], b[300];
   scratch_dir(scratch, sizeof scratch, "determ");
-  train_into(scratch, "a", threads, 7, a, sizeof a);
-  train_into(scratch, "b", threads, 7, b, sizeof b);
+  train_into(scratch, "a", threads_a, lp_a, 7, a, sizeof a);
+  train_into(scratch, "b", threads_b, lp_b, 7, b, sizeof b);
   assert_same_runs(a, b);
   remove_tree(scratch);
 }
 
-START_TEST(one_thread_twice_gives_the_same_run) { same_twice(1); }
+START_TEST(one_thread_twice_gives_the_same_run) { same_runs(1, 0, 1, 0); }
 END_TEST
 
-START_TEST(two_threads_twice_give_the_same_run) { same_twice(2); }
+START_TEST(two_threads_twice_give_the_same_run) { same_runs(2, 0, 2, 0); }
+END_TEST
+
+/* The learner's hosted worker is the same worker as a thread's: one
+ * thread and the learner's worker make the run of two threads. */
+START_TEST(the_learners_worker_counts_as_a_thread) {
+  same_runs(1, 1, 2, 0);
+  same_runs(1, 1, 1, 1);
+}
 END_TEST
 
 START_TEST(another_seed_gives_other_weights) {
   char scratch[256], a[300], b[300];
   scratch_dir(scratch, sizeof scratch, "determ");
-  train_into(scratch, "a", 1, 7, a, sizeof a);
-  train_into(scratch, "b", 1, 8, b, sizeof b);
+  train_into(scratch, "a", 1, 1, 7, a, sizeof a);
+  train_into(scratch, "b", 1, 1, 8, b, sizeof b);
   static const char *const files[] = {"best.weights", "candidate.weights", "replay.bin", NULL};
   for (int i = 0; files[i]; i++) {
     size_t la, lb;
@@ -190,10 +201,10 @@ END_TEST
 
 static Suite *determinism_suite(void) {
   Suite *s = suite_create("determinism");
-  add_tests(
-      s, "runs", 300,
-      (const TTest *[]){one_thread_twice_gives_the_same_run, two_threads_twice_give_the_same_run,
-                        another_seed_gives_other_weights, NULL});
+  add_tests(s, "runs", 300,
+            (const TTest *[]){
+                one_thread_twice_gives_the_same_run, two_threads_twice_give_the_same_run,
+                the_learners_worker_counts_as_a_thread, another_seed_gives_other_weights, NULL});
   return s;
 }
 

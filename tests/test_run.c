@@ -399,6 +399,19 @@ static double metric(int iteration, const char *key) {
   return v;
 }
 
+/* The cores used and the time shares of an iteration's metrics line. */
+static void check_cores_and_shares(int it) {
+  double cores = metric(it, "cores"), used = metric(it, "cores_used"), sum = 0;
+  ck_assert_msg(cores >= 1 && used > 0 && used <= cores + 0.05, "cores_used %g of %g", used, cores);
+  static const char *const shares[] = {"network", "search", "learner", "gating"};
+  for (int i = 0; i < 4; i++) {
+    double v = metric(it, shares[i]);
+    ck_assert_msg(v >= 0 && v <= 1, "time_share %s = %g", shares[i], v);
+    sum += v;
+  }
+  ck_assert_double_eq_tol(sum, 1, 0.01);
+}
+
 static uint64_t checkpoint_games(void) {
   char path[400], err[1024];
   snprintf(path, sizeof path, "%s/checkpoint/learner.ckpt", dir);
@@ -473,6 +486,7 @@ START_TEST(a_stop_between_any_two_writes_is_safe) {
       ck_assert_double_ge(metric(it, "samples"), metric(it - 1, "samples"));
     }
     ck_assert_double_eq((double)checkpoint_games(), metric(3, "games"));
+    check_cores_and_shares(3);
     remove_dir();
   }
 }

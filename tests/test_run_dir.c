@@ -45,12 +45,14 @@ static const char *in(const char *root, const char *name) {
   return path[k];
 }
 
-/* One short iteration of the tiny config (a fraction of a second). */
+/* One short iteration of the tiny config (a fraction of a second); no
+ * kept games, so that what the iteration writes does not depend on how
+ * many games the workers finish in it. */
 static char *quick[] = {
-    "run.minutes=0",          "run.iterations=1", "selfplay.games_per_thread=16",
-    "replay.min_samples=256", "learner.batch=64", "learner.steps_per_iter=5",
-    "gating.mode=off"};
-#define N_QUICK 7
+    "run.minutes=0",          "run.iterations=1",       "selfplay.games_per_thread=16",
+    "replay.min_samples=256", "learner.batch=64",       "learner.steps_per_iter=5",
+    "gating.mode=off",        "selfplay.record_every=0"};
+#define N_QUICK 8
 
 /* train_run on dir; stop_now: a session that stops as soon as it started. */
 static int train(const char *config, int n_over, char *const *over, int stop_now, char *err,

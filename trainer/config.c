@@ -48,6 +48,8 @@ static const kv_key network_keys[] = {
 static const kv_key selfplay_keys[] = {
     K_(KV_I, "threads", threads, 1, 64, "1",
        "self-play worker threads (the learner and gating run on one more)"),
+    K_(KV_I, "learner_plays", learner_plays, 0, 1, "1",
+       "1: the learner's thread runs one more worker while it waits for samples; 0: it waits"),
     K_(KV_I, "games_per_thread", games_per_thread, 1, 4096, "64",
        "games each worker advances at once; their leaves form one network batch"),
     K_(KV_I, "cap_sims", cap_sims, 0, 100000, "0",
@@ -385,8 +387,13 @@ void config_describe(FILE *out) {
  * The keys a resume may change: how long to train, how many threads do it
  * and the inference arithmetic of the machine it runs on. Everything else
  * makes a different run (docs/TRAINING.md). */
-static const char *const resumable_keys[] = {
-    "run.minutes", "run.iterations", "selfplay.threads", "network.precision", "egdb.dir", NULL};
+static const char *const resumable_keys[] = {"run.minutes",
+                                             "run.iterations",
+                                             "selfplay.threads",
+                                             "selfplay.learner_plays",
+                                             "network.precision",
+                                             "egdb.dir",
+                                             NULL};
 
 int config_resumable(const char *key) {
   for (int i = 0; resumable_keys[i]; i++)

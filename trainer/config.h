@@ -32,6 +32,7 @@ typedef struct {
   mcts_params search;
   /* [selfplay] */
   int threads;          /* self-play worker threads */
+  int learner_plays;    /* 1: the learner's thread hosts one more worker */
   int games_per_thread; /* games each worker advances at once */
   int cap_sims;         /* fast-move budget of playout-cap randomisation; 0: off */
   float full_frac;      /* share of moves searched with the full budget */
@@ -88,8 +89,9 @@ void config_describe(FILE *out);
 
 /* Resuming a run: 1 if "section.key" may differ between a run's own
  * config and the one a resume asks for (the budget, run.minutes and
- * run.iterations, selfplay.threads and network.precision); any other
- * difference makes a different run. */
+ * run.iterations, selfplay.threads, selfplay.learner_plays,
+ * network.precision and egdb.dir); any other difference makes a different
+ * run. */
 int config_resumable(const char *key);
 
 typedef struct {

@@ -137,7 +137,8 @@ struct selfplay {
   void *record_ctx;
   _Atomic int stop;
   _Atomic int failed;
-  int n;
+  int n;       /* workers, the hosted one included */
+  int threads; /* worker threads: all workers but the hosted one */
   worker *w;
   /* Phased mode: the learner bumps `phase` to start one; each worker
    * counts itself into `done` when its quota is met (or it failed). */
@@ -297,9 +298,14 @@ static void phase_done(selfplay *s) {
   pthread_mutex_unlock(&s->ph_lock);
 }
 
-static int worker_loop(selfplay *s, worker *w) {
+static int start_games(selfplay *s, worker *w) {
   for (int i = 0; i < s->p.games; i++)
     if (new_game(s, w, i) != 0) return -1;
+  return 0;
+}
+
+static int worker_loop(selfplay *s, worker *w) {
+  if (start_games(s, w) != 0) return -1;
   if (!s->p.phased) {
     while (!atomic_load(&s->stop))
       if (play_round(s, w) != 0) return -1;
@@ -408,7 +414,8 @@ selfplay *selfplay_start(const selfplay_params *p, int threads, netslot *best, r
     return NULL;
   }
   selfplay *s = calloc(1, sizeof *s);
-  if (!s || !(s->w = calloc((size_t)threads, sizeof *s->w))) {
+  int n = threads + (p->hosted ? 1 : 0);
+  if (!s || !(s->w = calloc((size_t)n, sizeof *s->w))) {
     free(s);
     errf(err, errlen, "out of memory");
     return NULL;
@@ -421,12 +428,15 @@ selfplay *selfplay_start(const selfplay_params *p, int threads, netslot *best, r
   s->counters = counters;
   s->record = record;
   s->record_ctx = record_ctx;
-  s->n = threads;
+  s->n = n;
+  s->threads = threads;
   pthread_mutex_init(&s->ph_lock, NULL);
   pthread_cond_init(&s->ph_go, NULL);
   pthread_cond_init(&s->ph_done, NULL);
-  for (int i = 0; i < threads; i++)
-    if (init_worker(s, &s->w[i], i, err, errlen) != 0) {
+  for (int i = 0; i < n; i++)
+    if (init_worker(s, &s->w[i], i, err, errlen) != 0 ||
+        (i == threads && start_games(s, &s->w[i]) != 0)) {
+      if (i == threads && s->w[i].err[0]) errf(err, errlen, "%s", s->w[i].err);
       for (int k = 0; k <= i; k++) free_worker(s, &s->w[k]);
       free_selfplay(s);
       return NULL;
@@ -435,7 +445,7 @@ selfplay *selfplay_start(const selfplay_params *p, int threads, netslot *best, r
     if (pthread_create(&s->w[i].thread, NULL, worker_main, &s->w[i]) != 0) {
       tell_stop(s);
       for (int k = 0; k < i; k++) pthread_join(s->w[k].thread, NULL);
-      for (int k = 0; k < threads; k++) free_worker(s, &s->w[k]);
+      for (int k = 0; k < n; k++) free_worker(s, &s->w[k]);
       free_selfplay(s);
       errf(err, errlen, "cannot start a self-play thread");
       return NULL;
@@ -445,12 +455,19 @@ selfplay *selfplay_start(const selfplay_params *p, int threads, netslot *best, r
 
 int selfplay_failed(selfplay *s) { return atomic_load(&s->failed); }
 
+int selfplay_host_round(selfplay *s) {
+  if (!s->p.hosted || atomic_load(&s->failed)) return -1;
+  if (play_round(s, &s->w[s->n - 1]) == 0) return 0;
+  atomic_store(&s->failed, 1);
+  return -1;
+}
+
 int selfplay_stop(selfplay *s, char *err, size_t errlen) {
   if (!s) return 0;
   tell_stop(s);
   int rc = 0;
+  for (int i = 0; i < s->threads; i++) pthread_join(s->w[i].thread, NULL);
   for (int i = 0; i < s->n; i++) {
-    pthread_join(s->w[i].thread, NULL);
     if (s->w[i].err[0] && rc == 0) {
       errf(err, errlen, "self-play worker %d: %s", i, s->w[i].err);
       rc = -1;
@@ -485,8 +502,14 @@ int selfplay_phase(selfplay *s, uint64_t samples, volatile sig_atomic_t *stop) {
   s->done = 0;
   s->phase++;
   pthread_cond_broadcast(&s->ph_go);
+  pthread_mutex_unlock(&s->ph_lock);
   int stopped = 0;
-  while (s->done < s->n && !atomic_load(&s->failed) && !stopped) {
+  /* The hosted worker's share, on this thread, while the threads play theirs. */
+  worker *h = s->p.hosted ? &s->w[s->n - 1] : NULL;
+  while (h && h->got < h->quota && !atomic_load(&s->failed) && !(stopped = stop && *stop))
+    if (play_round(s, h) != 0) atomic_store(&s->failed, 1);
+  pthread_mutex_lock(&s->ph_lock);
+  while (s->done < s->threads && !atomic_load(&s->failed) && !stopped) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     ts.tv_nsec += 50 * 1000000;

@@ -55,6 +55,7 @@ typedef struct {
    * targets instead of the game's result. */
   const struct egdb *db;
   int db_max_seeds;
+  int hosted; /* 1: one more worker, without a thread: the caller runs it */
 } selfplay_params;
 
 /* Counters shared by all workers (atomics; read at any time). */
@@ -72,7 +73,10 @@ typedef void (*selfplay_record_fn)(void *ctx, const game *g, const uint8_t *move
 
 typedef struct selfplay selfplay;
 
-/* Starts `threads` workers. They run until selfplay_stop. */
+/* Starts `threads` worker threads, and with params.hosted one more worker
+ * (the last, numbered `threads`) that plays only when the caller lends it
+ * its thread: selfplay_host_round, and inside selfplay_phase. The threads
+ * run until selfplay_stop. */
 selfplay *selfplay_start(const selfplay_params *p, int threads, netslot *best, replay *buffer,
                          selfplay_counters *counters, selfplay_record_fn record, void *record_ctx,
                          char *err, size_t errlen);
@@ -81,6 +85,11 @@ selfplay *selfplay_start(const selfplay_params *p, int threads, netslot *best, r
 int selfplay_stop(selfplay *s, char *err, size_t errlen);
 /* 1 if a worker has stopped on an error (the run should stop too). */
 int selfplay_failed(selfplay *s);
+/* Overlapped mode with params.hosted: one search round (a move in each of
+ * its games) of the hosted worker on the calling thread, which must be the
+ * one that started the workers. 0; -1 if it failed (selfplay_stop gives the
+ * message). */
+int selfplay_host_round(selfplay *s);
 
 /* Phased self-play (params.phased = 1), where nothing depends on timing:
  * the workers play only inside this call. Each plays until the games it
@@ -91,7 +100,8 @@ int selfplay_failed(selfplay *s);
  * game k * threads + w, and each game's search draws from a stream of the
  * seed and that number. So what a call adds depends on the seed, the
  * thread count, the best network and the calls before it, and on nothing
- * else. Returns 0; 1 if *stop (may be NULL; looked at every 50 ms) became
+ * else. With params.hosted the calling thread plays the hosted worker's
+ * share first, then waits for the threads. Returns 0; 1 if *stop (may be NULL; looked at every 50 ms) became
  * non-zero, with nothing added; -1 if a worker failed (selfplay_stop gives
  * its message). */
 int selfplay_phase(selfplay *s, uint64_t samples, volatile sig_atomic_t *stop);

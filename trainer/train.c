@@ -61,6 +61,7 @@ void train_emit(run *r, int kind, const char *fmt, ...) {
   r->st.buffer = rs.count;
   r->st.promotions = (int)r->rc.promotions;
   r->st.budget_min = r->cfg.minutes;
+  if (r->t_start > 0) train_time_shares(r, r->st.share, &r->st.cores_used);
   r->a->progress(r->a->progress_ctx, kind, &r->st, line);
 }
 
@@ -327,16 +328,7 @@ static int setup(run *r, char *err, size_t errlen) {
   nn_config nc = {c->g.n_features, c->hidden, c->blocks, c->g.n_actions};
   nn_expect ex = nn_expect_of(&r->meta, &nc);
   /* The learner: from the checkpoint, or fresh from the run seed. */
-  if (!(r->cand = nn_create(&nc, c->seed, err, errlen))) return -1;
-  nn_train_params tp = nn_train_defaults();
-  tp.w.policy = c->policy_w;
-  tp.w.value = c->value_w;
-  tp.w.score = c->score_w;
-  tp.weight_decay = c->weight_decay;
-  tp.clip_norm = c->clip_norm;
-  if (!(r->trainer = nn_trainer_create(r->cand, &tp, err, errlen))) return -1;
-  if (!(r->ws = nn_ws_create(r->cand, c->batch, err, errlen))) return -1;
-  rng_seed(&r->rng, c->seed, 0x6c6561726eULL);
+  if (train_learner_init(r, err, errlen) != 0) return -1;
   path_in(r, "checkpoint/learner.ckpt", path);
   if (has_ckpt) {
     unsigned char blob[256];
@@ -399,17 +391,7 @@ static int setup(run *r, char *err, size_t errlen) {
   path_in(r, "best.weights", path);
   if (make_best && nn_save(r->best, &r->meta, path, err, errlen) != 0) return -1;
 
-  int b = c->batch, nf = c->g.n_features, na = c->g.n_actions;
-  r->batch = malloc(sizeof *r->batch * (size_t)b);
-  r->x = malloc(sizeof *r->x * (size_t)b * (size_t)nf);
-  r->pi = malloc(sizeof *r->pi * (size_t)b * (size_t)na);
-  r->z = malloc(sizeof *r->z * (size_t)b);
-  r->score = malloc(sizeof *r->score * (size_t)b);
-  r->legal = malloc(sizeof *r->legal * (size_t)b);
-  if (!r->batch || !r->x || !r->pi || !r->z || !r->score || !r->legal) {
-    errf(err, errlen, "out of memory");
-    return -1;
-  }
+  int nf = c->g.n_features, na = c->g.n_actions;
   if (!(r->slot = netslot_create(r->best, err, errlen))) return -1;
   replay_stats rs;
   replay_get_stats(r->buf, &rs);
@@ -421,9 +403,10 @@ static int setup(run *r, char *err, size_t errlen) {
   } else {
     char shape[64];
     nn_shape_string(&(nn_config){nf, c->hidden, c->blocks, na}, shape, sizeof shape);
-    train_emit(r, 1, "new run %s: %s, network %s (%s), %d self-play thread(s) x %d games%s", r->dir,
-               c->g.preset, shape, nn_precision_name(nn_precision_of(r->best)), c->threads,
-               c->games_per_thread, c->deterministic ? ", deterministic schedule" : "");
+    train_emit(r, 1, "new run %s: %s, network %s (%s), %d self-play thread(s)%s x %d games%s",
+               r->dir, c->g.preset, shape, nn_precision_name(nn_precision_of(r->best)), c->threads,
+               c->learner_plays ? " + the learner's" : "", c->games_per_thread,
+               c->deterministic ? ", deterministic schedule" : "");
   }
   return 0;
 }
@@ -459,7 +442,46 @@ static int open_egdb(run *r, char *err, size_t errlen) {
   return 0;
 }
 
-static void teardown(run *r) {
+int train_learner_init(run *r, char *err, size_t errlen) {
+  const train_config *c = &r->cfg;
+  nn_config nc = {c->g.n_features, c->hidden, c->blocks, c->g.n_actions};
+  if (!(r->cand = nn_create(&nc, c->seed, err, errlen))) return -1;
+  nn_train_params tp = nn_train_defaults();
+  tp.w.policy = c->policy_w;
+  tp.w.value = c->value_w;
+  tp.w.score = c->score_w;
+  tp.weight_decay = c->weight_decay;
+  tp.clip_norm = c->clip_norm;
+  if (!(r->trainer = nn_trainer_create(r->cand, &tp, err, errlen))) return -1;
+  if (!(r->ws = nn_ws_create(r->cand, c->batch, err, errlen))) return -1;
+  rng_seed(&r->rng, c->seed, 0x6c6561726eULL);
+  int b = c->batch, nf = c->g.n_features, na = c->g.n_actions;
+  r->batch = malloc(sizeof *r->batch * (size_t)b);
+  r->x = malloc(sizeof *r->x * (size_t)b * (size_t)nf);
+  r->pi = malloc(sizeof *r->pi * (size_t)b * (size_t)na);
+  r->z = malloc(sizeof *r->z * (size_t)b);
+  r->score = malloc(sizeof *r->score * (size_t)b);
+  r->legal = malloc(sizeof *r->legal * (size_t)b);
+  if (!r->batch || !r->x || !r->pi || !r->z || !r->score || !r->legal) {
+    errf(err, errlen, "out of memory");
+    return -1;
+  }
+  return 0;
+}
+
+void train_time_shares(const run *r, double share[4], double *cores_used) {
+  /* The workers' counters of this session are folded into rc only at a
+   * commit; the learner's and gating's go there at once. */
+  double t[4] = {(double)(r->rc.net_ns + atomic_load(&r->counters.net_ns)),
+                 (double)(r->rc.search_ns + atomic_load(&r->counters.search_ns)),
+                 (double)r->rc.learner_ns, (double)r->rc.gate_ns};
+  double sum = t[0] + t[1] + t[2] + t[3];
+  for (int i = 0; i < 4; i++) share[i] = sum > 0 ? t[i] / sum : 0;
+  double wall = clock_wall() - r->t_start;
+  *cores_used = wall > 0 ? (clock_process_cpu() - r->cpu_start) / wall : 0;
+}
+
+void train_teardown(run *r) {
   if (r->lock_fd > 0) close(r->lock_fd);
   endgame_free(r->endgame);
   egdb_release(r->db);
@@ -608,8 +630,8 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
   uint64_t net_ns = r->rc.net_ns + atomic_load(&r->counters.net_ns);
   uint64_t search_ns = r->rc.search_ns + atomic_load(&r->counters.search_ns);
   double sess = clock_wall() - t_start;
-  double total_ns = (double)(net_ns + search_ns + r->rc.learner_ns + r->rc.gate_ns);
-  if (total_ns <= 0) total_ns = 1;
+  double share[4], cores_used;
+  train_time_shares(r, share, &cores_used);
   double n = nsteps > 0 ? nsteps : 1;
   char line[8192];
   snprintf(line, sizeof line,
@@ -617,7 +639,8 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
            "\"samples\": %llu, \"buffer\": %d, \"buffer_mb\": %.1f, \"lr\": %.6f, "
            "\"loss\": {\"total\": %.5f, \"policy\": %.5f, \"value\": %.5f, \"score\": %.5f, "
            "\"entropy\": %.5f, \"value_acc\": %.4f}, "
-           "\"speed\": {\"games_per_h\": %.1f, \"evals_per_s\": %.1f}, "
+           "\"speed\": {\"games_per_h\": %.1f, \"evals_per_s\": %.1f, \"cores_used\": %.3f, "
+           "\"cores\": %ld}, "
            "\"time_share\": {\"network\": %.3f, \"search\": %.3f, \"learner\": %.3f, "
            "\"gating\": %.3f}, \"promotions\": %u, %s%s%s}",
            r->rc.iteration, elapsed / 60, (unsigned long long)r->rc.steps,
@@ -625,9 +648,9 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
            train_learning_rate(r, elapsed), avg->total / n, avg->policy / n, avg->value / n,
            avg->score / n, avg->entropy / n, avg->value_sign_acc / n,
            sess > 0 ? 3600.0 * (double)atomic_load(&r->counters.games) / sess : 0,
-           sess > 0 ? (double)evals / sess : 0, net_ns / total_ns, search_ns / total_ns,
-           r->rc.learner_ns / total_ns, r->rc.gate_ns / total_ns, r->rc.promotions, gate_json,
-           eval_json[0] ? ", " : "", eval_json);
+           sess > 0 ? (double)evals / sess : 0, cores_used, sysconf(_SC_NPROCESSORS_ONLN), share[0],
+           share[1], share[2], share[3], r->rc.promotions, gate_json, eval_json[0] ? ", " : "",
+           eval_json);
   before_write(r, "metrics.jsonl");
   if (metrics_append(r, r->rc.iteration - 1, line, err, errlen) != 0) return -1;
   /* The commit point: counters as of this iteration (the session's live
@@ -671,11 +694,14 @@ int train_run(const train_args *a, char *err, size_t errlen) {
                         .phased = c->deterministic,
                         .precision = c->precision,
                         .db = r->db,
-                        .db_max_seeds = c->egdb_max_seeds};
+                        .db_max_seeds = c->egdb_max_seeds,
+                        .hosted = c->learner_plays};
   if (!(r->sp = selfplay_start(&sp, c->threads, r->slot, r->buf, &r->counters, record_game, r, err,
                                errlen)))
     goto out;
   double t_start = clock_wall();
+  r->t_start = t_start;
+  r->cpu_start = clock_process_cpu();
   rc = c->deterministic ? train_loop_phased(r, t_start, err, errlen)
                         : train_loop_overlapped(r, t_start, err, errlen);
   if (r->sp && selfplay_stop(r->sp, e, sizeof e) != 0 && rc == 0) {
@@ -691,7 +717,7 @@ int train_run(const train_args *a, char *err, size_t errlen) {
   }
 out:
   if (r->sp) selfplay_stop(r->sp, e, sizeof e);
-  teardown(r);
+  train_teardown(r);
   free(r);
   return rc;
 }

@@ -34,6 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trainer/config.h"
+
 typedef struct {
   int iteration;      /* iterations completed */
   uint64_t steps;     /* training steps */
@@ -46,6 +48,8 @@ typedef struct {
   int promotions;
   char last_gate[96]; /* "promoted 58.0% (+56 Elo)" */
   const char *phase;  /* "self-play", "training", "gating", "evaluation" */
+  double cores_used;  /* this session's process CPU time / wall time */
+  double share[4];    /* this session's CPU time: network, search, learner, gating */
 } train_status;
 
 /* kind: 0 a status update (frequent), 1 an event line worth logging (an
@@ -71,5 +75,23 @@ typedef struct {
 /* Runs (or resumes) a run. 0 when the budget is spent or a stop was
  * requested (state saved), -1 with a message on failure. */
 int train_run(const train_args *a, char *err, size_t errlen);
+
+/* ---- Throughput ---------------------------------------------------------------
+ * train_bench runs the overlapped schedule of config c (its self-play
+ * workers, and the learner at its train_ratio) for `seconds` of wall time,
+ * from the untrained network of its seed, in memory: the learner starts at
+ * the first batch (min_samples is not waited for) and never ends an
+ * iteration, so the network the workers play stays the same. The endgame
+ * database ([egdb]) is not opened. */
+typedef struct {
+  double seconds;                        /* wall time measured */
+  uint64_t games, samples, evals, steps; /* in that time */
+  double cores_used;                     /* process CPU time / wall time */
+  double threads_runnable;               /* mean threads running or ready to run (-1: unknown) */
+  double share[4];                       /* network, search, learner, gating */
+} train_bench_result;
+
+int train_bench(const train_config *c, double seconds, train_bench_result *out, char *err,
+                size_t errlen);
 
 #endif

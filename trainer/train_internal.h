@@ -42,8 +42,10 @@ typedef struct {
   char *records;
   size_t rec_len, rec_cap;
   int rec_count;
-  uint64_t rec_total; /* games kept in this session */
-  int lock_fd;        /* flock on DIR/.lock while the run lives */
+  uint64_t rec_total;        /* games kept in this session */
+  int lock_fd;               /* flock on DIR/.lock while the run lives */
+  double t_start, cpu_start; /* this session's wall clock and process CPU time at its start */
+  double bench_until;        /* > 0: a benchmark (train_bench) ending at this wall time */
   /* [egdb] enabled: the shared database and the positions evaluations
    * measure the network on (NULL when off). */
   egdb *db;
@@ -64,10 +66,21 @@ float train_learning_rate(const run *r, double elapsed);
 int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps, char *err,
                         size_t errlen);
 
+/* The learner's state, fresh from the run seed: candidate, trainer,
+ * workspace, sampling RNG and batch buffers. */
+int train_learner_init(run *r, char *err, size_t errlen);
+/* Frees whatever of the run was made. */
+void train_teardown(run *r);
+/* This session's CPU time split into network, search, learner and gating
+ * (shares of their sum), and the process's cores used (CPU / wall time). */
+void train_time_shares(const run *r, double share[4], double *cores_used);
+
 /* The learner's schedules, on the calling thread with the workers started.
  * 0 when the budget is spent or a stop was asked for; -1 on failure (after
  * a worker failed, r->sp is stopped and NULL). */
 int train_loop_overlapped(run *r, double t_start, char *err, size_t errlen);
+/* (With r->bench_until set, the overlapped loop trains without ending
+ * iterations, until that time.) */
 int train_loop_phased(run *r, double t_start, char *err, size_t errlen);
 
 #endif

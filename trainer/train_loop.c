@@ -1,9 +1,12 @@
 /* The learner's two schedules.
  *
  * Overlapped (the default): self-play never stops, and the learner trains
- * whenever the buffer has grown enough (learner.train_ratio). Both cores
- * stay busy, but which samples a step draws, and how many games come
- * between two candidates, depend on timing.
+ * whenever the buffer has grown enough (learner.train_ratio). With
+ * selfplay.learner_plays the learner's thread plays a round of its own
+ * self-play worker whenever it would otherwise wait for samples, so that
+ * every core works; training and gating come first, since the learner
+ * looks for a step to take after every round. Which samples a step draws,
+ * and how many games come between two candidates, depend on timing.
  *
  * Phased (run.deterministic = 1): self-play, training and gating take
  * turns. An iteration plays until its games hold the samples that
@@ -70,6 +73,7 @@ static int learner_step(run *r, double elapsed, nn_losses *avg, char *err, size_
 static int finished(const run *r, double t_start) {
   const train_config *c = &r->cfg;
   if (r->a->stop && *r->a->stop) return 1;
+  if (r->bench_until > 0) return clock_wall() >= r->bench_until;
   if (c->minutes > 0 && train_elapsed(r, t_start) >= c->minutes * 60) return 1;
   return c->iterations > 0 && r->rc.iteration >= (uint32_t)c->iterations;
 }
@@ -100,13 +104,20 @@ int train_loop_overlapped(run *r, double t_start, char *err, size_t errlen) {
       train_emit(r, 0, NULL);
       last_emit = clock_wall();
     }
+    if (!ready && c->learner_plays) {
+      if (selfplay_host_round(r->sp) != 0) return workers_failed(r, err, errlen);
+      continue;
+    }
     if (!ready) {
       struct timespec ts = {0, 20 * 1000000};
       nanosleep(&ts, NULL);
       continue;
     }
     if (learner_step(r, train_elapsed(r, t_start), &avg, err, errlen) != 0) return -1;
-    if (++nsteps >= c->steps_per_iter) {
+    if (++nsteps >= c->steps_per_iter && r->bench_until > 0) {
+      memset(&avg, 0, sizeof avg); /* a benchmark keeps its network */
+      nsteps = 0;
+    } else if (nsteps >= c->steps_per_iter) {
       if (train_end_iteration(r, t_start, &avg, nsteps, err, errlen) != 0) return -1;
       memset(&avg, 0, sizeof avg);
       nsteps = 0;

@@ -1,0 +1,143 @@
+/* `sowzero bench selfplay`: the run's own self-play and learner
+ * (train_bench: the workers, the learner's hosted worker and the learner
+ * at the config's train_ratio, without files, gating or evaluation), from
+ * the untrained network of the config's seed, for a fixed wall time.
+ *
+ * Figures (bench "selfplay", one set per precision; extra fields give the
+ * precision, threads, learner_plays, seconds, the CPU and the load average
+ * at the start, since the machine's other jobs take cores from it):
+ *   games_per_h, evals_per_s, samples_per_s, steps_per_s
+ *   cores_used          process CPU time / wall time
+ *   threads_runnable    mean number of the process's threads running or
+ *                       ready to run (Linux): the cores it would use on an
+ *                       idle machine, where other jobs lower cores_used
+ *   share_network, share_search, share_learner   of the process's CPU time
+ * Without --precision, fp32 then bf16 (where the CPU has AVX512_BF16), and
+ *   bf16_fp32_evals_ratio, bf16_fp32_games_ratio */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "base/json.h"
+#include "cli/cli.h"
+#include "nn/nn.h"
+#include "trainer/config.h"
+#include "trainer/train.h"
+
+typedef struct {
+  double seconds;
+  int precision; /* index into precisions */
+  int threads;
+  int learner_plays;
+  char config[CLI_PATH_MAX];
+  int json;
+} opts;
+
+static const char *const precisions[] = {"fp32", "bf16", NULL};
+
+#define O_(kind, name, F, ...) kind(name, opts, F, __VA_ARGS__)
+static const kv_key sp_keys[] = {
+    O_(KV_D, "seconds", seconds, 0.1, 86400, NULL, "S  wall seconds per precision"),
+    O_(KV_E, "precision", precision, precisions, NULL, "only this precision (default: both)"),
+    O_(KV_I, "threads", threads, 1, 64, NULL, "self-play threads (default: the config's)"),
+    O_(KV_I, "learner-plays", learner_plays, 0, 1, NULL,
+       "selfplay.learner_plays (default: the config's)"),
+    O_(KV_S, "config", config, NULL, "FILE  the training config (default configs/oware.ini)"),
+    O_(KV_B, "json", json, NULL, "one JSON object per figure and line"),
+};
+#undef O_
+static const kv_table sp_table = KV_TABLE(sp_keys);
+
+/* One precision's run and figures; 0, or -1 with a message printed. */
+static int one(bench_out *b, const cli_cmd *cmd, train_config *cfg, nn_precision prec,
+               double seconds, const char *cpu_json, train_bench_result *res) {
+  char err[512], extra[1536];
+  cfg->precision = prec;
+  double load[1] = {0};
+  if (getloadavg(load, 1) < 1) load[0] = -1;
+  if (train_bench(cfg, seconds, res, err, sizeof err) != 0) {
+    cli_fail(cmd, 1, "%s", err);
+    return -1;
+  }
+  const char *pn = nn_precision_name(prec);
+  snprintf(extra, sizeof extra,
+           "\"precision\": \"%s\", \"threads\": %d, \"learner_plays\": %d, \"seconds\": %.2f, "
+           "\"load\": %.2f, \"cpu\": %s",
+           pn, cfg->threads, cfg->learner_plays, res->seconds, load[0], cpu_json);
+  if (!b->json) snprintf(extra, sizeof extra, "%s", pn); /* the table: the note says the rest */
+  bench_note(b, "%s: %d self-play thread(s)%s, %.1f s, load average %.2f at the start", pn,
+             cfg->threads, cfg->learner_plays ? " + the learner's" : "", res->seconds, load[0]);
+  double t = res->seconds > 0 ? res->seconds : 1;
+  bench_figure(b, "selfplay", "games_per_h", 3600.0 * (double)res->games / t, "1/h", extra);
+  bench_figure(b, "selfplay", "evals_per_s", (double)res->evals / t, "1/s", extra);
+  bench_figure(b, "selfplay", "samples_per_s", (double)res->samples / t, "1/s", extra);
+  bench_figure(b, "selfplay", "steps_per_s", (double)res->steps / t, "1/s", extra);
+  bench_figure(b, "selfplay", "cores_used", res->cores_used, "cores", extra);
+  if (res->threads_runnable >= 0)
+    bench_figure(b, "selfplay", "threads_runnable", res->threads_runnable, "threads", extra);
+  bench_figure(b, "selfplay", "share_network", res->share[0], "", extra);
+  bench_figure(b, "selfplay", "share_search", res->share[1], "", extra);
+  bench_figure(b, "selfplay", "share_learner", res->share[2], "", extra);
+  return 0;
+}
+
+int bench_selfplay(bench_out *b, int argc, char **argv) {
+  opts o = {.seconds = 10, .threads = 1, .config = "configs/oware.ini"};
+  cli_cmd c = {.name = "bench selfplay",
+               .synopsis =
+                   "bench selfplay [--json] [--seconds S] [--precision fp32|bf16] "
+                   "[--threads N] [--learner-plays 0|1] [--config FILE]",
+               .about =
+                   "  Self-play and the learner of a config from a fixed network, for S\n"
+                   "  seconds per precision; without --precision fp32 and bf16 side by side.\n",
+               .opts = &sp_table,
+               .base = &o};
+  int status;
+  if (cli_parse(&c, argc, argv, &status)) return status;
+  b->json = o.json;
+  char err[512];
+  train_config *cfg = malloc(sizeof *cfg);
+  if (!cfg) return cli_fail(&c, 1, "out of memory");
+  if (config_load(cfg, o.config, 0, NULL, err, sizeof err) != 0) {
+    free(cfg);
+    return cli_fail(&c, 2, "%s", err);
+  }
+  if (cli_given(&c, "threads")) cfg->threads = o.threads;
+  if (cli_given(&c, "learner-plays")) cfg->learner_plays = o.learner_plays;
+  int both = !cli_given(&c, "precision");
+  nn_precision only = o.precision ? NN_PRECISION_BF16 : NN_PRECISION_FP32;
+  if (!nn_bf16_supported() && (both || only == NN_PRECISION_BF16)) {
+    if (!both) {
+      free(cfg);
+      return cli_fail(&c, 1, "--precision bf16: this CPU has no AVX512_BF16");
+    }
+    bench_note(b, "no AVX512_BF16 on this CPU: fp32 only");
+    both = 0;
+  }
+  char cpu[192], q[6 * sizeof cpu + 2];
+  bench_cpu_name(cpu, sizeof cpu);
+  json_quote(q, sizeof q, cpu);
+  bench_note(b, "CPU %s; %s, %d games per worker, %d sims (%d fast), train_ratio %g", cpu, o.config,
+             cfg->games_per_thread, cfg->search.sims, cfg->cap_sims, cfg->train_ratio);
+  train_bench_result r32, r16;
+  int rc = 0;
+  if (both) {
+    rc = one(b, &c, cfg, NN_PRECISION_FP32, o.seconds, q, &r32) ||
+         one(b, &c, cfg, NN_PRECISION_BF16, o.seconds, q, &r16);
+    if (rc == 0) {
+      char extra[1536];
+      snprintf(extra, sizeof extra, "\"threads\": %d, \"learner_plays\": %d, \"cpu\": %s",
+               cfg->threads, cfg->learner_plays, q);
+      double e32 = (double)r32.evals / r32.seconds, g32 = (double)r32.games / r32.seconds;
+      bench_figure(b, "selfplay", "bf16_fp32_evals_ratio",
+                   e32 > 0 ? (double)r16.evals / r16.seconds / e32 : 0, "", extra);
+      bench_figure(b, "selfplay", "bf16_fp32_games_ratio",
+                   g32 > 0 ? (double)r16.games / r16.seconds / g32 : 0, "", extra);
+    }
+  } else {
+    rc = one(b, &c, cfg, only, o.seconds, q, &r32);
+  }
+  free(cfg);
+  return rc ? 1 : 0;
+}
