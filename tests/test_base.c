@@ -350,9 +350,8 @@ static void afile_setup(void) {
 }
 
 static void afile_teardown(void) {
-  char cmd[200];
-  snprintf(cmd, sizeof cmd, "rm -rf %s %s", adir, aout);
-  if (system(cmd) != 0) return;
+  remove_tree(adir);
+  remove_tree(aout);
 }
 
 static const char *in_adir(const char *name) {

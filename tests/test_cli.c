@@ -17,6 +17,7 @@
 #include "base/json.h"
 #include "game/game.h"
 #include "nn/nn.h"
+#include "tests/testkit.h"
 #include "tests/testutil.h"
 
 /* Seconds a run may take before the alarm kills it. */
@@ -35,7 +36,8 @@ static void slurp_fd(int fd, char *buf, size_t cap) {
 }
 
 static int temp_fd(void) {
-  char name[] = "/tmp/sowzero-cli-XXXXXX";
+  char name[300];
+  snprintf(name, sizeof name, "%s/sowzero-cli-XXXXXX", test_tmp());
   int fd = mkstemp(name);
   ck_assert(fd >= 0);
   unlink(name);
@@ -235,14 +237,17 @@ START_TEST(play_demo_engine_refusals) {
 END_TEST
 
 START_TEST(train_export_rules_refusals) {
-  char anchors[400];
+  char anchors[400], quoted[300], out_x[300];
   snprintf(anchors, sizeof anchors, "eval.anchors=%0300d", 0);
+  /* A folder that holds no config.ini, and an --out never written. */
+  snprintf(quoted, sizeof quoted, "'%s'", test_tmp());
+  snprintf(out_x, sizeof out_x, "%s/sowzero-cli-x", test_tmp());
   refusal rows[] = {
       {{"train"}, 2, {"missing CONFIG", "--run"}},
       {{"train", "--run", "/nonexistent/sowzero-run"},
        2,
        {"--run", "/nonexistent/sowzero-run", "CONFIG"}},
-      {{"train", "--run", "/tmp"}, 2, {"--run", "'/tmp'", "no config.ini"}},
+      {{"train", "--run", test_tmp()}, 2, {"--run", quoted, "no config.ini"}},
       {{"train", "configs/tiny.ini", "--run", "/nonexistent/r", "--minutes", "abc"},
        2,
        {"--minutes", "'abc'"}},
@@ -269,8 +274,8 @@ START_TEST(train_export_rules_refusals) {
       {{"train", "--keys", "configs/tiny.ini"}, 2, {"--keys"}},
       {{"train", ".ini"}, 2, {"'.ini'", "--run"}},
       {{"export"}, 2, {"usage: sowzero export"}},
-      {{"export", "x.weights", "--format", "xml", "--out", "/tmp/x"}, 2, {"'xml'", "--format"}},
-      {{"export", "a", "b", "--format", "onnx", "--out", "/tmp/x"}, 2, {"unexpected argument 'b'"}},
+      {{"export", "x.weights", "--format", "xml", "--out", out_x}, 2, {"'xml'", "--format"}},
+      {{"export", "a", "b", "--format", "onnx", "--out", out_x}, 2, {"unexpected argument 'b'"}},
       {{"export", "x.weights", "--format", "onnx"}, 2, {"--out"}},
       {{"export", "x.weights", "--format", "onnx", "--out"}, 2, {"--out needs a value"}},
       {{"rules", "nosuch"}, 2, {"unknown game 'nosuch'", "oware", "kujifunza", "abapa"}},
@@ -302,10 +307,7 @@ END_TEST
 
 static char tmp[256];
 
-static void make_tmp(void) {
-  snprintf(tmp, sizeof tmp, "/tmp/sowzero-cli-%d", (int)getpid());
-  mkdir(tmp, 0755);
-}
+static void make_tmp(void) { scratch_dir(tmp, sizeof tmp, "cli"); }
 
 /* mkdir -p: the components of a name that holds slashes. */
 static void make_dirs(const char *path) {
@@ -390,10 +392,13 @@ START_TEST(plot_runs_no_shell) {
   write_file(path, metrics_gated);
   plot_safely(&r, dir, NULL, marker);
   /* An anchor whose spec holds quotes is only a string to gnuplot. */
-  write_file(path,
-             "{\"iteration\": 1, \"time_min\": 1.0, \"loss\": {\"total\": 2.1, \"policy\": 1.5, "
-             "\"value\": 0.6}, \"eval\": {\"alphabeta depth=2 ' `touch /tmp/x` \\\"\": "
-             "{\"elo\": 10}}}\n");
+  char anchor_line[1400];
+  snprintf(anchor_line, sizeof anchor_line,
+           "{\"iteration\": 1, \"time_min\": 1.0, \"loss\": {\"total\": 2.1, \"policy\": 1.5, "
+           "\"value\": 0.6}, \"eval\": {\"alphabeta depth=2 ' `touch %s` \\\"\": "
+           "{\"elo\": 10}}}\n",
+           marker);
+  write_file(path, anchor_line);
   snprintf(png, sizeof png, "%s/out'$(touch %s)'.png", tmp, marker);
   make_dirs(png);
   rmdir(png);
@@ -424,7 +429,7 @@ START_TEST(plot_runs_no_shell) {
   snprintf(path, sizeof path, "%s/plot.dat", empty);
   unlink(path);
   rmdir(empty);
-  rmdir(tmp);
+  ck_assert_int_eq(remove_tree(tmp), 0);
 }
 END_TEST
 

@@ -16,7 +16,7 @@
 static char cfg_path[256];
 
 static const char *write_cfg(const char *text) {
-  snprintf(cfg_path, sizeof cfg_path, "/tmp/sowzero-cfg-%d.ini", (int)getpid());
+  snprintf(cfg_path, sizeof cfg_path, "%s/sowzero-cfg-%d.ini", test_tmp(), (int)getpid());
   FILE *f = fopen(cfg_path, "w");
   ck_assert_ptr_nonnull(f);
   fputs(text, f);

@@ -397,14 +397,6 @@ static void tweak_warri(nn_meta *m) {
   snprintf(m->rules, sizeof m->rules, "grand_slam=capture_continue");
 }
 
-/* A copy of file src at dst. */
-static void copy_file(const char *src, const char *dst) {
-  size_t len;
-  unsigned char *b = read_all(src, &len);
-  ck_assert_int_eq(afile_write(dst, b, len, NULL, 0), 0);
-  free(b);
-}
-
 START_TEST(cli_exports_and_refuses) {
   char out[4096];
   const char *good = in_dir("good.weights");

@@ -21,21 +21,16 @@
 #include "tests/testutil.h"
 #include "trainer/train.h"
 
-static char base[64], dir[128], outside[128];
+static char base[256], dir[300], outside[300];
 
 static void setup(void) {
-  snprintf(base, sizeof base, "/tmp/sowzero-rundir-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(base));
+  scratch_dir(base, sizeof base, "rundir");
   snprintf(dir, sizeof dir, "%s/run", base);
   snprintf(outside, sizeof outside, "%s/outside", base);
   ck_assert_int_eq(mkdir(outside, 0755), 0);
 }
 
-static void teardown(void) {
-  char cmd[200];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", base);
-  if (system(cmd) != 0) return;
-}
+static void teardown(void) { remove_tree(base); }
 
 static const char *in(const char *root, const char *name) {
   static char path[4][600];
@@ -140,7 +135,7 @@ static int lines_of(const char *path) {
 
 /* configs/tiny.ini with `from` replaced by `to`, written to base/name. */
 static const char *tiny_with(const char *name, const char *from, const char *to) {
-  static char path[200];
+  static char path[400];
   char text[4096];
   FILE *f = fopen("configs/tiny.ini", "r");
   ck_assert_ptr_nonnull(f);
@@ -251,16 +246,13 @@ START_TEST(a_run_without_its_best_network_is_refused) {
   free(after);
   /* Never promoted: the best is the untrained network of the run seed,
    * made again byte for byte. */
-  char cmd[300], err[1024];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  ck_assert_int_eq(system(cmd), 0);
+  char err[1024];
+  ck_assert_int_eq(remove_tree(dir), 0);
   ck_assert_msg(train("configs/tiny.ini", 0, NULL, 1, err, sizeof err) == 0, "%s", err);
-  snprintf(cmd, sizeof cmd, "cp %s %s", in(dir, "best.weights"), in(outside, "best.weights"));
-  ck_assert_int_eq(system(cmd), 0);
+  copy_file(in(dir, "best.weights"), in(outside, "best.weights"));
   ck_assert_int_eq(unlink(in(dir, "best.weights")), 0);
   ck_assert_msg(train(NULL, 0, NULL, 1, err, sizeof err) == 0, "%s", err);
-  snprintf(cmd, sizeof cmd, "cmp -s %s %s", in(dir, "best.weights"), in(outside, "best.weights"));
-  ck_assert_int_eq(system(cmd), 0);
+  ck_assert(same_bytes(in(dir, "best.weights"), in(outside, "best.weights")));
 }
 END_TEST
 
@@ -377,26 +369,21 @@ END_TEST
 
 START_TEST(run_files_must_be_regular_files) {
   quick_run();
-  char cmd[600];
   /* replay.bin a link to a copy elsewhere: refused, neither changes. */
-  snprintf(cmd, sizeof cmd, "mv %s %s", in(dir, "replay.bin"), in(outside, "replay.bin"));
-  ck_assert_int_eq(system(cmd), 0);
+  ck_assert_int_eq(rename(in(dir, "replay.bin"), in(outside, "replay.bin")), 0);
   ck_assert_int_eq(symlink(in(outside, "replay.bin"), in(dir, "replay.bin")), 0);
-  snprintf(cmd, sizeof cmd, "cp %s %s", in(outside, "replay.bin"), in(base, "replay.copy"));
-  ck_assert_int_eq(system(cmd), 0);
+  copy_file(in(outside, "replay.bin"), in(base, "replay.copy"));
   char *before = snapshot();
   ck_assert_str_eq(refusal(NULL, 0, NULL),
                    "DIR/replay.bin: not a regular file; a run reads and replaces only regular "
                    "files (put the file itself there)");
   char *after = snapshot();
   ck_assert_str_eq(after, before);
-  snprintf(cmd, sizeof cmd, "cmp -s %s %s", in(outside, "replay.bin"), in(base, "replay.copy"));
-  ck_assert_int_eq(system(cmd), 0);
+  ck_assert(same_bytes(in(outside, "replay.bin"), in(base, "replay.copy")));
   free(before);
   free(after);
   /* metrics.jsonl a FIFO: refused at once (reading it would block). */
-  snprintf(cmd, sizeof cmd, "mv %s %s", in(outside, "replay.bin"), in(dir, "replay.bin"));
-  ck_assert_int_eq(system(cmd), 0);
+  ck_assert_int_eq(rename(in(outside, "replay.bin"), in(dir, "replay.bin")), 0);
   ck_assert_int_eq(unlink(in(dir, "metrics.jsonl")), 0);
   ck_assert_int_eq(mkfifo(in(dir, "metrics.jsonl"), 0644), 0);
   ck_assert_str_eq(refusal(NULL, 0, NULL),

@@ -112,8 +112,8 @@ START_TEST(bad_stats_requests) {
 END_TEST
 
 START_TEST(stats_command_writes_json) {
-  char json[64], out[8192];
-  snprintf(json, sizeof json, "/tmp/sowzero-stats-%d.json", (int)getpid());
+  char json[300], out[8192];
+  snprintf(json, sizeof json, "%s/sowzero-stats-%d.json", test_tmp(), (int)getpid());
   char *stats_argv[] = {"stats", "--games", "20", "--json", json, NULL};
   ck_assert_msg(test_sowzero(out, sizeof out, stats_argv) == 0, "%s", out);
   ck_assert_int_eq(access(json, R_OK), 0);

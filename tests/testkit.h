@@ -4,6 +4,7 @@
 #define SOWZERO_TESTS_TESTKIT_H
 
 #include <check.h>
+#include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,9 +42,41 @@ static inline int remove_entry(const char *path, const struct stat *st, int type
   return remove(path);
 }
 
-/* Removes path and everything below it (nothing there is fine). */
-static inline void remove_tree(const char *path) {
-  if (access(path, F_OK) == 0) nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+/* Removes path and everything below it, links themselves and not what they
+ * point to (nothing there is fine); 0, or -1 if something stayed. */
+static inline int remove_tree(const char *path) {
+  if (access(path, F_OK) != 0 && errno == ENOENT) return 0;
+  return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
+}
+
+/* Copies the file from to the new or emptied file to, byte for byte. */
+static inline void copy_file(const char *from, const char *to) {
+  FILE *in = fopen(from, "rb");
+  ck_assert_msg(in != NULL, "cannot read %s", from);
+  FILE *out = fopen(to, "wb");
+  ck_assert_msg(out != NULL, "cannot write %s", to);
+  char buf[8192];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+    ck_assert_msg(fwrite(buf, 1, n, out) == n, "cannot write %s", to);
+  ck_assert_msg(!ferror(in), "cannot read %s", from);
+  fclose(in);
+  ck_assert_msg(fclose(out) == 0, "cannot write %s", to);
+}
+
+/* 1 if the files a and b both read and hold the same bytes, else 0. */
+static inline int same_bytes(const char *a, const char *b) {
+  FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+  int same = fa && fb;
+  while (same) {
+    int ca = fgetc(fa), cb = fgetc(fb);
+    if (ca != cb) same = 0;
+    if (ca == EOF || cb == EOF) break;
+  }
+  if (same && (ferror(fa) || ferror(fb))) same = 0;
+  if (fa) fclose(fa);
+  if (fb) fclose(fb);
+  return same;
 }
 
 /* A test case of suite s named name with the NULL-terminated tests; a
