@@ -115,6 +115,16 @@ EXPORT const char *sz_rules_json(void) {
   return bad ? "{\"error\":\"the rules registry does not fit the buffer\"}" : buf;
 }
 
+/* `bench selfplay` runs the trainer, which the module leaves out (threads,
+ * run folders): the dispatch of cli/bench.c finds this refusal instead. */
+int bench_selfplay(bench_out *b, int argc, char **argv) {
+  (void)b, (void)argc, (void)argv;
+  fprintf(stderr,
+          "sowzero bench selfplay: not in the WebAssembly build (it has no trainer); "
+          "run it natively\n");
+  return 2;
+}
+
 /* Under Node: `node web/bench.mjs engine --game warri --json` runs the same
  * benchmarks as `sowzero bench`. */
 int main(int argc, char **argv) {
