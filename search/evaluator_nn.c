@@ -86,9 +86,9 @@ int mcts_nn_set_net(mcts_nn *e, const nn_net *net) {
   return 0;
 }
 
-static int nn_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n, float *policy,
-                       float *value) {
-  mcts_nn *e = ctx;
+/* Encodes n positions and runs the network; score may be NULL. */
+static int forward(mcts_nn *e, const game *g, const game_pos *const *pos, int n, float *policy,
+                   float *value, float *score) {
   if (n < 1 || n > e->max_batch) return -1;
   int nf = g->n_features;
   for (int i = 0; i < n; i++) {
@@ -96,14 +96,16 @@ static int nn_evaluate(void *ctx, const game *g, const game_pos *const *pos, int
     e->legal[i] = game_legal(g, pos[i]);
   }
   /* x: n x n_features -> policy: n x n_actions (masked), value: n */
-  return nn_forward(e->net, e->ws, e->x, e->legal, n, policy, value, NULL);
+  return nn_forward(e->net, e->ws, e->x, e->legal, n, policy, value, score);
+}
+
+static int nn_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n, float *policy,
+                       float *value) {
+  return forward(ctx, g, pos, n, policy, value, NULL);
 }
 
 int mcts_nn_score(mcts_nn *e, const game_pos *p, float *score) {
-  float policy[GAME_MAX_ACTIONS], value;
-  game_encode(&e->g, p, e->x);
-  e->legal[0] = game_legal(&e->g, p);
-  return nn_forward(e->net, e->ws, e->x, e->legal, 1, policy, &value, score);
+  return forward(e, &e->g, &p, 1, NULL, NULL, score);
 }
 
 mcts_eval mcts_nn_eval(mcts_nn *e) {

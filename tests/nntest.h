@@ -6,6 +6,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,41 @@ static inline int close_to(double a, double b, double rel) {
 }
 
 static const nn_config small_cfg = {.n_in = 20, .hidden = 48, .blocks = 2, .n_actions = 7};
+
+/* Several threads share one net (small_cfg's shape), each with its own
+ * workspace: every thread's batch of 64 equals the calling thread's, bit
+ * for bit (nn_forward only reads the net). */
+typedef struct {
+  const nn_net *n;
+  const data *d;
+  float out[64 * 7];
+} share_arg;
+
+static inline void *share_run(void *p) {
+  share_arg *a = p;
+  nn_ws *ws = make_ws(a->n, 64);
+  for (int r = 0; r < 20; r++) nn_forward(a->n, ws, a->d->x, a->d->legal, 64, a->out, NULL, NULL);
+  nn_ws_free(ws);
+  return NULL;
+}
+
+static inline void check_threads_share(const nn_net *n) {
+  data d = make_data(64, 20, 7, 1, 9);
+  share_arg args[3];
+  pthread_t th[3];
+  for (int i = 0; i < 3; i++) {
+    args[i].n = n;
+    args[i].d = &d;
+    ck_assert_int_eq(pthread_create(&th[i], NULL, share_run, &args[i]), 0);
+  }
+  for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
+  nn_ws *ws = make_ws(n, 64);
+  float ref[64 * 7];
+  nn_forward(n, ws, d.x, d.legal, 64, ref, NULL, NULL);
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(memcmp(ref, args[i].out, sizeof ref), 0);
+  nn_ws_free(ws);
+  free_data(&d);
+}
 
 static inline nn_meta test_meta(void) {
   nn_meta m;

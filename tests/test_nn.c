@@ -191,39 +191,9 @@ START_TEST(layout_is_one_contiguous_table) {
 END_TEST
 
 /* Several threads share one net, each with its own workspace. */
-typedef struct {
-  const nn_net *n;
-  const data *d;
-  float out[64 * 7];
-} share_arg;
-
-static void *share_run(void *p) {
-  share_arg *a = p;
-  char err[256];
-  nn_ws *ws = nn_ws_create(a->n, 64, err, sizeof err);
-  for (int rep = 0; rep < 20; rep++)
-    nn_forward(a->n, ws, a->d->x, a->d->legal, 64, a->out, NULL, NULL);
-  nn_ws_free(ws);
-  return NULL;
-}
-
 START_TEST(threads_share_a_net) {
   nn_net *n = make_net(&small_cfg, 5);
-  data d = make_data(64, 20, 7, 1, 9);
-  share_arg args[3];
-  pthread_t th[3];
-  for (int i = 0; i < 3; i++) {
-    args[i].n = n;
-    args[i].d = &d;
-    ck_assert_int_eq(pthread_create(&th[i], NULL, share_run, &args[i]), 0);
-  }
-  for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
-  nn_ws *ws = make_ws(n, 64);
-  float ref[64 * 7];
-  nn_forward(n, ws, d.x, d.legal, 64, ref, NULL, NULL);
-  for (int i = 0; i < 3; i++) ck_assert_int_eq(memcmp(ref, args[i].out, sizeof ref), 0);
-  nn_ws_free(ws);
-  free_data(&d);
+  check_threads_share(n);
   nn_free(n);
 }
 END_TEST
