@@ -82,6 +82,9 @@ void config_defaults(train_config *c);
  * game), so that a bad one fails before a run starts. */
 int config_load(train_config *c, const char *path, int n_over, char *const *over, char *err,
                 size_t errlen);
+/* The same from INI text (config_write's, as a distributed run's actors
+ * get it); errors name `name` where config_load names the file. */
+int config_parse(train_config *c, const char *name, const char *text, char *err, size_t errlen);
 /* Writes the resolved configuration (every key) as INI text. */
 int config_write(const train_config *c, FILE *out);
 /* Every key with its default and meaning, as INI comments. */

@@ -70,11 +70,25 @@ typedef struct {
    * finished. For tests that stop a run between any two writes. */
   void (*before_write)(void *ctx, unsigned iteration, const char *file);
   void *write_ctx;
+  /* A distributed run (docs/DISTRIBUTED.md): this process is its rank 0,
+   * the learner; the other ranks run train_actor. NULL: one process. */
+  struct dist *dist;
 } train_args;
 
 /* Runs (or resumes) a run. 0 when the budget is spent or a stop was
  * requested (state saved), -1 with a message on failure. */
 int train_run(const train_args *a, char *err, size_t errlen);
+
+/* An actor rank (not 0) of a distributed run: takes the resolved config
+ * and the best network from the learner, plays self-play games with
+ * `[selfplay] threads` workers and streams them to the learner, picks up
+ * each promoted network, until the learner says stop. A config path in a
+ * (may be NULL) must resolve (with a's overrides) to the learner's config
+ * but for the resumable keys. 0 when the learner stopped it; 1 when the
+ * run did not start (a check refused it, which every rank knows: the
+ * caller ends normally); -1 with a message on a failure during the run
+ * (the caller ends the whole job: dist_abort). */
+int train_actor(const train_args *a, struct dist *d, char *err, size_t errlen);
 
 /* ---- Throughput ---------------------------------------------------------------
  * train_bench runs the overlapped schedule of config c (its self-play

@@ -93,7 +93,15 @@ int train_loop_overlapped(run *r, double t_start, char *err, size_t errlen) {
   nn_losses avg = {0};
   int nsteps = 0;
   while (!finished(r, t_start)) {
-    if (selfplay_failed(r->sp)) return workers_failed(r, err, errlen);
+    if (r->ld) {
+      if (train_dist_poll(r, err, errlen) != 0) return -1;
+      if (train_dist_orphaned(r)) {
+        errf(err, errlen, "every actor rank has left: the run stops here (state saved)");
+        return -1;
+      }
+    } else if (selfplay_failed(r->sp)) {
+      return workers_failed(r, err, errlen);
+    }
     replay_get_stats(r->buf, &rs);
     /* Training keeps pace with self-play: samples trained per new sample. */
     double allowed = (double)(rs.added - added0) * c->train_ratio / c->batch;
@@ -104,7 +112,7 @@ int train_loop_overlapped(run *r, double t_start, char *err, size_t errlen) {
       train_emit(r, 0, NULL);
       last_emit = clock_wall();
     }
-    if (!ready && c->learner_plays) {
+    if (!ready && c->learner_plays && !r->ld) {
       if (selfplay_host_round(r->sp) != 0) return workers_failed(r, err, errlen);
       continue;
     }
