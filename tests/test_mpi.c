@@ -28,12 +28,10 @@ static char scratch[256], dir[300];
 
 /* The tiny config, made quicker still; gating off, so that every
  * iteration publishes a new network. */
-static char *const tiny_sets[] = {"--set", "selfplay.games_per_thread=16",
-                                  "--set", "learner.steps_per_iter=20",
-                                  "--set", "replay.min_samples=256",
-                                  "--set", "gating.mode=off",
-                                  "--set", "selfplay.record_every=5",
-                                  NULL};
+static char *const tiny_sets[] = {
+    "--set", "selfplay.games_per_thread=16", "--set", "learner.steps_per_iter=20",
+    "--set", "replay.min_samples=256",       "--set", "gating.mode=off",
+    "--set", "selfplay.record_every=5",      NULL};
 
 /* argv of `mpirun --oversubscribe -np NP BIN train ARGS...` into v. */
 static int mpi_argv(char **v, int np, char *const *args) {
@@ -422,11 +420,11 @@ END_TEST
 
 static Suite *suite(void) {
   Suite *s = suite_create("mpi");
-  TCase *tc = add_tests(s, "mpi", 600,
-                        (const TTest *[]){three_ranks_train, sigkill_actor_and_resume,
-                                          sigterm_to_mpirun_saves, refuses_another_config,
-                                          refuses_another_build, eight_ranks_train_and_resume,
-                                          NULL});
+  TCase *tc =
+      add_tests(s, "mpi", 600,
+                (const TTest *[]){three_ranks_train, sigkill_actor_and_resume,
+                                  sigterm_to_mpirun_saves, refuses_another_config,
+                                  refuses_another_build, eight_ranks_train_and_resume, NULL});
   tcase_add_checked_fixture(tc, setup, teardown);
   return s;
 }

@@ -107,7 +107,8 @@ int dist_bcast(dist *d, void **buf, size_t *len, char *err, size_t errlen) {
   uint64_t n = d->rank == 0 ? (uint64_t)*len : 0;
   int rc = MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Bcast", err, errlen);
-  if (n > INT_MAX) return errf(err, errlen, "broadcast of %llu bytes too long", (unsigned long long)n), -1;
+  if (n > INT_MAX)
+    return errf(err, errlen, "broadcast of %llu bytes too long", (unsigned long long)n), -1;
   if (d->rank != 0) {
     *len = (size_t)n;
     if (!(*buf = malloc(n ? n : 1))) return errf(err, errlen, "out of memory"), -1;

@@ -404,8 +404,10 @@ static int setup(run *r, char *err, size_t errlen) {
     nn_shape_string(&(nn_config){nf, c->hidden, c->blocks, na}, shape, sizeof shape);
     train_emit(r, 1, "new run %s: %s, network %s (%s), %d self-play thread(s)%s x %d games%s",
                r->dir, c->g.preset, shape, nn_precision_name(nn_precision_of(r->best)), c->threads,
-               c->learner_plays ? " + the learner's" : "", c->games_per_thread,
-               c->deterministic ? ", deterministic schedule" : "");
+               a->dist            ? " per actor"
+               : c->learner_plays ? " + the learner's"
+                                  : "",
+               c->games_per_thread, c->deterministic ? ", deterministic schedule" : "");
   }
   return 0;
 }

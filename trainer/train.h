@@ -108,4 +108,19 @@ typedef struct {
 int train_bench(const train_config *c, double seconds, train_bench_result *out, char *err,
                 size_t errlen);
 
+/* train_bench_learner measures what one learner (the rank 0 of a
+ * distributed run) can take: training steps per second on one core with
+ * the config's batch and network, and samples per second through its
+ * intake of actors' game messages (decoding, checks, the buffer; MPI's own
+ * transport not included), each for half of `seconds`, on random games of
+ * the config's game. Its capacity is the most samples per second it can
+ * take in while training train_ratio samples per sample:
+ * 1 / (1 / intake + train_ratio / (batch x steps)). */
+typedef struct {
+  double steps_per_s, intake_per_s, capacity_per_s;
+} train_learner_result;
+
+int train_bench_learner(const train_config *c, double seconds, train_learner_result *out, char *err,
+                        size_t errlen);
+
 #endif

@@ -64,17 +64,16 @@ static int sink(void *ctx, const selfplay_game *gm) {
   }
   uint64_t ev = atomic_load(&o->ct->evals), ec = atomic_load(&o->ct->eval_calls);
   uint64_t sn = atomic_load(&o->ct->search_ns), nn = atomic_load(&o->ct->net_ns);
-  dist_game_msg h = {.version = gm->gen >= 1 && gm->gen <= (uint64_t)o->n_versions
-                                    ? o->version[gm->gen - 1]
-                                    : 0,
-                     .n = (uint32_t)gm->n,
-                     .nmoves = (uint32_t)nmoves,
-                     .paused_ms = (uint32_t)(o->paused * 1000),
-                     .evals = ev - o->evals,
-                     .eval_calls = ec - o->eval_calls,
-                     .search_ns = sn - o->search_ns,
-                     .net_ns = nn - o->net_ns,
-                     .final = *gm->final};
+  dist_game_msg h = {
+      .version = gm->gen >= 1 && gm->gen <= (uint64_t)o->n_versions ? o->version[gm->gen - 1] : 0,
+      .n = (uint32_t)gm->n,
+      .nmoves = (uint32_t)nmoves,
+      .paused_ms = (uint32_t)(o->paused * 1000),
+      .evals = ev - o->evals,
+      .eval_calls = ec - o->eval_calls,
+      .search_ns = sn - o->search_ns,
+      .net_ns = nn - o->net_ns,
+      .final = *gm->final};
   o->evals = ev, o->eval_calls = ec, o->search_ns = sn, o->net_ns = nn;
   o->paused = 0;
   memcpy(m, &h, sizeof h);
@@ -258,19 +257,19 @@ int train_actor(const train_args *a, dist *d, char *err, size_t errlen) {
     if (take_net(&o, NULL, tmp, buf, len, err, errlen) != 0 ||
         !(slot = netslot_create(tmp, err, errlen)))
       goto out;
-    selfplay_params sp_p = {.g = &c.g,
-                            .search = c.search,
-                            .games = c.games_per_thread,
-                            .cap_sims = c.cap_sims,
-                            .full_frac = c.full_frac,
-                            .record_every = c.record_every,
-                            .seed = c.seed ^ start.iteration ^
-                                    ((uint64_t)dist_rank(d) * 0x9e3779b97f4a7c15ULL),
-                            .precision = c.precision,
-                            .db = db,
-                            .db_max_seeds = c.egdb_max_seeds,
-                            .sink = sink,
-                            .sink_ctx = &o};
+    selfplay_params sp_p = {
+        .g = &c.g,
+        .search = c.search,
+        .games = c.games_per_thread,
+        .cap_sims = c.cap_sims,
+        .full_frac = c.full_frac,
+        .record_every = c.record_every,
+        .seed = c.seed ^ start.iteration ^ ((uint64_t)dist_rank(d) * 0x9e3779b97f4a7c15ULL),
+        .precision = c.precision,
+        .db = db,
+        .db_max_seeds = c.egdb_max_seeds,
+        .sink = sink,
+        .sink_ctx = &o};
     if (!(sp = selfplay_start(&sp_p, c.threads, slot, NULL, &ct, NULL, NULL, err, errlen)))
       goto out;
   }

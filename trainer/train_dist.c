@@ -15,11 +15,11 @@
 typedef struct learner_dist {
   dist *d;
   int size;
-  char (*host)[64];             /* every rank's host name */
-  uint64_t *games, *samples;    /* per rank, this session */
-  int *gone;                    /* per rank: said bye */
+  char (*host)[64];          /* every rank's host name */
+  uint64_t *games, *samples; /* per rank, this session */
+  int *gone;                 /* per rank: said bye */
   int n_gone;
-  unsigned char *buf;           /* the message being taken in */
+  unsigned char *buf; /* the message being taken in */
   size_t cap;
   /* Of the games taken in since the last metrics line. */
   uint64_t lag_sum, lag_max, lag_games, paused_ms, bytes;
@@ -242,6 +242,24 @@ static int take_all(run *r, int src, char *err, size_t errlen) {
 
 int train_dist_poll(run *r, char *err, size_t errlen) { return take_all(r, -1, err, errlen); }
 
+int train_dist_ingest(run *r, const unsigned char *msgs, size_t total, char *err, size_t errlen) {
+  learner_dist one = {.size = 2}, *keep = r->ld;
+  uint64_t games[2] = {0}, samples[2] = {0};
+  one.games = games;
+  one.samples = samples;
+  r->ld = &one;
+  int rc = 0;
+  for (size_t k = 0; rc == 0 && k + sizeof(dist_game_msg) <= total;) {
+    dist_game_msg h;
+    memcpy(&h, msgs + k, sizeof h);
+    size_t len = sizeof h + (size_t)h.n * sizeof(replay_sample) + h.nmoves;
+    rc = take_game(r, 1, msgs + k, len <= total - k ? len : total - k, err, errlen);
+    k += len;
+  }
+  r->ld = keep;
+  return rc;
+}
+
 int train_dist_orphaned(const run *r) { return r->ld && r->ld->n_gone >= r->ld->size - 1; }
 
 int train_dist_publish(run *r, char *err, size_t errlen) {
@@ -278,14 +296,13 @@ void train_dist_json(run *r, char *json, size_t len) {
     json[0] = 0;
     return;
   }
-  size_t k = (size_t)snprintf(json, len,
-                              ", \"dist\": {\"ranks\": %d, \"version\": %u, \"lag_mean\": %.3f, "
-                              "\"lag_max\": %llu, \"actors_paused_s\": %.3f, \"ingest_mb\": %.3f, "
-                              "\"games_by_rank\": [",
-                              ld->size, r->rc.promotions,
-                              ld->lag_games ? (double)ld->lag_sum / (double)ld->lag_games : 0,
-                              (unsigned long long)ld->lag_max, ld->paused_ms / 1000.0,
-                              ld->bytes / 1048576.0);
+  size_t k = (size_t)snprintf(
+      json, len,
+      ", \"dist\": {\"ranks\": %d, \"version\": %u, \"lag_mean\": %.3f, "
+      "\"lag_max\": %llu, \"actors_paused_s\": %.3f, \"ingest_mb\": %.3f, "
+      "\"games_by_rank\": [",
+      ld->size, r->rc.promotions, ld->lag_games ? (double)ld->lag_sum / (double)ld->lag_games : 0,
+      (unsigned long long)ld->lag_max, ld->paused_ms / 1000.0, ld->bytes / 1048576.0);
   for (int i = 0; i < ld->size && k < len; i++)
     k += (size_t)snprintf(json + k, len - k, "%s%llu", i ? ", " : "",
                           (unsigned long long)ld->games[i]);

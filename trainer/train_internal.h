@@ -63,6 +63,9 @@ static inline double train_elapsed(const run *r, double t_start) {
 
 /* A progress report (train_progress_fn's kind; fmt NULL: a status update). */
 void train_emit(run *r, int kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* One training step on a uniform mini-batch of the buffer; its losses are
+ * added to avg. */
+int train_learner_step(run *r, double elapsed, nn_losses *avg, char *err, size_t errlen);
 /* The learning rate of the next step. */
 float train_learning_rate(const run *r, double elapsed);
 /* Ends an iteration of nsteps steps (avg: their summed losses): the
@@ -127,6 +130,10 @@ int train_dist_publish(run *r, char *err, size_t errlen);
 int train_dist_stop(run *r, char *err, size_t errlen);
 int train_dist_finish(run *r, char *err, size_t errlen);
 void train_dist_json(run *r, char *json, size_t len);
+/* Game messages (total bytes, back to back, as actors send them) through
+ * the learner's intake without MPI: the same checks, buffer and counters
+ * as train_dist_poll (the learner benchmark). */
+int train_dist_ingest(run *r, const unsigned char *msgs, size_t total, char *err, size_t errlen);
 /* 1 once every actor has left (the run cannot go on). */
 int train_dist_orphaned(const run *r);
 void train_dist_free(run *r);
