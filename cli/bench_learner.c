@@ -23,7 +23,8 @@ typedef struct {
 
 #define O_(kind, name, F, ...) kind(name, opts, F, __VA_ARGS__)
 static const kv_key learner_keys[] = {
-    O_(KV_D, "seconds", seconds, 0.1, 86400, NULL, "S  CPU seconds in all (half steps, half intake)"),
+    O_(KV_D, "seconds", seconds, 0.1, 86400, NULL,
+       "S  CPU seconds in all (half steps, half intake)"),
     O_(KV_S, "config", config, NULL, "FILE  the training config (default configs/oware.ini)"),
     O_(KV_B, "json", json, NULL, "one JSON object per figure and line"),
 };
@@ -34,8 +35,9 @@ int bench_learner(bench_out *b, int argc, char **argv) {
   opts o = {.seconds = 10, .config = "configs/oware.ini"};
   cli_cmd c = {.name = "bench learner",
                .synopsis = "bench learner [--json] [--seconds S] [--config FILE]",
-               .about = "  One learner's training steps/s and intake of actors' games, on one\n"
-                        "  core, and the samples/s it can take in at the config's train_ratio.\n",
+               .about =
+                   "  One learner's training steps/s and intake of actors' games, on one\n"
+                   "  core, and the samples/s it can take in at the config's train_ratio.\n",
                .opts = &learner_table,
                .base = &o};
   int status;

@@ -3,7 +3,8 @@
  * networks published to them; an actor killed with SIGKILL ends the job
  * with whole files, and a new mpirun resumes; SIGTERM to mpirun stops with
  * the buffer saved; ranks given another config or another build are
- * refused by name; eight oversubscribed ranks train and resume. */
+ * refused by name; actors pause behind a slow learner; eight
+ * oversubscribed ranks train and resume. */
 #include <check.h>
 #include <dirent.h>
 #include <signal.h>
@@ -26,12 +27,12 @@
 
 static char scratch[256], dir[300];
 
-/* The tiny config, made quicker still; gating off, so that every
- * iteration publishes a new network. */
+/* The tiny config, made quicker still; gating off (unless the test sets
+ * gating.mode), so that every iteration publishes a new network. */
 static char *const tiny_sets[] = {
     "--set", "selfplay.games_per_thread=16", "--set", "learner.steps_per_iter=20",
-    "--set", "replay.min_samples=256",       "--set", "gating.mode=off",
-    "--set", "selfplay.record_every=5",      NULL};
+    "--set", "replay.min_samples=256",       "--set", "selfplay.record_every=5",
+    NULL};
 
 /* argv of `mpirun --oversubscribe -np NP BIN train ARGS...` into v. */
 static int mpi_argv(char **v, int np, char *const *args) {
@@ -94,12 +95,16 @@ static int mpi_train(int np, char *const *args, char *out, size_t cap) {
 
 /* The args: CONFIG --run DIR tiny_sets... then more (NULL-terminated). */
 static void train_args_of(char **v, char *const *more) {
-  int n = 0;
+  int n = 0, gating = 0;
   v[n++] = "configs/tiny.ini";
   v[n++] = "--run";
   v[n++] = dir;
   for (int i = 0; tiny_sets[i]; i++) v[n++] = tiny_sets[i];
-  for (int i = 0; more && more[i]; i++) v[n++] = more[i];
+  for (int i = 0; more && more[i]; i++) {
+    if (!strncmp(more[i], "gating.mode=", 12)) gating = 1;
+    v[n++] = more[i];
+  }
+  if (!gating) v[n++] = "--set", v[n++] = "gating.mode=off";
   v[n] = NULL;
 }
 
@@ -192,7 +197,14 @@ START_TEST(three_ranks_train) {
   ck_assert_msg(dist_at(last, "games_by_rank", 1) > 0, "rank 1 sent no game");
   ck_assert_msg(dist_at(last, "games_by_rank", 2) > 0, "rank 2 sent no game");
   ck_assert_msg(dist_at(last, "samples_by_rank", 1) > 0, "rank 1 sent no sample");
-  /* Every iteration promoted (gating off) and published its network. */
+  /* Every iteration promoted (gating off) and published its network: the
+   * actors played with the new ones. */
+  double played = 0;
+  for (int i = 0; i < n; i++) {
+    double v = number(docs[i], json_get(docs[i], 0, "dist"), "game_version_max");
+    if (v > played) played = v;
+  }
+  ck_assert_msg(played >= 2, "the actors never played a network published after the first");
   int dist = json_get(last, 0, "dist");
   ck_assert_int_eq((int)number(last, dist, "version"), 4);
   ck_assert_int_eq((int)number(last, 0, "promotions"), 4);
@@ -393,6 +405,28 @@ START_TEST(refuses_another_build) {
 }
 END_TEST
 
+/* ---- Back-pressure -------------------------------------------------------------- */
+/* A learner that gates for long (many gating games) while the actors may
+ * hold only 1 MiB: they pause, and say how long, and the run goes on. */
+START_TEST(slow_learner_pauses_actors) {
+  static char out[1 << 16];
+  char *args[64];
+  train_args_of(args, (char *const[]){"--iterations", "3", "--set", "selfplay.actor_outbox_mb=1",
+                                      "--set", "gating.mode=threshold", "--set",
+                                      "gating.games=1000", "--set", "gating.sims=48", NULL});
+  int rc = mpi_train(3, args, out, sizeof out);
+  ck_assert_msg(rc == 0, "mpirun exited %d:\n%s", rc, out);
+  json_doc *docs[16];
+  int n = metrics(docs, 16);
+  check_iterations(docs, n, 3);
+  double paused = 0;
+  for (int i = 0; i < n; i++)
+    paused += number(docs[i], json_get(docs[i], 0, "dist"), "actors_paused_s");
+  ck_assert_msg(paused > 0, "the actors never paused behind a gating learner:\n%s", out);
+  free_docs(docs, n);
+}
+END_TEST
+
 /* ---- Eight ranks ------------------------------------------------------------------ */
 START_TEST(eight_ranks_train_and_resume) {
   static char out[1 << 16];
@@ -420,11 +454,11 @@ END_TEST
 
 static Suite *suite(void) {
   Suite *s = suite_create("mpi");
-  TCase *tc =
-      add_tests(s, "mpi", 600,
-                (const TTest *[]){three_ranks_train, sigkill_actor_and_resume,
-                                  sigterm_to_mpirun_saves, refuses_another_config,
-                                  refuses_another_build, eight_ranks_train_and_resume, NULL});
+  TCase *tc = add_tests(
+      s, "mpi", 600,
+      (const TTest *[]){three_ranks_train, sigkill_actor_and_resume, sigterm_to_mpirun_saves,
+                        refuses_another_config, refuses_another_build, slow_learner_pauses_actors,
+                        eight_ranks_train_and_resume, NULL});
   tcase_add_checked_fixture(tc, setup, teardown);
   return s;
 }

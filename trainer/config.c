@@ -58,6 +58,9 @@ static const kv_key selfplay_keys[] = {
        "with cap_sims: share of moves searched with the full budget"),
     K_(KV_I, "record_every", record_every, 0, 1000000, "50",
        "keep every N-th self-play game in games/; 0 = none"),
+    K_(KV_I, "actor_outbox_mb", actor_outbox_mb, 1, 65536, "16",
+       "under mpirun, each actor's finished games (MiB) queued or not yet taken in by the "
+       "learner before its workers pause"),
 };
 static const kv_key replay_keys[] = {
     K_(KV_I, "window", window, 256, 50000000, "200000", "samples the buffer holds"),
@@ -404,6 +407,7 @@ static const char *const resumable_keys[] = {"run.minutes",
                                              "run.iterations",
                                              "selfplay.threads",
                                              "selfplay.learner_plays",
+                                             "selfplay.actor_outbox_mb",
                                              "network.precision",
                                              "egdb.dir",
                                              NULL};

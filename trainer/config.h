@@ -37,6 +37,7 @@ typedef struct {
   int cap_sims;         /* fast-move budget of playout-cap randomisation; 0: off */
   float full_frac;      /* share of moves searched with the full budget */
   int record_every;     /* keep every N-th self-play game in games/; 0: none */
+  int actor_outbox_mb;  /* a distributed run's actor: MiB queued or unacknowledged before pausing */
   /* [replay] */
   int window;      /* samples the buffer holds */
   int min_samples; /* samples before learning starts */
@@ -92,7 +93,7 @@ void config_describe(FILE *out);
 
 /* Resuming a run: 1 if "section.key" may differ between a run's own
  * config and the one a resume asks for (the budget, run.minutes and
- * run.iterations, selfplay.threads, selfplay.learner_plays,
+ * run.iterations, selfplay.threads, selfplay.learner_plays, selfplay.actor_outbox_mb,
  * network.precision and egdb.dir); any other difference makes a different
  * run. */
 int config_resumable(const char *key);

@@ -3,24 +3,27 @@
  * The workers hand each finished game to the outbox (selfplay's sink);
  * this rank's main thread, the only one that talks MPI, posts the queued
  * games to the learner, picks up published networks and watches for the
- * learner's stop. The outbox is bounded: when the games queued and the
- * bytes still in flight exceed ACTOR_OUTBOX_BYTES (the learner is behind),
- * the workers wait, and the time they waited goes to the learner with the
- * next game. No finished game is dropped while the run goes on. */
+ * learner's stop. The outbox is bounded: when the games queued and those
+ * posted but not yet acknowledged by the learner (DIST_TAG_ACK) exceed
+ * selfplay.actor_outbox_mb (the learner is behind), the workers wait, and the time
+ * they waited goes to the learner with the next game. Acknowledgements,
+ * not MPI's completion of sends, since MPI completes small sends at once
+ * into the receiver's memory. No finished game is dropped while the run
+ * goes on. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "trainer/train_internal.h"
 
-#define ACTOR_OUTBOX_BYTES (16u << 20)
-
 typedef struct {
   pthread_mutex_t lock;
   pthread_cond_t room;
   unsigned char *q; /* queued game messages, back to back */
   size_t q_len, q_cap;
-  size_t in_flight; /* bytes posted to MPI and not yet delivered */
+  uint64_t sent, acked; /* bytes of games posted; of those, acknowledged (main thread) */
+  size_t in_flight;     /* sent - acked, for the workers */
+  size_t limit;         /* on q_len + in_flight */
   int stop;
   uint32_t *version; /* version of the network of slot generation g: version[g - 1] */
   int n_versions, cap_versions;
@@ -50,7 +53,8 @@ static int sink(void *ctx, const selfplay_game *gm) {
   size_t len = sizeof(dist_game_msg) + (size_t)gm->n * sizeof(replay_sample) + nmoves;
   pthread_mutex_lock(&o->lock);
   double t0 = clock_wall();
-  while (!o->stop && o->q_len && o->q_len + o->in_flight + len > ACTOR_OUTBOX_BYTES)
+  /* (A game alone always goes: one larger than the bound cannot wait forever.) */
+  while (!o->stop && (o->q_len || o->in_flight) && o->q_len + o->in_flight + len > o->limit)
     pthread_cond_wait(&o->room, &o->lock);
   o->paused += clock_wall() - t0;
   if (o->stop) {
@@ -198,13 +202,13 @@ static int post_games(outbox *o, dist *d, char *err, size_t errlen) {
     memcpy(&h, q + k, sizeof h);
     size_t n = sizeof h + (size_t)h.n * sizeof(replay_sample) + h.nmoves;
     rc = dist_send(d, 0, DIST_TAG_GAME, q + k, n, err, errlen);
+    o->sent += n;
     k += n;
   }
   free(q);
-  size_t flying = 0;
-  dist_progress(d, &flying);
+  dist_progress(d, NULL);
   pthread_mutex_lock(&o->lock);
-  o->in_flight = flying;
+  o->in_flight = (size_t)(o->sent - o->acked);
   pthread_cond_broadcast(&o->room);
   pthread_mutex_unlock(&o->lock);
   return rc;
@@ -225,7 +229,7 @@ int train_actor(const train_args *a, dist *d, char *err, size_t errlen) {
   dist_start_msg start;
   int rc = receive_config(a, d, &c, &start, err, errlen);
   if (rc != 0) return rc;
-  outbox o = {.keep_moves = c.record_every > 0};
+  outbox o = {.keep_moves = c.record_every > 0, .limit = (size_t)c.actor_outbox_mb << 20};
   pthread_mutex_init(&o.lock, NULL);
   pthread_cond_init(&o.room, NULL);
   selfplay_counters ct;
@@ -292,13 +296,18 @@ int train_actor(const train_args *a, dist *d, char *err, size_t errlen) {
     if (stopped) break;
     while (!stopped && dist_probe(d, 0, &from, &tag, &len)) {
       if (take_message(d, &buf, &cap, len, err, errlen) != 0) goto out;
-      if (tag == DIST_TAG_STOP)
+      if (tag == DIST_TAG_STOP) {
         stopped = 1;
-      else if (tag != DIST_TAG_NET) {
+      } else if (tag == DIST_TAG_ACK && len == sizeof(uint64_t)) {
+        uint64_t b;
+        memcpy(&b, buf, sizeof b);
+        o.acked += b; /* the workers see it with the next post_games */
+      } else if (tag != DIST_TAG_NET) {
         errf(err, errlen, "a message of unknown tag %d from the learner", tag);
         goto out;
-      } else if (take_net(&o, slot, tmp, buf, len, err, errlen) != 0)
+      } else if (take_net(&o, slot, tmp, buf, len, err, errlen) != 0) {
         goto out;
+      }
     }
     struct timespec ts = {0, 2 * 1000000};
     nanosleep(&ts, NULL);

@@ -17,12 +17,13 @@ typedef struct learner_dist {
   int size;
   char (*host)[64];          /* every rank's host name */
   uint64_t *games, *samples; /* per rank, this session */
+  uint64_t *unacked;         /* per rank: bytes taken in, not yet acknowledged */
   int *gone;                 /* per rank: said bye */
   int n_gone;
   unsigned char *buf; /* the message being taken in */
   size_t cap;
   /* Of the games taken in since the last metrics line. */
-  uint64_t lag_sum, lag_max, lag_games, paused_ms, bytes;
+  uint64_t lag_sum, lag_max, lag_games, paused_ms, bytes, version_max;
   uint64_t paused_total_ms;
   uint64_t taken; /* games taken in, this session */
   int stopped, finished;
@@ -123,9 +124,10 @@ int train_dist_start(run *r, dist *d, char *err, size_t errlen) {
   ld->games = calloc((size_t)n, sizeof *ld->games);
   ld->samples = calloc((size_t)n, sizeof *ld->samples);
   ld->gone = calloc((size_t)n, sizeof *ld->gone);
+  ld->unacked = calloc((size_t)n, sizeof *ld->unacked);
   size_t tlen = 0;
   char *text = config_text(c, &tlen);
-  if (!ld->host || !ld->games || !ld->samples || !ld->gone || !text) {
+  if (!ld->host || !ld->games || !ld->samples || !ld->gone || !ld->unacked || !text) {
     free(text);
     start_failed(d);
     return errf(err, errlen, "out of memory"), -1;
@@ -197,6 +199,7 @@ static int take_game(run *r, int from, const unsigned char *m, size_t len, char 
   ld->lag_sum += lag;
   ld->lag_games++;
   if (lag > ld->lag_max) ld->lag_max = lag;
+  if (h.version > ld->version_max) ld->version_max = h.version;
   ld->paused_ms += h.paused_ms;
   ld->paused_total_ms += h.paused_ms;
   ld->bytes += len;
@@ -206,6 +209,13 @@ static int take_game(run *r, int from, const unsigned char *m, size_t len, char 
     train_record_game(r, g, m + sizeof h + (size_t)h.n * sizeof(replay_sample), (int)h.nmoves,
                       &h.final);
   ld->taken++;
+  /* The actor's room for more; none after the stop, which ends what it
+   * reads from this rank. */
+  if (ld->unacked && !ld->stopped && (ld->unacked[from] += len) >= DIST_ACK_BYTES) {
+    uint64_t b = ld->unacked[from];
+    ld->unacked[from] = 0;
+    if (dist_send(ld->d, from, DIST_TAG_ACK, &b, sizeof b, err, errlen) != 0) return -1;
+  }
   return 0;
 }
 
@@ -299,10 +309,12 @@ void train_dist_json(run *r, char *json, size_t len) {
   size_t k = (size_t)snprintf(
       json, len,
       ", \"dist\": {\"ranks\": %d, \"version\": %u, \"lag_mean\": %.3f, "
-      "\"lag_max\": %llu, \"actors_paused_s\": %.3f, \"ingest_mb\": %.3f, "
+      "\"lag_max\": %llu, \"game_version_max\": %llu, \"actors_paused_s\": %.3f, "
+      "\"ingest_mb\": %.3f, "
       "\"games_by_rank\": [",
       ld->size, r->rc.promotions, ld->lag_games ? (double)ld->lag_sum / (double)ld->lag_games : 0,
-      (unsigned long long)ld->lag_max, ld->paused_ms / 1000.0, ld->bytes / 1048576.0);
+      (unsigned long long)ld->lag_max, (unsigned long long)ld->version_max, ld->paused_ms / 1000.0,
+      ld->bytes / 1048576.0);
   for (int i = 0; i < ld->size && k < len; i++)
     k += (size_t)snprintf(json + k, len - k, "%s%llu", i ? ", " : "",
                           (unsigned long long)ld->games[i]);
@@ -311,7 +323,7 @@ void train_dist_json(run *r, char *json, size_t len) {
     k += (size_t)snprintf(json + k, len - k, "%s%llu", i ? ", " : "",
                           (unsigned long long)ld->samples[i]);
   if (k < len) snprintf(json + k, len - k, "]}");
-  ld->lag_sum = ld->lag_max = ld->lag_games = ld->paused_ms = ld->bytes = 0;
+  ld->lag_sum = ld->lag_max = ld->lag_games = ld->paused_ms = ld->bytes = ld->version_max = 0;
 }
 
 void train_dist_free(run *r) {
@@ -321,6 +333,7 @@ void train_dist_free(run *r) {
   free(ld->games);
   free(ld->samples);
   free(ld->gone);
+  free(ld->unacked);
   free(ld->buf);
   free(ld);
   r->ld = NULL;

@@ -96,8 +96,13 @@ enum {
   DIST_TAG_GAME = 1, /* actor to learner: dist_game_msg, n samples, nmoves moves */
   DIST_TAG_NET = 2,  /* learner to actor: dist_net_msg, the parameters */
   DIST_TAG_STOP = 3, /* learner to actor: stop playing; nothing follows it */
-  DIST_TAG_BYE = 4   /* actor to learner: nothing follows it from this rank */
+  DIST_TAG_BYE = 4,  /* actor to learner: nothing follows it from this rank */
+  DIST_TAG_ACK = 5   /* learner to actor: a uint64_t, bytes of its games taken in since the last */
 };
+/* The learner acknowledges an actor's games every this many bytes; the
+ * actor's games unacknowledged and queued are bounded by
+ * selfplay.actor_outbox_mb (back-pressure). */
+#define DIST_ACK_BYTES (1u << 20)
 
 typedef struct {
   uint32_t version;   /* of the network that played the game's last move */
