@@ -79,6 +79,14 @@ static int finish(pid_t pid, double seconds) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* The file at path into out (cut at cap); "" if it cannot be read. */
+static void slurp(const char *path, char *out, size_t cap) {
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(out, 1, cap - 1, f) : 0;
+  out[n] = 0;
+  if (f) fclose(f);
+}
+
 /* `mpirun -np NP sowzero train ARGS... EXTRA...`; exit status, output in out. */
 static int mpi_train(int np, char *const *args, char *out, size_t cap) {
   char *v[96];
@@ -86,10 +94,7 @@ static int mpi_train(int np, char *const *args, char *out, size_t cap) {
   char log[400];
   snprintf(log, sizeof log, "%s/mpirun.log", scratch);
   int rc = finish(start(v, log), 240);
-  FILE *f = fopen(log, "r");
-  size_t n = f ? fread(out, 1, cap - 1, f) : 0;
-  out[n] = 0;
-  if (f) fclose(f);
+  slurp(log, out, cap);
   return rc;
 }
 
@@ -331,10 +336,7 @@ START_TEST(sigterm_to_mpirun_saves) {
   char log[400];
   snprintf(log, sizeof log, "%s/long.log", scratch);
   static char out[1 << 16];
-  FILE *f = fopen(log, "r");
-  size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
-  out[n] = 0;
-  if (f) fclose(f);
+  slurp(log, out, sizeof out);
   ck_assert_msg(strstr(out, ": saved;"), "no clean stop:\n%s", out);
   ck_assert_msg(strstr(out, "actor rank 1") && strstr(out, "actor rank 2"),
                 "the actors did not leave:\n%s", out);
@@ -371,10 +373,7 @@ static int mpmd(const char *bin2, char *const *extra2, char *out, size_t cap) {
   char log[400];
   snprintf(log, sizeof log, "%s/mpmd.log", scratch);
   int rc = finish(start(v, log), 120);
-  FILE *f = fopen(log, "r");
-  size_t len = f ? fread(out, 1, cap - 1, f) : 0;
-  out[len] = 0;
-  if (f) fclose(f);
+  slurp(log, out, cap);
   return rc;
 }
 

@@ -9,21 +9,35 @@
 
 #include "trainer/train_internal.h"
 
-int train_bench(const train_config *c, double seconds, train_bench_result *out, char *err,
-                size_t errlen) {
-  memset(out, 0, sizeof *out);
+/* A run in memory for a benchmark: config c, no files, no arguments. */
+static run *bench_run(const train_config *c, char *err, size_t errlen) {
   run *r = calloc(1, sizeof *r);
   train_args *a = calloc(1, sizeof *a);
   if (!r || !a) {
     free(r);
     free(a);
     errf(err, errlen, "out of memory");
-    return -1;
+    return NULL;
   }
   r->a = a;
   r->lock_fd = -1;
   pthread_mutex_init(&r->rec_lock, NULL);
   r->cfg = *c;
+  return r;
+}
+
+static void bench_run_free(run *r) {
+  const train_args *a = r->a;
+  train_teardown(r);
+  free(r);
+  free((void *)a);
+}
+
+int train_bench(const train_config *c, double seconds, train_bench_result *out, char *err,
+                size_t errlen) {
+  memset(out, 0, sizeof *out);
+  run *r = bench_run(c, err, errlen);
+  if (!r) return -1;
   r->cfg.deterministic = 0;
   r->cfg.minutes = 0;
   r->cfg.iterations = 0;
@@ -73,9 +87,7 @@ int train_bench(const train_config *c, double seconds, train_bench_result *out, 
   }
   r->sp = NULL;
 out:
-  train_teardown(r);
-  free(r);
-  free(a);
+  bench_run_free(r);
   return rc;
 }
 
@@ -127,20 +139,10 @@ static unsigned char *random_messages(const game *g, int samples, uint64_t seed,
 int train_bench_learner(const train_config *c, double seconds, train_learner_result *out, char *err,
                         size_t errlen) {
   memset(out, 0, sizeof *out);
-  run *r = calloc(1, sizeof *r);
-  train_args *a = calloc(1, sizeof *a);
+  run *r = bench_run(c, err, errlen);
   unsigned char *msgs = NULL;
   int rc = -1;
-  if (!r || !a) {
-    free(r);
-    free(a);
-    errf(err, errlen, "out of memory");
-    return -1;
-  }
-  r->a = a;
-  r->lock_fd = -1;
-  pthread_mutex_init(&r->rec_lock, NULL);
-  r->cfg = *c;
+  if (!r) return -1;
   r->cfg.record_every = 0;
   c = &r->cfg;
   size_t total = 0;
@@ -174,8 +176,6 @@ int train_bench_learner(const train_config *c, double seconds, train_learner_res
   rc = 0;
 out:
   free(msgs);
-  train_teardown(r);
-  free(r);
-  free(a);
+  bench_run_free(r);
   return rc;
 }
