@@ -1,6 +1,7 @@
 # SowZero — one flat Makefile.
 #   make            build ./sowzero (installs missing Debian packages first)
 #   make test       build and run every Check suite (tests/test_*.c)
+#   make test-mpi   distributed runs under mpirun (tests/test_mpi.c)
 #   make asan       the tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make tsan       the tests under ThreadSanitizer
 #   make bench      the benchmarks (sowzero bench all)
@@ -23,8 +24,8 @@ CFLAGS  += -std=c11 $(OPT) $(ARCH) $(SAN) -Wall -Wextra -Werror -D_GNU_SOURCE -M
 LDFLAGS += $(SAN)
 
 # pkg-config is asked lazily (recursive variables), after the deps step ran.
-PKG_CFLAGS = $(shell pkg-config --cflags openblas)
-PKG_LIBS   = $(shell pkg-config --libs openblas) -lpthread -lm
+PKG_CFLAGS = $(shell pkg-config --cflags openblas ompi-c)
+PKG_LIBS   = $(shell pkg-config --libs openblas ompi-c) -lpthread -lm
 CHECK_LIBS = $(shell pkg-config --libs check)
 
 # The library, in dependency order (docs/ARCHITECTURE.md); the exporters are
@@ -34,13 +35,15 @@ LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 EXP_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard export/*.c)) $(BUILD)/gen/onnx/onnx.pb-c.o
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard cli/*.c))
-TEST_SRC := $(wildcard tests/test_*.c)
+# test_mpi drives mpirun: make test-mpi runs it (the normal build only;
+# Open MPI's own allocations would trip the sanitizers' leak checks).
+TEST_SRC := $(filter-out tests/test_mpi.c,$(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 LIB      := $(BUILD)/libsowzero.a
 EXP_LIB  := $(BUILD)/libsowzero_export.a
 DEPS_OK  := $(BUILD)/.deps-ok
 
-.PHONY: all test asan tsan bench deps run format format-check layout-check mutants clean
+.PHONY: all test test-mpi asan tsan bench deps run format format-check layout-check mutants clean
 .DEFAULT_GOAL := all
 
 all: sowzero
@@ -92,6 +95,10 @@ test: $(TEST_BIN) $(BUILD)/sowzero
 	@fail=0; for t in $(TEST_BIN); do \
 	  echo "== $$t"; env $(TEST_ENV) SOWZERO_BIN=$(BUILD)/sowzero $$t || fail=1; done; \
 	  exit $$fail
+
+# Distributed runs under mpirun (docs/DISTRIBUTED.md).
+test-mpi: $(BUILD)/tests/test_mpi $(BUILD)/sowzero
+	SOWZERO_BIN=$(BUILD)/sowzero $(BUILD)/tests/test_mpi
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer" \

@@ -71,7 +71,7 @@ int cmd_bench(int argc, char **argv) {
   bench_out b = {0, stdout, 0};
   all_opts o = {0};
   cli_cmd c = {.name = "bench",
-               .synopsis = "bench [engine|nn|search|egdb|selfplay|all] [--json] [options]",
+               .synopsis = "bench [engine|nn|search|egdb|selfplay|learner|all] [--json] [options]",
                .about =
                    "  engine  random playouts/s and plies/s, with a deterministic signature\n"
                    "  nn      network forward/training throughput against plain sgemm\n"
@@ -80,16 +80,20 @@ int cmd_bench(int argc, char **argv) {
                    "          not part of all)\n"
                    "  selfplay  self-play and the learner of a config: games/h, evaluations/s,\n"
                    "          cores used (fp32 and bf16 side by side; not part of all)\n"
+                   "  learner   one learner's steps/s and intake of actors' games: the samples/s\n"
+                   "          it can take in (a distributed run's rank 0; not part of all)\n"
                    "  all     engine, nn and search with their defaults (the default)\n"
                    "  'sowzero bench BENCHMARK --help' lists a benchmark's options.\n",
                .opts = &all_table,
                .base = &o};
-  static const char *const names[] = {"engine", "nn", "search", "egdb", "selfplay", "all"};
-  int which = 5;
+  static const char *const names[] = {"engine",   "nn",      "search", "egdb",
+                                      "selfplay", "learner", "all"};
+  int which = 6;
   if (argc > 0 && argv[0][0] != '-') {
-    for (which = 0; which < 6 && strcmp(argv[0], names[which]); which++) {}
-    if (which == 6)
-      return cli_fail(&c, 2, "unknown benchmark '%s' (engine, nn, search, egdb, selfplay or all)",
+    for (which = 0; which < 7 && strcmp(argv[0], names[which]); which++) {}
+    if (which == 7)
+      return cli_fail(&c, 2,
+                      "unknown benchmark '%s' (engine, nn, search, egdb, selfplay, learner or all)",
                       argv[0]);
     argc--, argv++;
   }
@@ -105,6 +109,8 @@ int cmd_bench(int argc, char **argv) {
       return bench_egdb(&b, argc, argv);
     case 4:
       return bench_selfplay(&b, argc, argv);
+    case 5:
+      return bench_learner(&b, argc, argv);
     default:
       /* `all` takes --json alone: the benchmarks' options differ. */
       for (int i = 0; i < argc; i++)
@@ -115,7 +121,7 @@ int cmd_bench(int argc, char **argv) {
                           "('sowzero bench engine %s ...'); all runs each with its defaults",
                           argv[i], argv[i]);
       for (int i = 0; i < argc; i++)
-        for (int k = 0; k < 6; k++)
+        for (int k = 0; k < 7; k++)
           if (!strcmp(argv[i], names[k]))
             return cli_fail(&c, 2, "'%s': the benchmark comes first: sowzero bench %s [options]",
                             argv[i], argv[i]);

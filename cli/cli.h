@@ -116,6 +116,7 @@ int bench_nn_run(bench_out *b, const char *dir, int positions, char *err, size_t
 int bench_search(bench_out *b, int argc, char **argv);
 int bench_egdb(bench_out *b, int argc, char **argv);
 int bench_selfplay(bench_out *b, int argc, char **argv);
+int bench_learner(bench_out *b, int argc, char **argv);
 /* The CPU from /proc/cpuinfo: "AMD EPYC (family 26 model 2)", or "unknown CPU". */
 void bench_cpu_name(char *buf, size_t len);
 

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "egdb/egdb.h"
 #include "trainer/config.h"
+#include "trainer/dist.h"
 #include "trainer/train.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -125,43 +126,6 @@ int cmd_train(int argc, char **argv) {
     return cli_fail(&c, 2,
                     "missing CONFIG (or --run DIR of a run to resume; usage: sowzero "
                     "train CONFIG [--run DIR] [options])");
-  char dirbuf[512];
-  if (!dir) {
-    /* runs/NAME for .../NAME.ini */
-    const char *base = strrchr(config, '/');
-    base = base ? base + 1 : config;
-    size_t n = strcspn(base, ".");
-    if (n == 0)
-      return cli_fail(&c, 2, "cannot name a run after CONFIG '%s'; give --run DIR", config);
-    if (n + 6 >= sizeof dirbuf)
-      return cli_fail(&c, 2, "CONFIG '%s' makes too long a run name; give --run DIR", config);
-    snprintf(dirbuf, sizeof dirbuf, "runs/%.*s", (int)n, base);
-    dir = dirbuf;
-  }
-  /* Resume or start: the trainer resumes a DIR that has a config.ini. */
-  char cfg_path[600];
-  struct stat st;
-  snprintf(cfg_path, sizeof cfg_path, "%s/config.ini", dir);
-  int dir_exists = stat(dir, &st) == 0;
-  if (dir_exists && !S_ISDIR(st.st_mode))
-    return cli_fail(&c, 2, "run directory '%s' is not a directory", dir);
-  int resume = dir_exists && stat(cfg_path, &st) == 0;
-  if (!resume && !config) {
-    if (!dir_exists)
-      return cli_fail(&c, 2,
-                      "--run '%s': no such run to resume; to start one there, name "
-                      "its CONFIG: sowzero train CONFIG --run DIR",
-                      dir);
-    return cli_fail(&c, 2,
-                    "--run '%s' holds no run to resume (no config.ini); to start one "
-                    "there, name its CONFIG: sowzero train CONFIG --run DIR",
-                    dir);
-  }
-  if (resume && config && o.run[0])
-    cli_fail(&c, 0, "%s holds a run: resuming it with its own config.ini (%s is not read)", dir,
-             config);
-  const char *load = resume ? cfg_path : config;
-
   /* The overrides, each with the argument it came from. */
   char *over[66], minutes[80], iterations[80];
   const char *origin[66];
@@ -202,8 +166,65 @@ int cmd_train(int argc, char **argv) {
     over[n_over] = iterations;
     origin[n_over++] = "--iterations";
   }
-  /* Checked before anything starts: the config, then each override. */
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  /* Under mpirun or srun: a distributed run, rank 0 the learner. */
+  dist *d = NULL;
   char err[1024];
+  if (dist_launched() && !(d = dist_open(err, sizeof err))) return cli_fail(&c, 1, "%s", err);
+  if (d && dist_rank(d) > 0) {
+    train_args ta = {
+        .config_path = config, .n_over = n_over, .over = over, .stop = &stop_requested};
+    int rc = train_actor(&ta, d, err, sizeof err);
+    if (rc < 0) {
+      cli_fail(&c, 1, "%s", err);
+      dist_abort(d, 1); /* the job ends; the learner's last checkpoint stands */
+    }
+    if (rc > 0 && err[0]) cli_fail(&c, 1, "%s", err);
+    dist_close(d);
+    return rc ? 1 : 0;
+  }
+  char dirbuf[512];
+  if (!dir) {
+    /* runs/NAME for .../NAME.ini */
+    const char *base = strrchr(config, '/');
+    base = base ? base + 1 : config;
+    size_t n = strcspn(base, ".");
+    if (n == 0)
+      return cli_fail(&c, 2, "cannot name a run after CONFIG '%s'; give --run DIR", config);
+    if (n + 6 >= sizeof dirbuf)
+      return cli_fail(&c, 2, "CONFIG '%s' makes too long a run name; give --run DIR", config);
+    snprintf(dirbuf, sizeof dirbuf, "runs/%.*s", (int)n, base);
+    dir = dirbuf;
+  }
+  /* Resume or start: the trainer resumes a DIR that has a config.ini. */
+  char cfg_path[600];
+  struct stat st;
+  snprintf(cfg_path, sizeof cfg_path, "%s/config.ini", dir);
+  int dir_exists = stat(dir, &st) == 0;
+  if (dir_exists && !S_ISDIR(st.st_mode))
+    return cli_fail(&c, 2, "run directory '%s' is not a directory", dir);
+  int resume = dir_exists && stat(cfg_path, &st) == 0;
+  if (!resume && !config) {
+    if (!dir_exists)
+      return cli_fail(&c, 2,
+                      "--run '%s': no such run to resume; to start one there, name "
+                      "its CONFIG: sowzero train CONFIG --run DIR",
+                      dir);
+    return cli_fail(&c, 2,
+                    "--run '%s' holds no run to resume (no config.ini); to start one "
+                    "there, name its CONFIG: sowzero train CONFIG --run DIR",
+                    dir);
+  }
+  if (resume && config && o.run[0])
+    cli_fail(&c, 0, "%s holds a run: resuming it with its own config.ini (%s is not read)", dir,
+             config);
+  const char *load = resume ? cfg_path : config;
+
+  /* Checked before anything starts: the config, then each override. */
   train_config *tc = malloc(sizeof *tc);
   if (!tc) return cli_fail(&c, 1, "out of memory");
   if (config_load(tc, load, 0, NULL, err, sizeof err) != 0) {
@@ -221,11 +242,6 @@ int cmd_train(int argc, char **argv) {
   if (bad) return cli_fail(&c, 2, "%s", err);
   if (dir == dirbuf && mkdir("runs", 0755) != 0 && errno != EEXIST)
     return cli_fail(&c, 1, "cannot create runs/: %s", strerror(errno));
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
   progress_ctx pc = {isatty(2), 0};
   train_args ta = {.config_path = config,
                    .run_dir = dir,
@@ -233,13 +249,17 @@ int cmd_train(int argc, char **argv) {
                    .over = over,
                    .progress = progress,
                    .progress_ctx = &pc,
-                   .stop = &stop_requested};
+                   .stop = &stop_requested,
+                   .dist = d};
   int rc = train_run(&ta, err, sizeof err);
   if (pc.status_shown) fputs("\n", stderr);
-  if (rc != 0) return cli_fail(&c, 1, "%s", err);
-  if (dir == dirbuf)
-    fprintf(stderr, "%s: saved; 'sowzero train %s' resumes it.\n", dir, config);
-  else
-    fprintf(stderr, "%s: saved; 'sowzero train --run %s' resumes it.\n", dir, dir);
-  return 0;
+  if (rc != 0) {
+    cli_fail(&c, 1, "%s", err);
+  } else {
+    const char *how = dir == dirbuf ? config : "--run";
+    fprintf(stderr, "%s: saved; 'sowzero train %s%s%s' resumes it%s.\n", dir, how,
+            dir == dirbuf ? "" : " ", dir == dirbuf ? "" : dir, d ? " (under mpirun again)" : "");
+  }
+  dist_close(d);
+  return rc ? 1 : 0;
 }

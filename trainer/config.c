@@ -58,6 +58,9 @@ static const kv_key selfplay_keys[] = {
        "with cap_sims: share of moves searched with the full budget"),
     K_(KV_I, "record_every", record_every, 0, 1000000, "50",
        "keep every N-th self-play game in games/; 0 = none"),
+    K_(KV_I, "actor_outbox_mb", actor_outbox_mb, 1, 65536, "16",
+       "under mpirun, each actor's finished games (MiB) queued or not yet taken in by the "
+       "learner before its workers pause"),
 };
 static const kv_key replay_keys[] = {
     K_(KV_I, "window", window, 256, 50000000, "200000", "samples the buffer holds"),
@@ -287,12 +290,12 @@ static int check_precision(const train_config *c, ini *f, const char *path, char
   return -1;
 }
 
-int config_load(train_config *c, const char *path, int n_over, char *const *over, char *err,
-                size_t errlen) {
+/* A config from an INI read from `path` (a file's name, or what stands for
+ * text) and the overrides; frees f. */
+static int load_ini(train_config *c, ini *f, const char *path, int n_over, char *const *over,
+                    char *err, size_t errlen) {
   config_defaults(c);
-  ini f;
   char e[512];
-  if (ini_load(&f, path, err, errlen) != 0) return -1;
   /* Overrides first go into the INI, so [game] overrides are rule options. */
   for (int i = 0; i < n_over; i++) {
     char sec[64], key[64];
@@ -300,29 +303,29 @@ int config_load(train_config *c, const char *path, int n_over, char *const *over
     if (!dot || !eq || dot > eq || dot == over[i] || eq == dot + 1 ||
         (size_t)(dot - over[i]) >= sizeof sec || (size_t)(eq - dot - 1) >= sizeof key) {
       errf(err, errlen, "bad override '%s' (expected section.key=value)", over[i]);
-      ini_free(&f);
+      ini_free(f);
       return -1;
     }
     memcpy(sec, over[i], (size_t)(dot - over[i]));
     sec[dot - over[i]] = 0;
     memcpy(key, dot + 1, (size_t)(eq - dot - 1));
     key[eq - dot - 1] = 0;
-    if (ini_set(&f, sec, key, eq + 1, e, sizeof e) != 0) {
+    if (ini_set(f, sec, key, eq + 1, e, sizeof e) != 0) {
       errf(err, errlen, "override '%s': %s", over[i], e);
-      ini_free(&f);
+      ini_free(f);
       return -1;
     }
   }
-  if (config_game(&f, &c->g, err, errlen) != 0) {
-    ini_free(&f);
+  if (config_game(f, &c->g, err, errlen) != 0) {
+    ini_free(f);
     return -1;
   }
-  for (int i = 0; i < f.n; i++) {
-    ini_entry *x = &f.e[i];
+  for (int i = 0; i < f->n; i++) {
+    ini_entry *x = &f->e[i];
     if (!strcmp(x->section, "game")) continue;
     if (!x->section[0]) {
       errf(err, errlen, "%s:%d: key '%s' outside any section", path, x->line, x->key);
-      ini_free(&f);
+      ini_free(f);
       return -1;
     }
     if (apply_entry(c, x->section, x->key, x->value, e, sizeof e) != 0) {
@@ -330,22 +333,35 @@ int config_load(train_config *c, const char *path, int n_over, char *const *over
         errf(err, errlen, "%s:%d: %s.%s: %s", path, x->line, x->section, x->key, e);
       else
         errf(err, errlen, "override %s.%s: %s", x->section, x->key, e);
-      ini_free(&f);
+      ini_free(f);
       return -1;
     }
   }
-  if (check_anchors(c, &f, path, err, errlen) != 0 ||
-      check_precision(c, &f, path, err, errlen) != 0) {
-    ini_free(&f);
+  if (check_anchors(c, f, path, err, errlen) != 0 ||
+      check_precision(c, f, path, err, errlen) != 0) {
+    ini_free(f);
     return -1;
   }
-  ini_free(&f);
+  ini_free(f);
   c->search.noise = 1;
   if (check(c, e, sizeof e) != 0) {
     errf(err, errlen, "%s: %s", path, e);
     return -1;
   }
   return 0;
+}
+
+int config_load(train_config *c, const char *path, int n_over, char *const *over, char *err,
+                size_t errlen) {
+  ini f;
+  if (ini_load(&f, path, err, errlen) != 0) return -1;
+  return load_ini(c, &f, path, n_over, over, err, errlen);
+}
+
+int config_parse(train_config *c, const char *name, const char *text, char *err, size_t errlen) {
+  ini f;
+  if (ini_parse(&f, name, text, err, errlen) != 0) return -1;
+  return load_ini(c, &f, name, 0, NULL, err, errlen);
 }
 
 int config_write(const train_config *c, FILE *out) {
@@ -391,6 +407,7 @@ static const char *const resumable_keys[] = {"run.minutes",
                                              "run.iterations",
                                              "selfplay.threads",
                                              "selfplay.learner_plays",
+                                             "selfplay.actor_outbox_mb",
                                              "network.precision",
                                              "egdb.dir",
                                              NULL};

@@ -37,6 +37,7 @@ typedef struct {
   int cap_sims;         /* fast-move budget of playout-cap randomisation; 0: off */
   float full_frac;      /* share of moves searched with the full budget */
   int record_every;     /* keep every N-th self-play game in games/; 0: none */
+  int actor_outbox_mb;  /* a distributed run's actor: MiB queued or unacknowledged before pausing */
   /* [replay] */
   int window;      /* samples the buffer holds */
   int min_samples; /* samples before learning starts */
@@ -82,6 +83,9 @@ void config_defaults(train_config *c);
  * game), so that a bad one fails before a run starts. */
 int config_load(train_config *c, const char *path, int n_over, char *const *over, char *err,
                 size_t errlen);
+/* The same from INI text (config_write's, as a distributed run's actors
+ * get it); errors name `name` where config_load names the file. */
+int config_parse(train_config *c, const char *name, const char *text, char *err, size_t errlen);
 /* Writes the resolved configuration (every key) as INI text. */
 int config_write(const train_config *c, FILE *out);
 /* Every key with its default and meaning, as INI comments. */
@@ -89,7 +93,7 @@ void config_describe(FILE *out);
 
 /* Resuming a run: 1 if "section.key" may differ between a run's own
  * config and the one a resume asks for (the budget, run.minutes and
- * run.iterations, selfplay.threads, selfplay.learner_plays,
+ * run.iterations, selfplay.threads, selfplay.learner_plays, selfplay.actor_outbox_mb,
  * network.precision and egdb.dir); any other difference makes a different
  * run. */
 int config_resumable(const char *key);

@@ -228,6 +228,15 @@ static int finish_game(selfplay *s, worker *w, game_slot *gs) {
   w->games_done++;
   int keep = s->record && s->p.record_every > 0;
   if (s->p.phased) return keep_finished(w, gs, keep && gs->number % s->p.record_every == 0);
+  if (s->p.sink) {
+    selfplay_game gm = {gs->samples, gs->n, gs->moves, gs->nmoves, end, w->gen};
+    if (s->p.sink(s->p.sink_ctx, &gm) != 0) {
+      errf(w->err, sizeof w->err, "a finished game could not be handed on");
+      return -1;
+    }
+    count_game(s, end, gs->n);
+    return 0;
+  }
   if (gs->n) replay_add(s->buffer, gs->samples, gs->n);
   count_game(s, end, gs->n);
   if (keep && (w->games_done * (uint64_t)s->n + (uint64_t)w->id) % (uint64_t)s->p.record_every == 0)
@@ -411,6 +420,10 @@ selfplay *selfplay_start(const selfplay_params *p, int threads, netslot *best, r
                          char *err, size_t errlen) {
   if (threads < 1 || p->games < 1) {
     errf(err, errlen, "self-play needs at least one thread and one game");
+    return NULL;
+  }
+  if (p->sink && p->phased) {
+    errf(err, errlen, "phased self-play keeps its games in order: it takes no game sink");
     return NULL;
   }
   selfplay *s = calloc(1, sizeof *s);

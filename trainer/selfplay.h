@@ -39,6 +39,23 @@ int netslot_fetch(netslot *s, nn_net *dst, uint64_t *gen);
 uint64_t netslot_generation(netslot *s);
 
 /* ---- Workers ------------------------------------------------------------------ */
+/* A finished game as a worker hands it on: its samples with their targets,
+ * its moves, its end, and the generation (netslot) of the network that
+ * played its last move. Valid during the call only. */
+typedef struct {
+  const replay_sample *samples;
+  int n;
+  const uint8_t *moves;
+  int nmoves;
+  const game_pos *final;
+  uint64_t gen;
+} selfplay_game;
+/* Where finished games go instead of the buffer (an actor of a distributed
+ * run): called from worker threads; it may wait (back-pressure), but must
+ * stop waiting when its owner stops the workers. Non-zero: the worker
+ * fails. */
+typedef int (*selfplay_sink_fn)(void *ctx, const selfplay_game *gm);
+
 typedef struct {
   const game *g;      /* borrowed for the workers' lifetime */
   mcts_params search; /* full-budget search (noise on) */
@@ -55,7 +72,9 @@ typedef struct {
    * targets instead of the game's result. */
   const struct egdb *db;
   int db_max_seeds;
-  int hosted; /* 1: one more worker, without a thread: the caller runs it */
+  int hosted;            /* 1: one more worker, without a thread: the caller runs it */
+  selfplay_sink_fn sink; /* NULL: games go to the buffer (not with phased) */
+  void *sink_ctx;
 } selfplay_params;
 
 /* Counters shared by all workers (atomics; read at any time). */

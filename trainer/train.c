@@ -69,8 +69,7 @@ void train_emit(run *r, int kind, const char *fmt, ...) {
  * Kept self-play games, in the game-record format of docs/FORMATS.md,
  * collected under a lock from the workers and written once per iteration.
  * This runs once every record_every games, so it may allocate. */
-static void record_game(void *ctx, const game *g, const uint8_t *moves, int n,
-                        const game_pos *end) {
+void train_record_game(void *ctx, const game *g, const uint8_t *moves, int n, const game_pos *end) {
   run *r = ctx;
   arena_game *rec = calloc(1, sizeof *rec);
   char *text = NULL;
@@ -405,33 +404,44 @@ static int setup(run *r, char *err, size_t errlen) {
     nn_shape_string(&(nn_config){nf, c->hidden, c->blocks, na}, shape, sizeof shape);
     train_emit(r, 1, "new run %s: %s, network %s (%s), %d self-play thread(s)%s x %d games%s",
                r->dir, c->g.preset, shape, nn_precision_name(nn_precision_of(r->best)), c->threads,
-               c->learner_plays ? " + the learner's" : "", c->games_per_thread,
-               c->deterministic ? ", deterministic schedule" : "");
+               a->dist            ? " per actor"
+               : c->learner_plays ? " + the learner's"
+                                  : "",
+               c->games_per_thread, c->deterministic ? ", deterministic schedule" : "");
   }
   return 0;
 }
 
 /* [egdb]: the database (one shared copy) and the positions of the
  * accuracy check, drawn once with the run's seed. */
-static int open_egdb(run *r, char *err, size_t errlen) {
-  const train_config *c = &r->cfg;
-  char dir[PATH_MAX_LEN], e[1024];
+int train_egdb_acquire(const train_config *c, egdb **db, char *dir, size_t dlen, char *err,
+                       size_t errlen) {
+  char e[1024];
+  *db = NULL;
   if (!c->egdb_enabled) return 0;
   if (c->egdb_dir[0])
-    snprintf(dir, sizeof dir, "%s", c->egdb_dir);
-  else if (egdb_default_dir(dir, sizeof dir, e, sizeof e)) {
+    snprintf(dir, dlen, "%s", c->egdb_dir);
+  else if (egdb_default_dir(dir, dlen, e, sizeof e)) {
     errf(err, errlen, "egdb.dir: %s", e);
     return -1;
   }
-  if (!(r->db = egdb_acquire(dir, e, sizeof e))) {
+  if (!(*db = egdb_acquire(dir, e, sizeof e))) {
     errf(err, errlen, "egdb.dir%s: %s", c->egdb_dir[0] ? "" : " (default)", e);
     return -1;
   }
-  if (!egdb_serves(r->db, &c->g)) {
+  if (!egdb_serves(*db, &c->g)) {
     errf(err, errlen, "egdb: the database in %s is for oware %s, not this run's %s", dir,
-         egdb_rules(r->db), c->g.preset);
+         egdb_rules(*db), c->g.preset);
     return -1;
   }
+  return 0;
+}
+
+static int open_egdb(run *r, char *err, size_t errlen) {
+  const train_config *c = &r->cfg;
+  char dir[PATH_MAX_LEN];
+  if (train_egdb_acquire(c, &r->db, dir, sizeof dir, err, errlen) != 0) return -1;
+  if (!r->db) return 0;
   if (c->egdb_eval_n > 0 &&
       !(r->endgame = endgame_sample(r->db, &c->g, c->egdb_eval_n, c->egdb_eval_levels,
                                     c->seed ^ 0x656e6467ULL, err, errlen)))
@@ -544,6 +554,7 @@ static int gate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
   path_in(r, "best.weights", path);
   if (nn_save(r->best, &r->meta, path, err, errlen) != 0) return -1;
   netslot_publish(r->slot, r->best);
+  if (train_dist_publish(r, err, errlen) != 0) return -1;
   return 1;
 }
 
@@ -633,7 +644,8 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
   double share[4], cores_used;
   train_time_shares(r, share, &cores_used);
   double n = nsteps > 0 ? nsteps : 1;
-  char line[8192];
+  char line[8192], dist_json[1024];
+  train_dist_json(r, dist_json, sizeof dist_json);
   snprintf(line, sizeof line,
            "{\"iteration\": %u, \"time_min\": %.3f, \"steps\": %llu, \"games\": %llu, "
            "\"samples\": %llu, \"buffer\": %d, \"buffer_mb\": %.1f, \"lr\": %.6f, "
@@ -642,7 +654,7 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
            "\"speed\": {\"games_per_h\": %.1f, \"evals_per_s\": %.1f, \"cores_used\": %.3f, "
            "\"cores\": %ld}, "
            "\"time_share\": {\"network\": %.3f, \"search\": %.3f, \"learner\": %.3f, "
-           "\"gating\": %.3f}, \"promotions\": %u, %s%s%s}",
+           "\"gating\": %.3f}, \"promotions\": %u, %s%s%s%s}",
            r->rc.iteration, elapsed / 60, (unsigned long long)r->rc.steps,
            (unsigned long long)games, (unsigned long long)rs.added, rs.count, rs.bytes / 1048576.0,
            train_learning_rate(r, elapsed), avg->total / n, avg->policy / n, avg->value / n,
@@ -650,7 +662,7 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
            sess > 0 ? 3600.0 * (double)atomic_load(&r->counters.games) / sess : 0,
            sess > 0 ? (double)evals / sess : 0, cores_used, sysconf(_SC_NPROCESSORS_ONLN), share[0],
            share[1], share[2], share[3], r->rc.promotions, gate_json, eval_json[0] ? ", " : "",
-           eval_json);
+           eval_json, dist_json);
   before_write(r, "metrics.jsonl");
   if (metrics_append(r, r->rc.iteration - 1, line, err, errlen) != 0) return -1;
   /* The commit point: counters as of this iteration (the session's live
@@ -682,7 +694,11 @@ int train_run(const train_args *a, char *err, size_t errlen) {
   r->st.phase = "starting";
   int rc = -1;
   char e[512];
-  if (setup(r, err, errlen) != 0 || open_egdb(r, err, errlen) != 0) goto out;
+  if (a->dist && train_dist_same_build(a->dist, err, errlen) != 0) goto out;
+  if (setup(r, err, errlen) != 0 || open_egdb(r, err, errlen) != 0) {
+    if (a->dist) train_dist_start(NULL, a->dist, e, sizeof e); /* the actors end too */
+    goto out;
+  }
   const train_config *c = &r->cfg;
   selfplay_params sp = {.g = &c->g,
                         .search = c->search,
@@ -696,8 +712,11 @@ int train_run(const train_args *a, char *err, size_t errlen) {
                         .db = r->db,
                         .db_max_seeds = c->egdb_max_seeds,
                         .hosted = c->learner_plays};
-  if (!(r->sp = selfplay_start(&sp, c->threads, r->slot, r->buf, &r->counters, record_game, r, err,
-                               errlen)))
+  if (a->dist) {
+    /* The actors play; this rank learns. */
+    if (train_dist_start(r, a->dist, err, errlen) != 0) goto out;
+  } else if (!(r->sp = selfplay_start(&sp, c->threads, r->slot, r->buf, &r->counters,
+                                      train_record_game, r, err, errlen)))
     goto out;
   double t_start = clock_wall();
   r->t_start = t_start;
@@ -709,14 +728,27 @@ int train_run(const train_args *a, char *err, size_t errlen) {
     rc = -1;
   }
   r->sp = NULL;
+  /* The actors are told first, the buffer saved next (under mpirun a
+   * signal leaves about a second: docs/DISTRIBUTED.md), then their last
+   * games are taken in. */
+  if (r->ld && train_dist_stop(r, e, sizeof e) != 0 && rc == 0) {
+    errf(err, errlen, "%s", e);
+    rc = -1;
+  }
   /* A clean stop keeps the buffer of this session too. */
   if (rc == 0) {
     char path[PATH_MAX_LEN];
     path_in(r, "replay.bin", path);
     if (replay_save(r->buf, path, err, errlen) != 0) rc = -1;
   }
+  if (r->ld && train_dist_finish(r, e, sizeof e) != 0 && rc == 0) {
+    errf(err, errlen, "%s", e);
+    rc = -1;
+  }
 out:
   if (r->sp) selfplay_stop(r->sp, e, sizeof e);
+  if (r->ld) train_dist_finish(r, e, sizeof e);
+  train_dist_free(r);
   train_teardown(r);
   free(r);
   return rc;

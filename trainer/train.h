@@ -70,11 +70,25 @@ typedef struct {
    * finished. For tests that stop a run between any two writes. */
   void (*before_write)(void *ctx, unsigned iteration, const char *file);
   void *write_ctx;
+  /* A distributed run (docs/DISTRIBUTED.md): this process is its rank 0,
+   * the learner; the other ranks run train_actor. NULL: one process. */
+  struct dist *dist;
 } train_args;
 
 /* Runs (or resumes) a run. 0 when the budget is spent or a stop was
  * requested (state saved), -1 with a message on failure. */
 int train_run(const train_args *a, char *err, size_t errlen);
+
+/* An actor rank (not 0) of a distributed run: takes the resolved config
+ * and the best network from the learner, plays self-play games with
+ * `[selfplay] threads` workers and streams them to the learner, picks up
+ * each promoted network, until the learner says stop. A config path in a
+ * (may be NULL) must resolve (with a's overrides) to the learner's config
+ * but for the resumable keys. 0 when the learner stopped it; 1 when the
+ * run did not start (a check refused it, which every rank knows: the
+ * caller ends normally); -1 with a message on a failure during the run
+ * (the caller ends the whole job: dist_abort). */
+int train_actor(const train_args *a, struct dist *d, char *err, size_t errlen);
 
 /* ---- Throughput ---------------------------------------------------------------
  * train_bench runs the overlapped schedule of config c (its self-play
@@ -93,5 +107,20 @@ typedef struct {
 
 int train_bench(const train_config *c, double seconds, train_bench_result *out, char *err,
                 size_t errlen);
+
+/* train_bench_learner measures what one learner (the rank 0 of a
+ * distributed run) can take: training steps per second on one core with
+ * the config's batch and network, and samples per second through its
+ * intake of actors' game messages (decoding, checks, the buffer; MPI's own
+ * transport not included), each for half of `seconds`, on random games of
+ * the config's game. Its capacity is the most samples per second it can
+ * take in while training train_ratio samples per sample:
+ * 1 / (1 / intake + train_ratio / (batch x steps)). */
+typedef struct {
+  double steps_per_s, intake_per_s, capacity_per_s;
+} train_learner_result;
+
+int train_bench_learner(const train_config *c, double seconds, train_learner_result *out, char *err,
+                        size_t errlen);
 
 #endif

@@ -1,28 +1,43 @@
 /* train_bench: the overlapped schedule of a config, in memory, for a
  * fixed time. The workers, the hosted worker and the learner are the run's
  * own (selfplay.c, train_loop.c); only the files, gating and evaluation
- * are left out. */
+ * are left out. train_bench_learner: the learner alone, its steps and its
+ * intake of actors' games (train_dist.c). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trainer/train_internal.h"
 
-int train_bench(const train_config *c, double seconds, train_bench_result *out, char *err,
-                size_t errlen) {
-  memset(out, 0, sizeof *out);
+/* A run in memory for a benchmark: config c, no files, no arguments. */
+static run *bench_run(const train_config *c, char *err, size_t errlen) {
   run *r = calloc(1, sizeof *r);
   train_args *a = calloc(1, sizeof *a);
   if (!r || !a) {
     free(r);
     free(a);
     errf(err, errlen, "out of memory");
-    return -1;
+    return NULL;
   }
   r->a = a;
   r->lock_fd = -1;
   pthread_mutex_init(&r->rec_lock, NULL);
   r->cfg = *c;
+  return r;
+}
+
+static void bench_run_free(run *r) {
+  const train_args *a = r->a;
+  train_teardown(r);
+  free(r);
+  free((void *)a);
+}
+
+int train_bench(const train_config *c, double seconds, train_bench_result *out, char *err,
+                size_t errlen) {
+  memset(out, 0, sizeof *out);
+  run *r = bench_run(c, err, errlen);
+  if (!r) return -1;
   r->cfg.deterministic = 0;
   r->cfg.minutes = 0;
   r->cfg.iterations = 0;
@@ -72,8 +87,95 @@ int train_bench(const train_config *c, double seconds, train_bench_result *out, 
   }
   r->sp = NULL;
 out:
-  train_teardown(r);
-  free(r);
-  free(a);
+  bench_run_free(r);
+  return rc;
+}
+
+/* Random games of g as actors' game messages (uniform policies over the
+ * legal moves), until they hold at least `samples` samples. */
+static unsigned char *random_messages(const game *g, int samples, uint64_t seed, size_t *total) {
+  rng_t rng;
+  rng_seed(&rng, seed, 0x6d7367ULL);
+  size_t cap = 0, len = 0;
+  unsigned char *all = NULL;
+  replay_sample *s = malloc(sizeof *s * GAME_MAX_PLIES_CAP);
+  float pi[GAME_MAX_ACTIONS];
+  for (int got = 0; s && got < samples;) {
+    game_pos p;
+    game_start(g, &p);
+    int n = 0;
+    while (p.status == GAME_ONGOING && n < GAME_MAX_PLIES_CAP) {
+      game_moves m = game_legal(g, &p);
+      memset(&s[n], 0, sizeof s[n]);
+      s[n].pos = p;
+      for (int a = 0; a < g->n_actions; a++) pi[a] = (float)(m >> a & 1);
+      replay_set_policy(&s[n], pi, g->n_actions);
+      n++;
+      game_play(g, &p, game_random_action(&rng, m));
+    }
+    for (int k = 0; k < n; k++) {
+      s[k].z = (int8_t)game_outcome(&p, s[k].pos.mover);
+      int margin = game_margin(&p, s[k].pos.mover);
+      s[k].margin = (int8_t)(margin > 127 ? 127 : margin < -127 ? -127 : margin);
+    }
+    dist_game_msg h = {.n = (uint32_t)n, .final = p};
+    size_t add = sizeof h + sizeof *s * (size_t)n;
+    if (len + add > cap) {
+      cap = (len + add) * 2;
+      unsigned char *q = realloc(all, cap);
+      if (!q) break;
+      all = q;
+    }
+    memcpy(all + len, &h, sizeof h);
+    memcpy(all + len + sizeof h, s, sizeof *s * (size_t)n);
+    len += add;
+    got += n;
+  }
+  free(s);
+  *total = len;
+  return all;
+}
+
+int train_bench_learner(const train_config *c, double seconds, train_learner_result *out, char *err,
+                        size_t errlen) {
+  memset(out, 0, sizeof *out);
+  run *r = bench_run(c, err, errlen);
+  unsigned char *msgs = NULL;
+  int rc = -1;
+  if (!r) return -1;
+  r->cfg.record_every = 0;
+  c = &r->cfg;
+  size_t total = 0;
+  if (train_learner_init(r, err, errlen) != 0) goto out;
+  if (!(r->buf = replay_create(&c->g, c->window, err, errlen))) goto out;
+  int want = c->window < 20000 ? c->window : 20000;
+  if (!(msgs = random_messages(&c->g, want > c->batch ? want : c->batch, c->seed, &total))) {
+    errf(err, errlen, "out of memory");
+    goto out;
+  }
+  /* Intake: the same messages again and again into the ring. */
+  double t0 = clock_thread_cpu(), t1 = t0;
+  uint64_t n0 = atomic_load(&r->counters.samples);
+  while (t1 - t0 < seconds / 2) {
+    if (train_dist_ingest(r, msgs, total, err, errlen) != 0) goto out;
+    t1 = clock_thread_cpu();
+  }
+  out->intake_per_s = (double)(atomic_load(&r->counters.samples) - n0) / (t1 - t0);
+  /* Steps on the full buffer. */
+  nn_losses avg = {0};
+  uint64_t steps = 0;
+  t0 = t1 = clock_thread_cpu();
+  while (t1 - t0 < seconds / 2) {
+    if (train_learner_step(r, 0, &avg, err, errlen) != 0) goto out;
+    steps++;
+    t1 = clock_thread_cpu();
+  }
+  out->steps_per_s = (double)steps / (t1 - t0);
+  out->capacity_per_s =
+      1 / (1 / out->intake_per_s + c->train_ratio / (c->batch * out->steps_per_s));
+  rc = 0;
+out:
+  free(msgs);
+  bench_run_free(r);
   return rc;
 }

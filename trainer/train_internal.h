@@ -10,6 +10,7 @@
 #include "nn/nn.h"
 #include "trainer/config.h"
 #include "trainer/counters.h"
+#include "trainer/dist.h"
 #include "trainer/endgame.h"
 #include "trainer/replay.h"
 #include "trainer/selfplay.h"
@@ -50,6 +51,9 @@ typedef struct {
    * measure the network on (NULL when off). */
   egdb *db;
   endgame_set *endgame;
+  /* A distributed run's learner (NULL: one process; docs/DISTRIBUTED.md):
+   * the actors' games come in by train_dist_poll instead of from r->sp. */
+  struct learner_dist *ld;
 } run;
 
 /* Training time over all sessions, this one started at t_start. */
@@ -59,6 +63,9 @@ static inline double train_elapsed(const run *r, double t_start) {
 
 /* A progress report (train_progress_fn's kind; fmt NULL: a status update). */
 void train_emit(run *r, int kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* One training step on a uniform mini-batch of the buffer; its losses are
+ * added to avg. */
+int train_learner_step(run *r, double elapsed, nn_losses *avg, char *err, size_t errlen);
 /* The learning rate of the next step. */
 float train_learning_rate(const run *r, double elapsed);
 /* Ends an iteration of nsteps steps (avg: their summed losses): the
@@ -74,6 +81,71 @@ void train_teardown(run *r);
 /* This session's CPU time split into network, search, learner and gating
  * (shares of their sum), and the process's cores used (CPU / wall time). */
 void train_time_shares(const run *r, double share[4], double *cores_used);
+
+/* [egdb]: the run's database (one shared copy, checked against the
+ * game) and its folder; *db NULL when the run does not use one. */
+int train_egdb_acquire(const train_config *c, egdb **db, char *dir, size_t dlen, char *err,
+                       size_t errlen);
+/* Keeps a self-play game in this iteration's records (selfplay_record_fn). */
+void train_record_game(void *ctx, const game *g, const uint8_t *moves, int n, const game_pos *end);
+
+/* ---- A distributed run (docs/DISTRIBUTED.md) -----------------------------------
+ * The messages between the learner (rank 0) and the actors, in this build's
+ * byte order: every rank runs the same build (checked at start). */
+enum {
+  DIST_TAG_GAME = 1, /* actor to learner: dist_game_msg, n samples, nmoves moves */
+  DIST_TAG_NET = 2,  /* learner to actor: dist_net_msg, the parameters */
+  DIST_TAG_STOP = 3, /* learner to actor: stop playing; nothing follows it */
+  DIST_TAG_BYE = 4,  /* actor to learner: nothing follows it from this rank */
+  DIST_TAG_ACK = 5   /* learner to actor: a uint64_t, bytes of its games taken in since the last */
+};
+/* The learner acknowledges an actor's games every this many bytes; the
+ * actor's games unacknowledged and queued are bounded by
+ * selfplay.actor_outbox_mb (back-pressure). */
+#define DIST_ACK_BYTES (1u << 20)
+
+typedef struct {
+  uint32_t version;   /* of the network that played the game's last move */
+  uint32_t n, nmoves; /* samples and moves that follow */
+  uint32_t paused_ms; /* the actor's workers waited this long for room since its last game */
+  uint64_t evals, eval_calls, search_ns, net_ns; /* the actor's work since its last game */
+  game_pos final;
+} dist_game_msg;
+
+typedef struct {
+  uint32_t version; /* promotions of the run when it was published */
+  uint32_t n_params;
+} dist_net_msg;
+
+/* What rank 0 broadcasts after its set-up, before the config's text. */
+typedef struct {
+  uint32_t ok;        /* 0: the learner failed; the actors end quietly */
+  uint32_t iteration; /* of the run, which the actors' seeds follow */
+  uint64_t config_hash;
+} dist_start_msg;
+
+/* The learner's side: start (checks, the config and network to the
+ * actors; with r NULL: tells them the learner failed), poll (games in,
+ * without waiting), publish (a promotion out), stop (tells the actors),
+ * finish (stops them if not yet done and takes their last games, until
+ * every actor has said bye), and the metrics fragment of an iteration. */
+int train_dist_start(run *r, dist *d, char *err, size_t errlen);
+int train_dist_poll(run *r, char *err, size_t errlen);
+int train_dist_publish(run *r, char *err, size_t errlen);
+int train_dist_stop(run *r, char *err, size_t errlen);
+int train_dist_finish(run *r, char *err, size_t errlen);
+void train_dist_json(run *r, char *json, size_t len);
+/* Game messages (total bytes, back to back, as actors send them) through
+ * the learner's intake without MPI: the same checks, buffer and counters
+ * as train_dist_poll (the learner benchmark). */
+int train_dist_ingest(run *r, const unsigned char *msgs, size_t total, char *err, size_t errlen);
+/* 1 once every actor has left (the run cannot go on). */
+int train_dist_orphaned(const run *r);
+void train_dist_free(run *r);
+/* Checks all ranks run the same build: a checksum of the executable,
+ * gathered from every rank (collective). 0; 1 if a rank differs (every
+ * rank knows, and err names it); -1 on an MPI failure. */
+int train_dist_same_build(dist *d, char *err, size_t errlen);
 
 /* The learner's schedules, on the calling thread with the workers started.
  * 0 when the budget is spent or a stop was asked for; -1 on failure (after

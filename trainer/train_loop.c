@@ -39,8 +39,7 @@ float train_learning_rate(const run *r, double elapsed) {
   return (float)lr;
 }
 
-/* One step on a uniform mini-batch of the buffer; its losses go into avg. */
-static int learner_step(run *r, double elapsed, nn_losses *avg, char *err, size_t errlen) {
+int train_learner_step(run *r, double elapsed, nn_losses *avg, char *err, size_t errlen) {
   const train_config *c = &r->cfg;
   const game *g = &c->g;
   int b = c->batch, nf = g->n_features, na = g->n_actions;
@@ -93,7 +92,15 @@ int train_loop_overlapped(run *r, double t_start, char *err, size_t errlen) {
   nn_losses avg = {0};
   int nsteps = 0;
   while (!finished(r, t_start)) {
-    if (selfplay_failed(r->sp)) return workers_failed(r, err, errlen);
+    if (r->ld) {
+      if (train_dist_poll(r, err, errlen) != 0) return -1;
+      if (train_dist_orphaned(r)) {
+        train_emit(r, 1, "distributed: every actor has left; the run stops here");
+        return 0;
+      }
+    } else if (selfplay_failed(r->sp)) {
+      return workers_failed(r, err, errlen);
+    }
     replay_get_stats(r->buf, &rs);
     /* Training keeps pace with self-play: samples trained per new sample. */
     double allowed = (double)(rs.added - added0) * c->train_ratio / c->batch;
@@ -104,7 +111,7 @@ int train_loop_overlapped(run *r, double t_start, char *err, size_t errlen) {
       train_emit(r, 0, NULL);
       last_emit = clock_wall();
     }
-    if (!ready && c->learner_plays) {
+    if (!ready && c->learner_plays && !r->ld) {
       if (selfplay_host_round(r->sp) != 0) return workers_failed(r, err, errlen);
       continue;
     }
@@ -113,7 +120,7 @@ int train_loop_overlapped(run *r, double t_start, char *err, size_t errlen) {
       nanosleep(&ts, NULL);
       continue;
     }
-    if (learner_step(r, train_elapsed(r, t_start), &avg, err, errlen) != 0) return -1;
+    if (train_learner_step(r, train_elapsed(r, t_start), &avg, err, errlen) != 0) return -1;
     if (++nsteps >= c->steps_per_iter && r->bench_until > 0) {
       memset(&avg, 0, sizeof avg); /* a benchmark keeps its network */
       nsteps = 0;
@@ -146,7 +153,7 @@ int train_loop_phased(run *r, double t_start, char *err, size_t errlen) {
     double last_emit = clock_wall(); /* the display only */
     for (int k = 0; k < c->steps_per_iter; k++) {
       if (r->a->stop && *r->a->stop) return 0;
-      if (learner_step(r, train_elapsed(r, t_start), &avg, err, errlen) != 0) return -1;
+      if (train_learner_step(r, train_elapsed(r, t_start), &avg, err, errlen) != 0) return -1;
       if (clock_wall() - last_emit > 0.5) {
         train_emit(r, 0, NULL);
         last_emit = clock_wall();

@@ -115,14 +115,24 @@ EXPORT const char *sz_rules_json(void) {
   return bad ? "{\"error\":\"the rules registry does not fit the buffer\"}" : buf;
 }
 
-/* `bench selfplay` runs the trainer, which the module leaves out (threads,
- * run folders): the dispatch of cli/bench.c finds this refusal instead. */
+/* `bench selfplay` and `bench learner` run the trainer, which the module
+ * leaves out (threads, run folders): the dispatch of cli/bench.c finds
+ * these refusals instead. */
+static int no_trainer(const char *name) {
+  fprintf(stderr,
+          "sowzero bench %s: not in the WebAssembly build (it has no trainer); run it natively\n",
+          name);
+  return 2;
+}
+
 int bench_selfplay(bench_out *b, int argc, char **argv) {
   (void)b, (void)argc, (void)argv;
-  fprintf(stderr,
-          "sowzero bench selfplay: not in the WebAssembly build (it has no trainer); "
-          "run it natively\n");
-  return 2;
+  return no_trainer("selfplay");
+}
+
+int bench_learner(bench_out *b, int argc, char **argv) {
+  (void)b, (void)argc, (void)argv;
+  return no_trainer("learner");
 }
 
 /* Under Node: `node web/bench.mjs engine --game warri --json` runs the same
