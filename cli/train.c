@@ -175,6 +175,8 @@ int cmd_train(int argc, char **argv) {
   dist *d = NULL;
   char err[1024];
   if (dist_launched() && !(d = dist_open(err, sizeof err))) return cli_fail(&c, 1, "%s", err);
+  /* One rank alone (mpirun -np 1) has no actors: it trains as one process. */
+  dist *spread = d && dist_size(d) > 1 ? d : NULL;
   if (d && dist_rank(d) > 0) {
     train_args ta = {
         .config_path = config, .n_over = n_over, .over = over, .stop = &stop_requested};
@@ -250,7 +252,7 @@ int cmd_train(int argc, char **argv) {
                    .progress = progress,
                    .progress_ctx = &pc,
                    .stop = &stop_requested,
-                   .dist = d};
+                   .dist = spread};
   int rc = train_run(&ta, err, sizeof err);
   if (pc.status_shown) fputs("\n", stderr);
   if (rc != 0) {

@@ -232,6 +232,23 @@ START_TEST(three_ranks_train) {
 }
 END_TEST
 
+/* One rank alone has no actors: it trains as one process would. */
+START_TEST(one_rank_trains_alone) {
+  static char out[1 << 16];
+  char *args[64];
+  train_args_of(args, (char *const[]){"--iterations", "2", NULL});
+  int rc = mpi_train(1, args, out, sizeof out);
+  ck_assert_msg(rc == 0, "mpirun -np 1 exited %d:\n%s", rc, out);
+  ck_assert_msg(!strstr(out, "distributed:"), "one rank ran as a distributed run:\n%s", out);
+  json_doc *docs[8];
+  int n = metrics(docs, 8);
+  check_iterations(docs, n, 2);
+  ck_assert_msg(number(docs[n - 1], 0, "games") > 0, "no self-play games");
+  ck_assert_msg(json_get(docs[n - 1], 0, "dist") < 0, "a dist block without actors");
+  free_docs(docs, n);
+}
+END_TEST
+
 /* ---- Faults ---------------------------------------------------------------------- */
 /* The pid of the rank of a running job (its environment says which). */
 static pid_t rank_pid(int rank) {
@@ -455,9 +472,9 @@ static Suite *suite(void) {
   Suite *s = suite_create("mpi");
   TCase *tc = add_tests(
       s, "mpi", 600,
-      (const TTest *[]){three_ranks_train, sigkill_actor_and_resume, sigterm_to_mpirun_saves,
-                        refuses_another_config, refuses_another_build, slow_learner_pauses_actors,
-                        eight_ranks_train_and_resume, NULL});
+      (const TTest *[]){three_ranks_train, one_rank_trains_alone, sigkill_actor_and_resume,
+                        sigterm_to_mpirun_saves, refuses_another_config, refuses_another_build,
+                        slow_learner_pauses_actors, eight_ranks_train_and_resume, NULL});
   tcase_add_checked_fixture(tc, setup, teardown);
   return s;
 }
