@@ -14,12 +14,13 @@
 typedef struct {
   MPI_Request req;
   void *buf;
-  size_t len;
 } send_slot;
+
+#define HOST_LEN 64
 
 struct dist {
   int rank, size;
-  char host[256];
+  char (*host)[HOST_LEN]; /* every rank's */
   send_slot *sends;
   int n_sends, cap_sends;
   MPI_Message msg; /* probed, not yet received: from, tag, len */
@@ -65,7 +66,18 @@ dist *dist_open(char *err, size_t errlen) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &d->rank);
   MPI_Comm_size(MPI_COMM_WORLD, &d->size);
-  if (gethostname(d->host, sizeof d->host - 1) != 0) snprintf(d->host, sizeof d->host, "?");
+  char mine[HOST_LEN] = "?";
+  if (gethostname(mine, sizeof mine - 1) != 0) snprintf(mine, sizeof mine, "?");
+  rc = (d->host = calloc((size_t)d->size, sizeof *d->host))
+           ? MPI_Allgather(mine, HOST_LEN, MPI_CHAR, d->host, HOST_LEN, MPI_CHAR, MPI_COMM_WORLD)
+           : MPI_ERR_NO_MEM;
+  if (rc != MPI_SUCCESS) {
+    mpi_failed(rc, "gathering the host names", err, errlen);
+    free(d->host);
+    free(d);
+    MPI_Finalize();
+    return NULL;
+  }
   return d;
 }
 
@@ -74,6 +86,7 @@ void dist_close(dist *d) {
   char e[256];
   dist_flush(d, e, sizeof e);
   free(d->sends);
+  free(d->host);
   free(d);
   MPI_Finalize();
 }
@@ -85,21 +98,13 @@ void dist_abort(dist *d, int code) {
 
 int dist_rank(const dist *d) { return d->rank; }
 int dist_size(const dist *d) { return d->size; }
-const char *dist_host(const dist *d) { return d->host; }
+const char *dist_host(const dist *d, int rank) {
+  return rank >= 0 && rank < d->size ? d->host[rank] : "?";
+}
 
 int dist_allgather_u64(dist *d, uint64_t mine, uint64_t *all, char *err, size_t errlen) {
   (void)d;
   int rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD);
-  return rc == MPI_SUCCESS ? 0 : mpi_failed(rc, "MPI_Allgather", err, errlen);
-}
-
-int dist_allgather_host(dist *d, char *names, size_t len, char *err, size_t errlen) {
-  if (len > INT_MAX) return errf(err, errlen, "host name field too long"), -1;
-  char *mine = calloc(1, len);
-  if (!mine) return errf(err, errlen, "out of memory"), -1;
-  snprintf(mine, len, "%s", d->host);
-  int rc = MPI_Allgather(mine, (int)len, MPI_CHAR, names, (int)len, MPI_CHAR, MPI_COMM_WORLD);
-  free(mine);
   return rc == MPI_SUCCESS ? 0 : mpi_failed(rc, "MPI_Allgather", err, errlen);
 }
 
@@ -129,7 +134,6 @@ int dist_send(dist *d, int dest, int tag, const void *buf, size_t len, char *err
   send_slot *s = &d->sends[d->n_sends];
   if (!(s->buf = malloc(len ? len : 1))) return errf(err, errlen, "out of memory"), -1;
   memcpy(s->buf, buf, len);
-  s->len = len;
   int rc = MPI_Isend(s->buf, (int)len, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &s->req);
   if (rc != MPI_SUCCESS) {
     free(s->buf);
@@ -139,22 +143,17 @@ int dist_send(dist *d, int dest, int tag, const void *buf, size_t len, char *err
   return 0;
 }
 
-int dist_progress(dist *d, size_t *bytes) {
-  size_t b = 0;
+void dist_progress(dist *d) {
   int k = 0;
   for (int i = 0; i < d->n_sends; i++) {
     int done = 0;
     MPI_Test(&d->sends[i].req, &done, MPI_STATUS_IGNORE);
-    if (done) {
+    if (done)
       free(d->sends[i].buf);
-      continue;
-    }
-    b += d->sends[i].len;
-    d->sends[k++] = d->sends[i]; /* keeps the order of posting */
+    else
+      d->sends[k++] = d->sends[i]; /* keeps the order of posting */
   }
   d->n_sends = k;
-  if (bytes) *bytes = b;
-  return k;
 }
 
 int dist_flush(dist *d, char *err, size_t errlen) {
@@ -188,10 +187,15 @@ int dist_probe(dist *d, int src, int *from, int *tag, size_t *len) {
   return 1;
 }
 
-int dist_recv(dist *d, void *buf, size_t len, char *err, size_t errlen) {
+int dist_recv(dist *d, unsigned char **buf, size_t *cap, char *err, size_t errlen) {
   if (!d->have_msg) return errf(err, errlen, "dist_recv without a probed message"), -1;
-  if (len > INT_MAX) len = INT_MAX;
+  if (d->len > *cap) {
+    unsigned char *b = realloc(*buf, d->len);
+    if (!b) return errf(err, errlen, "out of memory"), -1;
+    *buf = b;
+    *cap = d->len;
+  }
   d->have_msg = 0;
-  int rc = MPI_Mrecv(buf, (int)len, MPI_BYTE, &d->msg, MPI_STATUS_IGNORE);
+  int rc = MPI_Mrecv(*buf, (int)d->len, MPI_BYTE, &d->msg, MPI_STATUS_IGNORE);
   return rc == MPI_SUCCESS ? 0 : mpi_failed(rc, "MPI_Mrecv", err, errlen);
 }

@@ -19,7 +19,8 @@ typedef struct dist dist;
  * that a plain `sowzero train` never initialises MPI. */
 int dist_launched(void);
 
-/* MPI_Init_thread; NULL with a message if MPI cannot start. */
+/* MPI_Init_thread, and every rank's host name (collective); NULL with a
+ * message if MPI cannot start. */
 dist *dist_open(char *err, size_t errlen);
 /* Waits for this rank's sends, then MPI_Finalize. */
 void dist_close(dist *d);
@@ -28,23 +29,19 @@ void dist_abort(dist *d, int code);
 
 int dist_rank(const dist *d);
 int dist_size(const dist *d);
-/* This rank's host name. */
-const char *dist_host(const dist *d);
+/* The host name of a rank (gathered once, by dist_open). */
+const char *dist_host(const dist *d, int rank);
 
 /* Collective: every rank's value, in rank order (all: dist_size values). */
 int dist_allgather_u64(dist *d, uint64_t mine, uint64_t *all, char *err, size_t errlen);
-/* Collective: every rank's host name, in rank order (names: dist_size
- * strings of `len` bytes each). */
-int dist_allgather_host(dist *d, char *names, size_t len, char *err, size_t errlen);
 /* Collective: rank 0's bytes to every rank. On rank 0 *buf and *len are
  * its bytes; elsewhere they receive a malloc'd copy (the caller frees). */
 int dist_bcast(dist *d, void **buf, size_t *len, char *err, size_t errlen);
 
 /* Posts a copy of len bytes to rank dest with tag (non-blocking). */
 int dist_send(dist *d, int dest, int tag, const void *buf, size_t len, char *err, size_t errlen);
-/* Completes what it can of this rank's sends; returns how many are still
- * in flight and their bytes (may be NULL). */
-int dist_progress(dist *d, size_t *bytes);
+/* Completes what it can of this rank's sends. */
+void dist_progress(dist *d);
 /* Waits until every send of this rank has completed. */
 int dist_flush(dist *d, char *err, size_t errlen);
 
@@ -52,7 +49,8 @@ int dist_flush(dist *d, char *err, size_t errlen);
  * tag and length, and then dist_recv must take it before the next probe;
  * 0 if none. */
 int dist_probe(dist *d, int src, int *from, int *tag, size_t *len);
-/* Takes the message dist_probe found into buf (at least its length). */
-int dist_recv(dist *d, void *buf, size_t len, char *err, size_t errlen);
+/* Takes the message dist_probe found into *buf, grown (realloc) to at
+ * least its length; *cap is *buf's size. */
+int dist_recv(dist *d, unsigned char **buf, size_t *cap, char *err, size_t errlen);
 
 #endif

@@ -110,7 +110,7 @@ static int receive_config(const train_args *a, dist *d, train_config *c, dist_st
     errf(err, errlen, "rank %d: a malformed start message from the learner", dist_rank(d));
     verdict = 1;
   } else if (config_parse(c, "the learner's config", text, e, sizeof e) != 0) {
-    errf(err, errlen, "rank %d (host %s): %s", dist_rank(d), dist_host(d), e);
+    errf(err, errlen, "rank %d (host %s): %s", dist_rank(d), dist_host(d, dist_rank(d)), e);
     verdict = 1;
   }
   free(p);
@@ -119,31 +119,28 @@ static int receive_config(const train_args *a, dist *d, train_config *c, dist_st
   config_diff diff;
   if (!verdict && a->config_path) {
     if (config_load(&mine, a->config_path, a->n_over, a->over, e, sizeof e) != 0) {
-      errf(err, errlen, "rank %d (host %s): %s", dist_rank(d), dist_host(d), e);
+      errf(err, errlen, "rank %d (host %s): %s", dist_rank(d), dist_host(d, dist_rank(d)), e);
       verdict = 1;
     } else if (config_compare(&mine, c, &diff)) {
       errf(err, errlen,
            "rank %d (host %s): its config has %s = %s, the learner's run has %s: every rank "
            "must get the same CONFIG and --set",
-           dist_rank(d), dist_host(d), diff.key, diff.a, diff.b);
+           dist_rank(d), dist_host(d, dist_rank(d)), diff.key, diff.a, diff.b);
       verdict = 1;
     }
   }
   int size = dist_size(d), rc = 0;
   uint64_t *all = calloc((size_t)size, sizeof *all);
-  char(*names)[64] = calloc((size_t)size, sizeof *names);
-  if (!all || !names) {
+  if (!all) {
     errf(err, errlen, "out of memory");
     rc = -1;
-  } else if (dist_allgather_u64(d, verdict, all, err, errlen) != 0 ||
-             dist_allgather_host(d, &names[0][0], sizeof *names, err, errlen) != 0) {
+  } else if (dist_allgather_u64(d, verdict, all, err, errlen) != 0) {
     rc = -1;
   } else {
     for (int k = 1; k < size; k++)
       if (all[k]) rc = 1;
     if (rc && !verdict) err[0] = 0; /* the rank that refused says why */
   }
-  free(names);
   free(all);
   return rc;
 }
@@ -175,18 +172,6 @@ static int take_net(outbox *o, netslot *slot, nn_net *tmp, const unsigned char *
   return 0;
 }
 
-/* Takes the message dist_probe found into *buf (grown as needed). */
-static int take_message(dist *d, unsigned char **buf, size_t *cap, size_t len, char *err,
-                        size_t errlen) {
-  if (len > *cap) {
-    unsigned char *b = realloc(*buf, len);
-    if (!b) return errf(err, errlen, "out of memory"), -1;
-    *buf = b;
-    *cap = len;
-  }
-  return dist_recv(d, *buf, len, err, errlen);
-}
-
 /* Posts the queued games to the learner, in the order they finished, and
  * tells the workers how much is still in flight. */
 static int post_games(outbox *o, dist *d, char *err, size_t errlen) {
@@ -206,7 +191,7 @@ static int post_games(outbox *o, dist *d, char *err, size_t errlen) {
     k += n;
   }
   free(q);
-  dist_progress(d, NULL);
+  dist_progress(d);
   pthread_mutex_lock(&o->lock);
   o->in_flight = (size_t)(o->sent - o->acked);
   pthread_cond_broadcast(&o->room);
@@ -251,7 +236,7 @@ int train_actor(const train_args *a, dist *d, char *err, size_t errlen) {
     struct timespec ts = {0, 2 * 1000000};
     nanosleep(&ts, NULL);
   }
-  if (take_message(d, &buf, &cap, len, err, errlen) != 0) goto out;
+  if (dist_recv(d, &buf, &cap, err, errlen) != 0) goto out;
   if (tag == DIST_TAG_STOP) {
     stopped = 1;
   } else if (tag != DIST_TAG_NET) {
@@ -295,7 +280,7 @@ int train_actor(const train_args *a, dist *d, char *err, size_t errlen) {
     }
     if (stopped) break;
     while (!stopped && dist_probe(d, 0, &from, &tag, &len)) {
-      if (take_message(d, &buf, &cap, len, err, errlen) != 0) goto out;
+      if (dist_recv(d, &buf, &cap, err, errlen) != 0) goto out;
       if (tag == DIST_TAG_STOP) {
         stopped = 1;
       } else if (tag == DIST_TAG_ACK && len == sizeof(uint64_t)) {

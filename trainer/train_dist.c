@@ -15,7 +15,6 @@
 typedef struct learner_dist {
   dist *d;
   int size;
-  char (*host)[64];          /* every rank's host name */
   uint64_t *games, *samples; /* per rank, this session */
   uint64_t *unacked;         /* per rank: bytes taken in, not yet acknowledged */
   int *gone;                 /* per rank: said bye */
@@ -24,7 +23,6 @@ typedef struct learner_dist {
   size_t cap;
   /* Of the games taken in since the last metrics line. */
   uint64_t lag_sum, lag_max, lag_games, paused_ms, bytes, version_max;
-  uint64_t paused_total_ms;
   uint64_t taken; /* games taken in, this session */
   int stopped, finished;
 } learner_dist;
@@ -37,30 +35,27 @@ int train_dist_same_build(dist *d, char *err, size_t errlen) {
   if (f) {
     unsigned char b[1 << 16];
     size_t n;
-    h = checksum64("", 0, 0);
+    h = CHECKSUM64_INIT;
     while ((n = fread(b, 1, sizeof b, f)) > 0) h = checksum64(b, n, h);
     fclose(f);
   }
   int size = dist_size(d);
   uint64_t *all = calloc((size_t)size, sizeof *all);
-  char(*host)[64] = calloc((size_t)size, sizeof *host);
   int rc = -1;
-  if (!all || !host)
+  if (!all)
     errf(err, errlen, "out of memory");
-  else if (dist_allgather_u64(d, h, all, err, errlen) == 0 &&
-           dist_allgather_host(d, &host[0][0], sizeof *host, err, errlen) == 0) {
+  else if (dist_allgather_u64(d, h, all, err, errlen) == 0) {
     rc = 0;
     for (int k = 1; k < size && rc == 0; k++)
       if (all[k] != all[0] || !all[k]) {
         errf(err, errlen,
              "rank %d (host %s) runs another build of sowzero than rank 0 (host %s): every "
              "rank must run the same binary",
-             k, host[k], host[0]);
+             k, dist_host(d, k), dist_host(d, 0));
         rc = 1;
       }
   }
   free(all);
-  free(host);
   return rc;
 }
 
@@ -120,14 +115,13 @@ int train_dist_start(run *r, dist *d, char *err, size_t errlen) {
   ld->d = d;
   ld->size = dist_size(d);
   int n = ld->size;
-  ld->host = calloc((size_t)n, sizeof *ld->host);
   ld->games = calloc((size_t)n, sizeof *ld->games);
   ld->samples = calloc((size_t)n, sizeof *ld->samples);
   ld->gone = calloc((size_t)n, sizeof *ld->gone);
   ld->unacked = calloc((size_t)n, sizeof *ld->unacked);
   size_t tlen = 0;
   char *text = config_text(c, &tlen);
-  if (!ld->host || !ld->games || !ld->samples || !ld->gone || !ld->unacked || !text) {
+  if (!ld->games || !ld->samples || !ld->gone || !ld->unacked || !text) {
     free(text);
     start_failed(d);
     return errf(err, errlen, "out of memory"), -1;
@@ -140,7 +134,7 @@ int train_dist_start(run *r, dist *d, char *err, size_t errlen) {
     start_failed(d);
     return errf(err, errlen, "out of memory"), -1;
   }
-  dist_start_msg h = {1, r->rc.iteration, checksum64(text, tlen, 0)};
+  dist_start_msg h = {1, r->rc.iteration};
   memcpy(m, &h, sizeof h);
   memcpy(m + sizeof h, text, tlen + 1);
   free(text);
@@ -152,13 +146,12 @@ int train_dist_start(run *r, dist *d, char *err, size_t errlen) {
   uint64_t *verdict = calloc((size_t)n, sizeof *verdict);
   if (!verdict) return errf(err, errlen, "out of memory"), -1;
   rc = dist_allgather_u64(d, 0, verdict, err, errlen);
-  if (rc == 0) rc = dist_allgather_host(d, &ld->host[0][0], sizeof *ld->host, err, errlen);
   for (int k = 1; rc == 0 && k < n; k++)
     if (verdict[k]) {
       errf(err, errlen,
            "rank %d (host %s) was given another config than rank 0 (its message names the "
            "key): every rank must get the same CONFIG and --set",
-           k, ld->host[k]);
+           k, dist_host(d, k));
       rc = -1;
     }
   free(verdict);
@@ -168,7 +161,7 @@ int train_dist_start(run *r, dist *d, char *err, size_t errlen) {
   }
   if (send_net(r, -1, err, errlen) != 0) return -1;
   train_emit(r, 1, "distributed: learner on %s, %d actor rank(s) of %d self-play thread(s)",
-             ld->host[0], n - 1, c->threads);
+             dist_host(d, 0), n - 1, c->threads);
   return 0;
 }
 
@@ -201,7 +194,6 @@ static int take_game(run *r, int from, const unsigned char *m, size_t len, char 
   if (lag > ld->lag_max) ld->lag_max = lag;
   if (h.version > ld->version_max) ld->version_max = h.version;
   ld->paused_ms += h.paused_ms;
-  ld->paused_total_ms += h.paused_ms;
   ld->bytes += len;
   ld->games[from]++;
   ld->samples[from] += h.n;
@@ -225,13 +217,7 @@ static int take_all(run *r, int src, char *err, size_t errlen) {
   int from, tag;
   size_t len;
   while (dist_probe(ld->d, src, &from, &tag, &len)) {
-    if (len > ld->cap) {
-      unsigned char *b = realloc(ld->buf, len);
-      if (!b) return errf(err, errlen, "out of memory"), -1;
-      ld->buf = b;
-      ld->cap = len;
-    }
-    if (dist_recv(ld->d, ld->buf, len, err, errlen) != 0) return -1;
+    if (dist_recv(ld->d, &ld->buf, &ld->cap, err, errlen) != 0) return -1;
     if (from <= 0 || from >= ld->size)
       return errf(err, errlen, "a message from rank %d, which is no actor", from), -1;
     if (tag == DIST_TAG_GAME) {
@@ -240,13 +226,13 @@ static int take_all(run *r, int src, char *err, size_t errlen) {
       if (!ld->gone[from]) {
         ld->gone[from] = 1;
         ld->n_gone++;
-        train_emit(r, 1, "distributed: actor rank %d (host %s) left", from, ld->host[from]);
+        train_emit(r, 1, "distributed: actor rank %d (host %s) left", from, dist_host(ld->d, from));
       }
     } else {
       return errf(err, errlen, "rank %d sent a message of unknown tag %d", from, tag), -1;
     }
   }
-  dist_progress(ld->d, NULL);
+  dist_progress(ld->d);
   return 0;
 }
 
@@ -329,7 +315,6 @@ void train_dist_json(run *r, char *json, size_t len) {
 void train_dist_free(run *r) {
   learner_dist *ld = r->ld;
   if (!ld) return;
-  free(ld->host);
   free(ld->games);
   free(ld->samples);
   free(ld->gone);

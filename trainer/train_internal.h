@@ -121,7 +121,6 @@ typedef struct {
 typedef struct {
   uint32_t ok;        /* 0: the learner failed; the actors end quietly */
   uint32_t iteration; /* of the run, which the actors' seeds follow */
-  uint64_t config_hash;
 } dist_start_msg;
 
 /* The learner's side: start (checks, the config and network to the
