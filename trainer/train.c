@@ -133,12 +133,21 @@ static int flush_records(run *r, char *err, size_t errlen) {
  * metrics.jsonl is rewritten whole (atomically) with each new line, keeping
  * only the lines of iterations up to keep_upto: a line written by a run
  * killed before its checkpoint is dropped when the iteration is redone. */
+/* The rejection streak carried through a kept metrics line. */
+static void note_gating(run *r, const json_doc *d) {
+  int g = json_get(d, 0, "gating"), p = g >= 0 ? json_get(d, g, "promoted") : -1;
+  if (p < 0) return; /* no gating in that iteration */
+  r->reject_streak =
+      json_type_of(d, p) == JSON_BOOL && json_number(d, p) != 0 ? 0 : r->reject_streak + 1;
+}
+
 static int metrics_append(run *r, unsigned keep_upto, const char *line, char *err, size_t errlen) {
   char path[PATH_MAX_LEN];
   path_in(r, "metrics.jsonl", path);
   afile a;
   if (afile_open(&a, path, err, errlen) != 0) return -1; /* only a regular file is read */
   FILE *in = fopen(path, "rb");
+  r->reject_streak = 0; /* counted again over the lines kept */
   if (in) {
     char *buf = NULL;
     size_t cap = 0;
@@ -146,13 +155,20 @@ static int metrics_append(run *r, unsigned keep_upto, const char *line, char *er
       double it;
       json_doc *d = json_parse(buf, NULL, 0);
       int keep = d && json_get_number(d, 0, "iteration", &it) == 0 && it <= keep_upto;
+      if (keep) note_gating(r, d);
       json_free(d);
       if (keep && fputs(buf, a.f) >= 0 && buf[strlen(buf) - 1] != '\n') fputc('\n', a.f);
     }
     free(buf);
     fclose(in);
   }
-  if (line) fprintf(a.f, "%s\n", line);
+  if (line) {
+    fprintf(a.f, "%s\n", line);
+    json_doc *d = json_parse(line, NULL, 0);
+    if (d) note_gating(r, d);
+    json_free(d);
+  }
+  r->st.reject_streak = r->reject_streak;
   return afile_commit(&a, err, errlen);
 }
 
@@ -619,6 +635,7 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
   train_emit(r, 0, NULL);
   int promoted = gate(r, gate_json, sizeof gate_json, err, errlen);
   if (promoted < 0) return -1;
+  int streak = promoted ? 0 : r->reject_streak + 1;
   if (promoted && c->eval_every > 0 && r->rc.promotions % (uint32_t)c->eval_every == 0) {
     r->st.phase = "evaluation";
     train_emit(r, 0, NULL);
@@ -654,15 +671,15 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
            "\"speed\": {\"games_per_h\": %.1f, \"evals_per_s\": %.1f, \"cores_used\": %.3f, "
            "\"cores\": %ld}, "
            "\"time_share\": {\"network\": %.3f, \"search\": %.3f, \"learner\": %.3f, "
-           "\"gating\": %.3f}, \"promotions\": %u, %s%s%s%s}",
+           "\"gating\": %.3f}, \"promotions\": %u, \"reject_streak\": %d, %s%s%s%s}",
            r->rc.iteration, elapsed / 60, (unsigned long long)r->rc.steps,
            (unsigned long long)games, (unsigned long long)rs.added, rs.count, rs.bytes / 1048576.0,
            train_learning_rate(r, elapsed), avg->total / n, avg->policy / n, avg->value / n,
            avg->score / n, avg->entropy / n, avg->value_sign_acc / n,
            sess > 0 ? 3600.0 * (double)atomic_load(&r->counters.games) / sess : 0,
            sess > 0 ? (double)evals / sess : 0, cores_used, sysconf(_SC_NPROCESSORS_ONLN), share[0],
-           share[1], share[2], share[3], r->rc.promotions, gate_json, eval_json[0] ? ", " : "",
-           eval_json, dist_json);
+           share[1], share[2], share[3], r->rc.promotions, streak, gate_json,
+           eval_json[0] ? ", " : "", eval_json, dist_json);
   before_write(r, "metrics.jsonl");
   if (metrics_append(r, r->rc.iteration - 1, line, err, errlen) != 0) return -1;
   /* The commit point: counters as of this iteration (the session's live
@@ -679,6 +696,12 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
   train_emit(r, 1, "iteration %u: loss %.4f (policy %.4f value %.4f), %llu games, %d samples, %s",
              r->rc.iteration, avg->total / n, avg->policy / n, avg->value / n,
              (unsigned long long)games, rs.count, r->st.last_gate);
+  if (streak > 0 && streak % TRAIN_STUCK_STREAK == 0)
+    train_emit(r, 1,
+               "gating has rejected %d candidates in a row: training no longer makes a network "
+               "that beats the best. Unless the best already beats its anchors (converged), the "
+               "run is stuck (docs/TRAINING.md, \"When gating stops promoting\")",
+               streak);
   return 0;
 }
 

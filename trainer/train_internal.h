@@ -54,7 +54,13 @@ typedef struct {
   /* A distributed run's learner (NULL: one process; docs/DISTRIBUTED.md):
    * the actors' games come in by train_dist_poll instead of from r->sp. */
   struct learner_dist *ld;
+  /* Candidates rejected in a row (from metrics.jsonl on resume). */
+  int reject_streak;
 } run;
+
+/* A streak of this many rejections is reported as a run that has stopped
+ * improving (docs/TRAINING.md, "When gating stops promoting"). */
+#define TRAIN_STUCK_STREAK 20
 
 /* Training time over all sessions, this one started at t_start. */
 static inline double train_elapsed(const run *r, double t_start) {
