@@ -523,6 +523,36 @@ static int run_no_learning(int iterations, streak_seen *seen, char *err, size_t 
   return train_run(&a, err, errlen);
 }
 
+/* A metrics line's self-play block: shares of results and of end reasons
+ * that add up, game lengths within the game's cap. Returns its games. */
+static double check_selfplay_block(const json_doc *d) {
+  int sp = json_get(d, 0, "selfplay"), fm = sp >= 0 ? json_get(d, sp, "first_mover") : -1;
+  int ends = sp >= 0 ? json_get(d, sp, "ends") : -1;
+  ck_assert(sp >= 0 && fm >= 0 && ends >= 0);
+  double games, plies, w, dr, l;
+  ck_assert(json_get_number(d, sp, "games", &games) == 0);
+  ck_assert(json_get_number(d, sp, "plies_mean", &plies) == 0);
+  ck_assert(json_get_number(d, fm, "win", &w) == 0 && json_get_number(d, fm, "draw", &dr) == 0 &&
+            json_get_number(d, fm, "loss", &l) == 0);
+  double ends_sum = 0;
+  for (int c = json_first(d, ends); c >= 0; c = json_next(d, c)) {
+    int known = 0;
+    for (int e = GAME_END_TARGET; e < GAME_END_COUNT; e++)
+      known |= !strcmp(json_key(d, c), game_end_name(e));
+    ck_assert_msg(known, "unknown end reason '%s'", json_key(d, c));
+    ends_sum += json_number(d, c);
+  }
+  /* Shares of the results counted, which a game being counted as the line
+   * is written can put in the line before. */
+  if (w + dr + l > 0) ck_assert_double_eq_tol(w + dr + l, 1, 1e-3);
+  if (ends_sum > 0) ck_assert_double_eq_tol(ends_sum, 1, 1e-3);
+  if (games > 0) {
+    ck_assert_double_gt(plies, 0);
+    ck_assert_double_le(plies, GAME_MAX_PLIES_CAP);
+  }
+  return games;
+}
+
 START_TEST(rejection_streak_survives_resume) {
   fresh_dir("streak");
   char err[512], path[400];
@@ -539,6 +569,7 @@ START_TEST(rejection_streak_survives_resume) {
   ck_assert(f != NULL);
   char line[16384];
   int n = 0;
+  double sp_games = 0, games = 0;
   while (fgets(line, sizeof line, f)) {
     n++;
     json_doc *d = json_parse(line, err, sizeof err);
@@ -548,10 +579,14 @@ START_TEST(rejection_streak_survives_resume) {
     ck_assert(json_get_number(d, 0, "promotions", &promotions) == 0);
     ck_assert_int_eq((int)streak, n);
     ck_assert_int_eq((int)promotions, 0);
+    sp_games += check_selfplay_block(d);
+    ck_assert(json_get_number(d, 0, "games", &games) == 0);
     json_free(d);
   }
   fclose(f);
   ck_assert_int_eq(n, 21);
+  /* Each line counts the games since the one before, over both sessions. */
+  ck_assert_double_eq(sp_games, games);
   remove_dir();
 }
 END_TEST

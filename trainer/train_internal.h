@@ -56,6 +56,8 @@ typedef struct {
   struct learner_dist *ld;
   /* Candidates rejected in a row (from metrics.jsonl on resume). */
   int reject_streak;
+  /* The self-play counters as of the last metrics line of this session. */
+  uint64_t seen_games, seen_plies, seen_wins[3], seen_ends[GAME_END_COUNT];
 } run;
 
 /* A streak of this many rejections is reported as a run that has stopped
