@@ -62,6 +62,7 @@ typedef struct {
   int games;          /* games per worker */
   int cap_sims;       /* fast-move budget (playout-cap randomisation); 0: off */
   float full_frac;    /* share of moves with the full budget */
+  int random_plies;   /* each game starts after 0..N uniformly random plies (no samples) */
   int record_every;   /* every N-th game's moves go to the record sink; 0: none */
   uint64_t seed;      /* run seed; worker w uses stream w, game k stream k */
   int phased;         /* 1: play only inside selfplay_phase (deterministic runs) */

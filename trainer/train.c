@@ -757,18 +757,11 @@ int train_run(const train_args *a, char *err, size_t errlen) {
     goto out;
   }
   const train_config *c = &r->cfg;
-  selfplay_params sp = {.g = &c->g,
-                        .search = c->search,
-                        .games = c->games_per_thread,
-                        .cap_sims = c->cap_sims,
-                        .full_frac = c->full_frac,
-                        .record_every = c->record_every,
-                        .seed = c->seed ^ r->rc.iteration,
-                        .phased = c->deterministic,
-                        .precision = c->precision,
-                        .db = r->db,
-                        .db_max_seeds = c->egdb_max_seeds,
-                        .hosted = c->learner_plays};
+  selfplay_params sp = train_selfplay_params(c);
+  sp.seed = c->seed ^ r->rc.iteration;
+  sp.phased = c->deterministic;
+  sp.db = r->db;
+  sp.hosted = c->learner_plays;
   if (a->dist) {
     /* The actors play; this rank learns. */
     if (train_dist_start(r, a->dist, err, errlen) != 0) goto out;

@@ -64,6 +64,21 @@ typedef struct {
  * improving (docs/TRAINING.md, "When gating stops promoting"). */
 #define TRAIN_STUCK_STREAK 20
 
+/* Self-play's parameters from the config's keys (search, games, playout
+ * cap, random plies, records, precision, database level); the caller adds
+ * the seed, the schedule, the database and where games go. */
+static inline selfplay_params train_selfplay_params(const train_config *c) {
+  return (selfplay_params){.g = &c->g,
+                           .search = c->search,
+                           .games = c->games_per_thread,
+                           .cap_sims = c->cap_sims,
+                           .full_frac = c->full_frac,
+                           .random_plies = c->random_plies,
+                           .record_every = c->record_every,
+                           .precision = c->precision,
+                           .db_max_seeds = c->egdb_max_seeds};
+}
+
 /* Training time over all sessions, this one started at t_start. */
 static inline double train_elapsed(const run *r, double t_start) {
   return r->rc.elapsed + (clock_wall() - t_start);
