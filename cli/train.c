@@ -39,13 +39,16 @@ static void progress(void *ctx, int kind, const train_status *st, const char *li
     double left = st->budget_min - st->elapsed_min;
     snprintf(eta, sizeof eta, ", %.0f min left", left > 0 ? left : 0);
   }
+  char streak[48] = "";
+  if (st->reject_streak > 1)
+    snprintf(streak, sizeof streak, ", %d rejected in a row", st->reject_streak);
   fprintf(stderr,
-          "\r\033[Kiter %d | %s | %llu games, %llu samples (%d held) | %llu steps, loss %.3f | "
-          "%s | %.2f cores: net %.0f%% search %.0f%% learn %.0f%% gate %.0f%%%s",
+          "\r\033[Kiter %d | %s | %llu games, %llu samples (%d held) | %llu steps, loss %.3f, "
+          "entropy %.2f | %s%s | %.2f cores: net %.0f%% search %.0f%% learn %.0f%% gate %.0f%%%s",
           st->iteration, st->phase, (unsigned long long)st->games, (unsigned long long)st->samples,
-          st->buffer, (unsigned long long)st->steps, st->loss,
-          st->last_gate[0] ? st->last_gate : "no gating yet", st->cores_used, 100 * st->share[0],
-          100 * st->share[1], 100 * st->share[2], 100 * st->share[3], eta);
+          st->buffer, (unsigned long long)st->steps, st->loss, st->entropy,
+          st->last_gate[0] ? st->last_gate : "no gating yet", streak, st->cores_used,
+          100 * st->share[0], 100 * st->share[1], 100 * st->share[2], 100 * st->share[3], eta);
   fflush(stderr);
   p->status_shown = 1;
 }

@@ -85,6 +85,7 @@ typedef struct {
   int gumbel_m;          /* root actions sampled without replacement */
   float gumbel_c_visit;  /* sigma(q) = (c_visit + max N) * c_scale * q */
   float gumbel_c_scale;
+  float gumbel_q_span; /* completed Q is scaled by max(its range at the node, this) */
 } mcts_params;
 
 /* Defaults of the parameter table (docs/SEARCH.md). */

@@ -49,7 +49,13 @@ void mcts_completed_q(const mcts *m, uint32_t x, float *sigma) {
     if (q[i] > hi) hi = q[i];
   }
   float scale = (m->p.gumbel_c_visit + (float)max_n) * m->p.gumbel_c_scale;
-  float span = hi - lo > 1e-8f ? hi - lo : 1e-8f;
+  /* The paper's min-max rescaling turns any spread of values, however
+   * small, into the full scale: in a decided position, where every action
+   * wins (or loses), that is noise made into a one-hot target. A span floor
+   * keeps differences smaller than it small. */
+  float span = hi - lo;
+  if (span < m->p.gumbel_q_span) span = m->p.gumbel_q_span;
+  if (span < 1e-8f) span = 1e-8f;
   for (int i = 0; i < k; i++) sigma[i] = scale * (q[i] - lo) / span;
 }
 

@@ -30,6 +30,8 @@ static const kv_key param_keys[] = {
     P_(KV_I, gumbel_m, 1, GAME_MAX_ACTIONS, "16", "root actions Gumbel search considers"),
     P_(KV_F, gumbel_c_visit, 0, 1e6, "50", "sigma(q) = (c_visit + max N) * c_scale * q"),
     P_(KV_F, gumbel_c_scale, 0, 1e6, "1", "scale of sigma"),
+    P_(KV_F, gumbel_q_span, 0, 2, "0",
+       "completed Q over max(its range at the node, this): 0 min-max, 2 the whole value range"),
 };
 #undef P_
 static const kv_table params = KV_TABLE(param_keys);

@@ -47,6 +47,17 @@ START_TEST(the_shipped_configs_load) {
   ck_assert_str_eq(c.g.rules->name, "oware");
   ck_assert_int_eq(c.search.noise, 1);
   ck_assert_msg(config_load(&c, "configs/tiny.ini", 0, NULL, err, sizeof err) == 0, "%s", err);
+  /* Every game's config, its anchors included, and each names its game. */
+  static const char *const games[] = {"bao-kenya", "bao-laps", "kujifunza", "namnam"};
+  for (size_t i = 0; i < sizeof games / sizeof *games; i++) {
+    char path[64];
+    snprintf(path, sizeof path, "configs/%s.ini", games[i]);
+    ck_assert_msg(config_load(&c, path, 0, NULL, err, sizeof err) == 0, "%s", err);
+    ck_assert_str_eq(c.g.rules->name, games[i]);
+    /* A ladder: alpha-beta and rollout MCTS among the anchors. */
+    ck_assert_msg(strstr(c.anchors, "alphabeta depth=4") && strstr(c.anchors, "mcts sims="),
+                  "%s: %s", path, c.anchors);
+  }
 }
 END_TEST
 

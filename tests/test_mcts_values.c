@@ -314,7 +314,7 @@ END_TEST
  * softmax(log prior + sigma(completed Q)), with completed Q the mean value
  * of each visited action for the root's mover and, for the others, v_mix =
  * (v + sum N sum(p q) / sum p) / (1 + sum N) over the visited ones; sigma
- * = (c_visit + max N) c_scale (q - min q) / (max q - min q). */
+ * = (c_visit + max N) c_scale (q - min q) / max(max q - min q, q_span). */
 
 static void improved_policy_matches(const char *game_name, const char *search) {
   configure_game(game_name, NULL);
@@ -353,7 +353,8 @@ static void improved_policy_matches(const char *game_name, const char *search) {
         lo = fmin(lo, q[k]);
         hi = fmax(hi, q[k]);
       }
-      double span = hi - lo > 1e-8 ? hi - lo : 1e-8, z[GAME_MAX_ACTIONS], zmax = -INFINITY, zs = 0;
+      double span = fmax(fmax(hi - lo, p->gumbel_q_span), 1e-8);
+      double z[GAME_MAX_ACTIONS], zmax = -INFINITY, zs = 0;
       for (int k = 0; k < r.nchild; k++) {
         mcts_node_view c = node(m, r.first_child + k);
         double sigma = (p->gumbel_c_visit + max_n) * p->gumbel_c_scale * (q[k] - lo) / span;
@@ -384,6 +385,56 @@ START_TEST(improved_policy_oware) {
 END_TEST
 START_TEST(improved_policy_extra_turns) {
   improved_policy_matches("bao-kenya", "gumbel=1 gumbel_m=4 gumbel_c_scale=1");
+}
+END_TEST
+/* A decided game: South wins from everywhere, by values within 0.01 of a
+ * win; uniform priors. */
+static int decided_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n,
+                            float *policy, float *value) {
+  (void)ctx;
+  for (int i = 0; i < n; i++) {
+    for (int a = 0; a < g->n_actions; a++) policy[(size_t)i * (size_t)g->n_actions + a] = 1;
+    float v = 0.99f - 0.01f * (float)(enc_hash(g, pos[i]) % 1000) / 1000.0f;
+    value[i] = pos[i]->mover == GAME_SOUTH ? v : -v;
+  }
+  return 0;
+}
+
+static float largest_improved_prob(float q_span) {
+  configure_game("oware", NULL);
+  mcts_params p = mcts_defaults();
+  p.gumbel = 1;
+  p.gumbel_m = 6;
+  p.gumbel_c_scale = 0.1f;
+  p.gumbel_q_span = q_span;
+  p.solver = 0;
+  char err[256];
+  mcts_eval ev = {decided_evaluate, NULL, 0};
+  mcts *m = mcts_create(&G, &p, &ev, 3, err, sizeof err);
+  ck_assert_msg(m != NULL, "%s", err);
+  game_pos root;
+  game_start(&G, &root);
+  set_root(m, &root, NULL);
+  run(m, 100);
+  float pi[GAME_MAX_ACTIONS], top = 0;
+  mcts_improved_policy(m, pi);
+  for (int a = 0; a < G.n_actions; a++) top = fmaxf(top, pi[a]);
+  mcts_free(m);
+  return top;
+}
+
+/* Values that differ by noise alone: min-max rescaling makes a sharp
+ * target of them, a span floor of the value range leaves the prior. */
+START_TEST(improved_policy_decided_position) {
+  ck_assert_float_gt(largest_improved_prob(0), 2.0f / 6);
+  ck_assert_float_lt(largest_improved_prob(2), 1.0f / 6 + 0.01f);
+}
+END_TEST
+
+START_TEST(improved_policy_span_floor) {
+  /* The hash values spread over [-1, 1]: spans below and above the floor. */
+  improved_policy_matches("oware", "gumbel=1 gumbel_m=4 gumbel_c_scale=1 gumbel_q_span=0.5");
+  improved_policy_matches("bao-kenya", "gumbel=1 gumbel_m=4 gumbel_q_span=2");
 }
 END_TEST
 
@@ -464,6 +515,8 @@ static Suite *values_suite(void) {
   tcase_add_test(t, puct_passes);
   tcase_add_test(t, improved_policy_oware);
   tcase_add_test(t, improved_policy_extra_turns);
+  tcase_add_test(t, improved_policy_span_floor);
+  tcase_add_test(t, improved_policy_decided_position);
   tcase_add_test(t, mirror_oware);
   tcase_add_test(t, mirror_oware_gumbel);
   tcase_add_test(t, mirror_extra_turns);

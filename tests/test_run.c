@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "base/json.h"
 #include "nn/nn.h"
 #include "tests/testkit.h"
 #include "tests/testutil.h"
@@ -492,11 +493,110 @@ START_TEST(a_stop_between_any_two_writes_is_safe) {
 }
 END_TEST
 
+/* ---- A run that stops improving --------------------------------------------------
+ * With no learning (lr 0) the candidate is the best itself, which cannot
+ * win every gating game: every iteration is rejected. The streak goes up
+ * by one an iteration in metrics.jsonl and the status, survives a resume,
+ * and at TRAIN_STUCK_STREAK the run says it has stopped improving. */
+typedef struct {
+  int stuck_lines, last_streak;
+} streak_seen;
+
+static void note_progress(void *ctx, int kind, const train_status *st, const char *line) {
+  streak_seen *s = ctx;
+  s->last_streak = st->reject_streak;
+  if (kind == 1 && strstr(line, "candidates in a row")) s->stuck_lines++;
+}
+
+static int run_no_learning(int iterations, streak_seen *seen, char *err, size_t errlen) {
+  char iters[32];
+  snprintf(iters, sizeof iters, "run.iterations=%d", iterations);
+  char *over[] = {"learner.lr=0",           "learner.lr_final=0",      "learner.steps_per_iter=5",
+                  "replay.min_samples=256", "gating.threshold=1",      "gating.games=2",
+                  "run.minutes=0",          "selfplay.record_every=0", iters};
+  train_args a = {.config_path = "configs/tiny.ini",
+                  .run_dir = dir,
+                  .n_over = 9,
+                  .over = over,
+                  .progress = note_progress,
+                  .progress_ctx = seen};
+  return train_run(&a, err, errlen);
+}
+
+/* A metrics line's self-play block: shares of results and of end reasons
+ * that add up, game lengths within the game's cap. Returns its games. */
+static double check_selfplay_block(const json_doc *d) {
+  int sp = json_get(d, 0, "selfplay"), fm = sp >= 0 ? json_get(d, sp, "first_mover") : -1;
+  int ends = sp >= 0 ? json_get(d, sp, "ends") : -1;
+  ck_assert(sp >= 0 && fm >= 0 && ends >= 0);
+  double games, plies, w, dr, l;
+  ck_assert(json_get_number(d, sp, "games", &games) == 0);
+  ck_assert(json_get_number(d, sp, "plies_mean", &plies) == 0);
+  ck_assert(json_get_number(d, fm, "win", &w) == 0 && json_get_number(d, fm, "draw", &dr) == 0 &&
+            json_get_number(d, fm, "loss", &l) == 0);
+  double ends_sum = 0;
+  for (int c = json_first(d, ends); c >= 0; c = json_next(d, c)) {
+    int known = 0;
+    for (int e = GAME_END_TARGET; e < GAME_END_COUNT; e++)
+      known |= !strcmp(json_key(d, c), game_end_name(e));
+    ck_assert_msg(known, "unknown end reason '%s'", json_key(d, c));
+    ends_sum += json_number(d, c);
+  }
+  /* Shares of the results counted, which a game being counted as the line
+   * is written can put in the line before. */
+  if (w + dr + l > 0) ck_assert_double_eq_tol(w + dr + l, 1, 1e-3);
+  if (ends_sum > 0) ck_assert_double_eq_tol(ends_sum, 1, 1e-3);
+  if (games > 0) {
+    ck_assert_double_gt(plies, 0);
+    ck_assert_double_le(plies, GAME_MAX_PLIES_CAP);
+  }
+  return games;
+}
+
+START_TEST(rejection_streak_survives_resume) {
+  fresh_dir("streak");
+  char err[512], path[400];
+  streak_seen seen = {0, 0};
+  ck_assert_msg(run_no_learning(12, &seen, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(seen.last_streak, 12);
+  ck_assert_int_eq(seen.stuck_lines, 0);
+  seen = (streak_seen){0, 0};
+  ck_assert_msg(run_no_learning(21, &seen, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(seen.last_streak, 21);
+  ck_assert_int_eq(seen.stuck_lines, 1); /* at 20, once */
+  snprintf(path, sizeof path, "%s/metrics.jsonl", dir);
+  FILE *f = fopen(path, "r");
+  ck_assert(f != NULL);
+  char line[16384];
+  int n = 0;
+  double sp_games = 0, games = 0;
+  while (fgets(line, sizeof line, f)) {
+    n++;
+    json_doc *d = json_parse(line, err, sizeof err);
+    ck_assert_msg(d != NULL, "%s", err);
+    double streak, promotions;
+    ck_assert(json_get_number(d, 0, "reject_streak", &streak) == 0);
+    ck_assert(json_get_number(d, 0, "promotions", &promotions) == 0);
+    ck_assert_int_eq((int)streak, n);
+    ck_assert_int_eq((int)promotions, 0);
+    sp_games += check_selfplay_block(d);
+    ck_assert(json_get_number(d, 0, "games", &games) == 0);
+    json_free(d);
+  }
+  fclose(f);
+  ck_assert_int_eq(n, 21);
+  /* Each line counts the games since the one before, over both sessions. */
+  ck_assert_double_eq(sp_games, games);
+  remove_dir();
+}
+END_TEST
+
 static Suite *run_suite(void) {
   Suite *s = suite_create("run");
   add_tests(s, "runs", 600,
             (const TTest *[]){tiny_run_learns, sigkill_and_resume, one_trainer_per_run,
-                              a_stop_between_any_two_writes_is_safe, NULL});
+                              a_stop_between_any_two_writes_is_safe,
+                              rejection_streak_survives_resume, NULL});
   return s;
 }
 

@@ -198,9 +198,12 @@ static sample_rec *read_samples(replay *r, int *count) {
 
 /* ---- Tests ------------------------------------------------------------------------------ */
 
-START_TEST(samples_are_the_games_positions) {
+/* Every game replays, and its samples are its positions in order from the
+ * first after its random plies (0..random_plies of them) to the end. */
+static void samples_match_games(int random_plies) {
   session s;
   selfplay_params p = params(11);
+  p.random_plies = random_plies;
   int want = (int)(12 * test_scale()) + 4;
   run_session(&s, &p, 1, 5, want, NULL);
   replay_stats st;
@@ -213,15 +216,23 @@ START_TEST(samples_are_the_games_positions) {
   sample_rec *rec = read_samples(s.buffer, &count);
   ck_assert_int_eq(count, st.count);
   game_pos *path = malloc(sizeof *path * GAME_MAX_PLIES_CAP);
-  uint64_t plies = 0, wins[3] = {0};
+  uint64_t plies = 0, wins[3] = {0}, ends = 0;
+  int starts[65] = {0}, distinct = 0;
   for (int i = 0; i < s.seen.n; i++) {
     replay_game(&s, i, path);
     const game_pos *end = &s.seen.final[i];
     plies += end->ply;
     int r = game_outcome(end, GAME_SOUTH);
     wins[r > 0 ? 0 : r == 0 ? 1 : 2]++;
+    /* The random plies: the first sample is the position after them. */
+    int first = 0;
+    while (first <= random_plies && first < s.seen.len[i] && path[first].hash != rec[at].hash)
+      first++;
+    CHECK(first <= random_plies, "game %d: no sample among its first %d positions", i,
+          random_plies + 1);
+    starts[first]++;
     /* cap_sims 0: one sample per move, in the order played. */
-    for (int k = 0; k < s.seen.len[i]; k++, at++) {
+    for (int k = first; k < s.seen.len[i]; k++, at++) {
       ck_assert_int_lt(at, count);
       const sample_rec *x = &rec[at];
       const game_pos *q = &path[k];
@@ -249,10 +260,20 @@ START_TEST(samples_are_the_games_positions) {
   ck_assert_uint_eq(atomic_load(&s.counters.plies), plies);
   /* Oware's first player is South. */
   for (int r = 0; r < 3; r++) ck_assert_uint_eq(atomic_load(&s.counters.wins[r]), wins[r]);
+  for (int e = 0; e < GAME_END_COUNT; e++) ends += atomic_load(&s.counters.ends[e]);
+  ck_assert_uint_eq(ends, (uint64_t)s.seen.n);
+  for (int k = 0; k <= random_plies; k++) distinct += starts[k] > 0;
+  /* Random plies vary from game to game. */
+  if (random_plies) ck_assert_int_ge(distinct, 2);
   free(path);
   free(rec);
   session_free(&s);
 }
+
+START_TEST(samples_are_the_games_positions) { samples_match_games(0); }
+END_TEST
+
+START_TEST(random_plies_start_the_games) { samples_match_games(6); }
 END_TEST
 
 /* The first n games of a and b are the same move for move. */
@@ -358,10 +379,12 @@ typedef struct {
 } publisher;
 
 /* Publishes the two nets in turn until the reader has fetched 200 copies
- * (or 100,000 publications). */
+ * (or for 20 s: a count of publications could run out while a loaded
+ * machine keeps the reader waiting). */
 static void *publish_loop(void *arg) {
   publisher *p = arg;
-  while (atomic_load(&p->fetched) < 200 && p->published < 100000)
+  double t0 = clock_wall();
+  while (atomic_load(&p->fetched) < 200 && clock_wall() - t0 < 20)
     netslot_publish(p->slot, p->nets[p->published++ % 2]);
   atomic_store(&p->done, 1);
   return NULL;
@@ -503,7 +526,8 @@ static Suite *selfplay_suite(void) {
   Suite *s = suite_create("selfplay");
   TCase *w = add_tests(
       s, "workers", 300,
-      (const TTest *[]){samples_are_the_games_positions, one_worker_repeats_its_games_for_a_seed,
+      (const TTest *[]){samples_are_the_games_positions, random_plies_start_the_games,
+                        one_worker_repeats_its_games_for_a_seed,
                         two_workers_share_counters_and_the_slot, start_refuses_no_threads_or_games,
                         phases_repeat_and_fill_their_share, a_stop_ends_a_phase_with_nothing_added,
                         NULL});

@@ -56,6 +56,8 @@ static const kv_key selfplay_keys[] = {
        "playout-cap randomisation: budget of fast moves, which are not training targets; 0 = off"),
     K_(KV_F, "full_frac", full_frac, 0, 1, "0.25",
        "with cap_sims: share of moves searched with the full budget"),
+    K_(KV_I, "random_plies", random_plies, 0, 64, "0",
+       "each game starts after 0..N uniformly random plies, which are not training targets"),
     K_(KV_I, "record_every", record_every, 0, 1000000, "50",
        "keep every N-th self-play game in games/; 0 = none"),
     K_(KV_I, "actor_outbox_mb", actor_outbox_mb, 1, 65536, "16",

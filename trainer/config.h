@@ -36,6 +36,7 @@ typedef struct {
   int games_per_thread; /* games each worker advances at once */
   int cap_sims;         /* fast-move budget of playout-cap randomisation; 0: off */
   float full_frac;      /* share of moves searched with the full budget */
+  int random_plies;     /* games start after 0..N uniformly random plies */
   int record_every;     /* keep every N-th self-play game in games/; 0: none */
   int actor_outbox_mb;  /* a distributed run's actor: MiB queued or unacknowledged before pausing */
   /* [replay] */

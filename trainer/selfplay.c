@@ -173,6 +173,20 @@ static int new_game(selfplay *s, worker *w, int i) {
   rng_t gr;
   rng_seed(&gr, s->p.seed, (1ULL << 40) + gs->number);
   mcts_reseed(m, rng_u64(&gr));
+  /* Random plies first: where a game is decided from the start, self-play
+   * from there gives every game to one seat and says nothing about the
+   * board (docs/TRAINING.md). They are moves of the game, not targets. */
+  int k = s->p.random_plies ? (int)rng_below(&gr, (uint32_t)s->p.random_plies + 1) : 0;
+  for (int j = 0; j < k && gs->pos.status == GAME_ONGOING; j++) {
+    int a = game_random_action(&gr, game_legal(&s->g, &gs->pos));
+    game_step(&s->g, &gs->pos, gs->hist, a);
+    gs->moves[gs->nmoves++] = (uint8_t)a;
+  }
+  if (gs->pos.status != GAME_ONGOING) { /* ended at random: start over */
+    game_start(&s->g, &gs->pos);
+    game_hist_reset(gs->hist, &gs->pos);
+    gs->nmoves = 0;
+  }
   return mcts_set_root(m, &gs->pos, gs->hist, w->err, sizeof w->err);
 }
 
@@ -198,13 +212,15 @@ static int keep_finished(worker *w, game_slot *gs, int keep) {
   return 0;
 }
 
-static void count_game(selfplay *s, const game_pos *end, int samples) {
-  selfplay_counters *c = s->counters;
-  atomic_fetch_add(&c->games, 1);
+void selfplay_count_game(selfplay_counters *c, const game_pos *end, int first_mover,
+                         uint64_t samples) {
   atomic_fetch_add(&c->plies, (uint64_t)end->ply);
-  atomic_fetch_add(&c->samples, (uint64_t)samples);
-  int r = game_outcome(end, s->first_mover);
+  atomic_fetch_add(&c->samples, samples);
+  int r = game_outcome(end, first_mover);
   atomic_fetch_add(&c->wins[r > 0 ? 0 : r == 0 ? 1 : 2], 1);
+  atomic_fetch_add(&c->ends[end->end_reason < GAME_END_COUNT ? end->end_reason : 0], 1);
+  /* Last: a reader that sees the game counted sees all of it. */
+  atomic_fetch_add(&c->games, 1);
 }
 
 /* A finished game: outcomes into its samples, samples into the buffer (in
@@ -234,11 +250,11 @@ static int finish_game(selfplay *s, worker *w, game_slot *gs) {
       errf(w->err, sizeof w->err, "a finished game could not be handed on");
       return -1;
     }
-    count_game(s, end, gs->n);
+    selfplay_count_game(s->counters, end, s->first_mover, (uint64_t)gs->n);
     return 0;
   }
   if (gs->n) replay_add(s->buffer, gs->samples, gs->n);
-  count_game(s, end, gs->n);
+  selfplay_count_game(s->counters, end, s->first_mover, (uint64_t)gs->n);
   if (keep && (w->games_done * (uint64_t)s->n + (uint64_t)w->id) % (uint64_t)s->p.record_every == 0)
     s->record(s->record_ctx, &s->g, gs->moves, gs->nmoves, end);
   return 0;
@@ -550,7 +566,7 @@ int selfplay_phase(selfplay *s, uint64_t samples, volatile sig_atomic_t *stop) {
     const fin_game *f = order[j].f;
     const worker *w = order[j].w;
     if (f->n) replay_add(s->buffer, (const replay_sample *)w->fin_s.p + f->first, f->n);
-    count_game(s, &f->final, f->n);
+    selfplay_count_game(s->counters, &f->final, s->first_mover, (uint64_t)f->n);
     if (f->keep)
       s->record(s->record_ctx, &s->g, (const uint8_t *)w->fin_m.p + f->moves_at, f->nmoves,
                 &f->final);

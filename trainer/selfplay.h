@@ -62,6 +62,7 @@ typedef struct {
   int games;          /* games per worker */
   int cap_sims;       /* fast-move budget (playout-cap randomisation); 0: off */
   float full_frac;    /* share of moves with the full budget */
+  int random_plies;   /* each game starts after 0..N uniformly random plies (no samples) */
   int record_every;   /* every N-th game's moves go to the record sink; 0: none */
   uint64_t seed;      /* run seed; worker w uses stream w, game k stream k */
   int phased;         /* 1: play only inside selfplay_phase (deterministic runs) */
@@ -80,13 +81,19 @@ typedef struct {
 /* Counters shared by all workers (atomics; read at any time). */
 typedef struct {
   _Atomic uint64_t games, plies, samples, evals, eval_calls;
-  _Atomic uint64_t wins[3];   /* first-mover results: [0] win, [1] draw, [2] loss */
-  _Atomic uint64_t search_ns; /* worker time outside the network */
-  _Atomic uint64_t net_ns;    /* worker time inside the network */
+  _Atomic uint64_t wins[3];              /* first-mover results: [0] win, [1] draw, [2] loss */
+  _Atomic uint64_t ends[GAME_END_COUNT]; /* games by why they ended (game_end_reason) */
+  _Atomic uint64_t search_ns;            /* worker time outside the network */
+  _Atomic uint64_t net_ns;               /* worker time inside the network */
 } selfplay_counters;
 
 /* Where kept game records go: called from worker threads with the moves of
  * one finished game (the callee locks what it needs). */
+/* Counts one finished game (`end` its final position) of `samples` samples;
+ * first_mover: the player whose results wins[] keeps. */
+void selfplay_count_game(selfplay_counters *c, const game_pos *end, int first_mover,
+                         uint64_t samples);
+
 typedef void (*selfplay_record_fn)(void *ctx, const game *g, const uint8_t *moves, int n,
                                    const game_pos *final);
 

@@ -133,12 +133,21 @@ static int flush_records(run *r, char *err, size_t errlen) {
  * metrics.jsonl is rewritten whole (atomically) with each new line, keeping
  * only the lines of iterations up to keep_upto: a line written by a run
  * killed before its checkpoint is dropped when the iteration is redone. */
+/* The rejection streak carried through a kept metrics line. */
+static void note_gating(run *r, const json_doc *d) {
+  int g = json_get(d, 0, "gating"), p = g >= 0 ? json_get(d, g, "promoted") : -1;
+  if (p < 0) return; /* no gating in that iteration */
+  r->reject_streak =
+      json_type_of(d, p) == JSON_BOOL && json_number(d, p) != 0 ? 0 : r->reject_streak + 1;
+}
+
 static int metrics_append(run *r, unsigned keep_upto, const char *line, char *err, size_t errlen) {
   char path[PATH_MAX_LEN];
   path_in(r, "metrics.jsonl", path);
   afile a;
   if (afile_open(&a, path, err, errlen) != 0) return -1; /* only a regular file is read */
   FILE *in = fopen(path, "rb");
+  r->reject_streak = 0; /* counted again over the lines kept */
   if (in) {
     char *buf = NULL;
     size_t cap = 0;
@@ -146,13 +155,20 @@ static int metrics_append(run *r, unsigned keep_upto, const char *line, char *er
       double it;
       json_doc *d = json_parse(buf, NULL, 0);
       int keep = d && json_get_number(d, 0, "iteration", &it) == 0 && it <= keep_upto;
+      if (keep) note_gating(r, d);
       json_free(d);
       if (keep && fputs(buf, a.f) >= 0 && buf[strlen(buf) - 1] != '\n') fputc('\n', a.f);
     }
     free(buf);
     fclose(in);
   }
-  if (line) fprintf(a.f, "%s\n", line);
+  if (line) {
+    fprintf(a.f, "%s\n", line);
+    json_doc *d = json_parse(line, NULL, 0);
+    if (d) note_gating(r, d);
+    json_free(d);
+  }
+  r->st.reject_streak = r->reject_streak;
   return afile_commit(&a, err, errlen);
 }
 
@@ -607,6 +623,38 @@ static int evaluate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
   return 0;
 }
 
+/* The games self-play finished since the last metrics line: how many (of
+ * the session's `games`, the count the line's total is made of), how long,
+ * who won, how they ended (docs/TRAINING.md). The shares are of the results
+ * and endings counted, where a game being counted as the line is written
+ * can be a line early. */
+static void selfplay_json(run *r, uint64_t games, char *json, size_t jlen) {
+  const selfplay_counters *c = &r->counters;
+  uint64_t plies = atomic_load(&c->plies), w[3], e[GAME_END_COUNT], nw = 0, ne = 0;
+  for (int i = 0; i < 3; i++) nw += w[i] = atomic_load(&c->wins[i]) - r->seen_wins[i];
+  for (int i = 0; i < GAME_END_COUNT; i++) ne += e[i] = atomic_load(&c->ends[i]) - r->seen_ends[i];
+  uint64_t n = games - r->seen_games;
+  size_t k =
+      (size_t)snprintf(json, jlen,
+                       "\"selfplay\": {\"games\": %llu, \"plies_mean\": %.1f, "
+                       "\"first_mover\": {\"win\": %.4f, \"draw\": %.4f, \"loss\": %.4f}, "
+                       "\"ends\": {",
+                       (unsigned long long)n, n ? (double)(plies - r->seen_plies) / (double)n : 0,
+                       nw ? (double)w[0] / (double)nw : 0, nw ? (double)w[1] / (double)nw : 0,
+                       nw ? (double)w[2] / (double)nw : 0);
+  for (int i = 0, first = 1; i < GAME_END_COUNT && k < jlen; i++) {
+    if (!e[i]) continue;
+    k += (size_t)snprintf(json + k, jlen - k, "%s\"%s\": %.4f", first ? "" : ", ", game_end_name(i),
+                          (double)e[i] / (double)ne);
+    first = 0;
+  }
+  if (k < jlen) snprintf(json + k, jlen - k, "}}");
+  r->seen_games = games;
+  r->seen_plies = plies;
+  for (int i = 0; i < 3; i++) r->seen_wins[i] += w[i];
+  for (int i = 0; i < GAME_END_COUNT; i++) r->seen_ends[i] += e[i];
+}
+
 int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps, char *err,
                         size_t errlen) {
   const train_config *c = &r->cfg;
@@ -619,6 +667,7 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
   train_emit(r, 0, NULL);
   int promoted = gate(r, gate_json, sizeof gate_json, err, errlen);
   if (promoted < 0) return -1;
+  int streak = promoted ? 0 : r->reject_streak + 1;
   if (promoted && c->eval_every > 0 && r->rc.promotions % (uint32_t)c->eval_every == 0) {
     r->st.phase = "evaluation";
     train_emit(r, 0, NULL);
@@ -628,7 +677,8 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
   if (flush_records(r, err, errlen) != 0) return -1;
   /* Counters of this iteration, read before the buffer is saved: self-play
    * goes on meanwhile, and what the commit counts must be in the file. */
-  uint64_t games = r->rc.games + atomic_load(&r->counters.games); /* samples go in first */
+  uint64_t sess_games = atomic_load(&r->counters.games);
+  uint64_t games = r->rc.games + sess_games; /* samples go in first */
   replay_stats rs;
   replay_get_stats(r->buf, &rs);
   if (r->rc.iteration % (uint32_t)c->checkpoint_every == 0) {
@@ -644,8 +694,9 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
   double share[4], cores_used;
   train_time_shares(r, share, &cores_used);
   double n = nsteps > 0 ? nsteps : 1;
-  char line[8192], dist_json[1024];
+  char line[8192], dist_json[1024], sp_json[512];
   train_dist_json(r, dist_json, sizeof dist_json);
+  selfplay_json(r, sess_games, sp_json, sizeof sp_json);
   snprintf(line, sizeof line,
            "{\"iteration\": %u, \"time_min\": %.3f, \"steps\": %llu, \"games\": %llu, "
            "\"samples\": %llu, \"buffer\": %d, \"buffer_mb\": %.1f, \"lr\": %.6f, "
@@ -654,15 +705,15 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
            "\"speed\": {\"games_per_h\": %.1f, \"evals_per_s\": %.1f, \"cores_used\": %.3f, "
            "\"cores\": %ld}, "
            "\"time_share\": {\"network\": %.3f, \"search\": %.3f, \"learner\": %.3f, "
-           "\"gating\": %.3f}, \"promotions\": %u, %s%s%s%s}",
+           "\"gating\": %.3f}, \"promotions\": %u, \"reject_streak\": %d, %s, %s%s%s%s}",
            r->rc.iteration, elapsed / 60, (unsigned long long)r->rc.steps,
            (unsigned long long)games, (unsigned long long)rs.added, rs.count, rs.bytes / 1048576.0,
            train_learning_rate(r, elapsed), avg->total / n, avg->policy / n, avg->value / n,
            avg->score / n, avg->entropy / n, avg->value_sign_acc / n,
            sess > 0 ? 3600.0 * (double)atomic_load(&r->counters.games) / sess : 0,
            sess > 0 ? (double)evals / sess : 0, cores_used, sysconf(_SC_NPROCESSORS_ONLN), share[0],
-           share[1], share[2], share[3], r->rc.promotions, gate_json, eval_json[0] ? ", " : "",
-           eval_json, dist_json);
+           share[1], share[2], share[3], r->rc.promotions, streak, sp_json, gate_json,
+           eval_json[0] ? ", " : "", eval_json, dist_json);
   before_write(r, "metrics.jsonl");
   if (metrics_append(r, r->rc.iteration - 1, line, err, errlen) != 0) return -1;
   /* The commit point: counters as of this iteration (the session's live
@@ -679,6 +730,12 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
   train_emit(r, 1, "iteration %u: loss %.4f (policy %.4f value %.4f), %llu games, %d samples, %s",
              r->rc.iteration, avg->total / n, avg->policy / n, avg->value / n,
              (unsigned long long)games, rs.count, r->st.last_gate);
+  if (streak > 0 && streak % TRAIN_STUCK_STREAK == 0)
+    train_emit(r, 1,
+               "gating has rejected %d candidates in a row: training no longer makes a network "
+               "that beats the best. Unless the best already beats its anchors (converged), the "
+               "run is stuck (docs/TRAINING.md, \"When gating stops promoting\")",
+               streak);
   return 0;
 }
 
@@ -700,18 +757,11 @@ int train_run(const train_args *a, char *err, size_t errlen) {
     goto out;
   }
   const train_config *c = &r->cfg;
-  selfplay_params sp = {.g = &c->g,
-                        .search = c->search,
-                        .games = c->games_per_thread,
-                        .cap_sims = c->cap_sims,
-                        .full_frac = c->full_frac,
-                        .record_every = c->record_every,
-                        .seed = c->seed ^ r->rc.iteration,
-                        .phased = c->deterministic,
-                        .precision = c->precision,
-                        .db = r->db,
-                        .db_max_seeds = c->egdb_max_seeds,
-                        .hosted = c->learner_plays};
+  selfplay_params sp = train_selfplay_params(c);
+  sp.seed = c->seed ^ r->rc.iteration;
+  sp.phased = c->deterministic;
+  sp.db = r->db;
+  sp.hosted = c->learner_plays;
   if (a->dist) {
     /* The actors play; this rank learns. */
     if (train_dist_start(r, a->dist, err, errlen) != 0) goto out;

@@ -43,6 +43,8 @@ typedef struct {
   uint64_t samples;   /* samples added to the buffer, over all resumes */
   int buffer;         /* samples in the buffer */
   double loss;        /* total loss of the last step */
+  double entropy;     /* entropy of the network's policy on the last step's batch */
+  int reject_streak;  /* candidates rejected in a row by gating (0 after a promotion) */
   double elapsed_min; /* training time, over all resumes */
   double budget_min;  /* the budget (0: none) */
   int promotions;

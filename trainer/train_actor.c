@@ -246,19 +246,11 @@ int train_actor(const train_args *a, dist *d, char *err, size_t errlen) {
     if (take_net(&o, NULL, tmp, buf, len, err, errlen) != 0 ||
         !(slot = netslot_create(tmp, err, errlen)))
       goto out;
-    selfplay_params sp_p = {
-        .g = &c.g,
-        .search = c.search,
-        .games = c.games_per_thread,
-        .cap_sims = c.cap_sims,
-        .full_frac = c.full_frac,
-        .record_every = c.record_every,
-        .seed = c.seed ^ start.iteration ^ ((uint64_t)dist_rank(d) * 0x9e3779b97f4a7c15ULL),
-        .precision = c.precision,
-        .db = db,
-        .db_max_seeds = c.egdb_max_seeds,
-        .sink = sink,
-        .sink_ctx = &o};
+    selfplay_params sp_p = train_selfplay_params(&c);
+    sp_p.seed = c.seed ^ start.iteration ^ ((uint64_t)dist_rank(d) * 0x9e3779b97f4a7c15ULL);
+    sp_p.db = db;
+    sp_p.sink = sink;
+    sp_p.sink_ctx = &o;
     if (!(sp = selfplay_start(&sp_p, c.threads, slot, NULL, &ct, NULL, NULL, err, errlen)))
       goto out;
   }

@@ -51,14 +51,9 @@ int train_bench(const train_config *c, double seconds, train_bench_result *out, 
   if (nn_set_precision(r->best, (nn_precision)c->precision, err, errlen) != 0) goto out;
   if (!(r->buf = replay_create(&c->g, c->window, err, errlen))) goto out;
   if (!(r->slot = netslot_create(r->best, err, errlen))) goto out;
-  selfplay_params sp = {.g = &c->g,
-                        .search = c->search,
-                        .games = c->games_per_thread,
-                        .cap_sims = c->cap_sims,
-                        .full_frac = c->full_frac,
-                        .seed = c->seed,
-                        .precision = c->precision,
-                        .hosted = c->learner_plays};
+  selfplay_params sp = train_selfplay_params(c);
+  sp.seed = c->seed;
+  sp.hosted = c->learner_plays;
   if (!(r->sp = selfplay_start(&sp, c->threads, r->slot, r->buf, &r->counters, NULL, NULL, err,
                                errlen)))
     goto out;

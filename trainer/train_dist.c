@@ -179,15 +179,11 @@ static int take_game(run *r, int from, const unsigned char *m, size_t len, char 
   const replay_sample *s = (const replay_sample *)(m + sizeof h);
   if (h.n) replay_add(r->buf, s, (int)h.n);
   selfplay_counters *ct = &r->counters;
-  atomic_fetch_add(&ct->games, 1);
-  atomic_fetch_add(&ct->plies, (uint64_t)h.final.ply);
-  atomic_fetch_add(&ct->samples, h.n);
+  selfplay_count_game(ct, &h.final, game_first_mover(g), h.n);
   atomic_fetch_add(&ct->evals, h.evals);
   atomic_fetch_add(&ct->eval_calls, h.eval_calls);
   atomic_fetch_add(&ct->search_ns, h.search_ns);
   atomic_fetch_add(&ct->net_ns, h.net_ns);
-  int res = game_outcome(&h.final, game_first_mover(g));
-  atomic_fetch_add(&ct->wins[res > 0 ? 0 : res == 0 ? 1 : 2], 1);
   uint64_t lag = r->rc.promotions > h.version ? r->rc.promotions - h.version : 0;
   ld->lag_sum += lag;
   ld->lag_games++;

@@ -54,7 +54,30 @@ typedef struct {
   /* A distributed run's learner (NULL: one process; docs/DISTRIBUTED.md):
    * the actors' games come in by train_dist_poll instead of from r->sp. */
   struct learner_dist *ld;
+  /* Candidates rejected in a row (from metrics.jsonl on resume). */
+  int reject_streak;
+  /* The self-play counters as of the last metrics line of this session. */
+  uint64_t seen_games, seen_plies, seen_wins[3], seen_ends[GAME_END_COUNT];
 } run;
+
+/* A streak of this many rejections is reported as a run that has stopped
+ * improving (docs/TRAINING.md, "When gating stops promoting"). */
+#define TRAIN_STUCK_STREAK 20
+
+/* Self-play's parameters from the config's keys (search, games, playout
+ * cap, random plies, records, precision, database level); the caller adds
+ * the seed, the schedule, the database and where games go. */
+static inline selfplay_params train_selfplay_params(const train_config *c) {
+  return (selfplay_params){.g = &c->g,
+                           .search = c->search,
+                           .games = c->games_per_thread,
+                           .cap_sims = c->cap_sims,
+                           .full_frac = c->full_frac,
+                           .random_plies = c->random_plies,
+                           .record_every = c->record_every,
+                           .precision = c->precision,
+                           .db_max_seeds = c->egdb_max_seeds};
+}
 
 /* Training time over all sessions, this one started at t_start. */
 static inline double train_elapsed(const run *r, double t_start) {

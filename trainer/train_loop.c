@@ -62,6 +62,7 @@ int train_learner_step(run *r, double elapsed, nn_losses *avg, char *err, size_t
   r->rc.learner_ns += (uint64_t)((clock_thread_cpu() - t0) * 1e9);
   r->rc.steps++;
   r->st.loss = l.total;
+  r->st.entropy = l.entropy;
   r->st.elapsed_min = elapsed / 60;
   avg->total += l.total, avg->policy += l.policy, avg->value += l.value, avg->score += l.score;
   avg->entropy += l.entropy, avg->value_sign_acc += l.value_sign_acc > 0 ? l.value_sign_acc : 0;
