@@ -223,6 +223,33 @@ void selfplay_count_game(selfplay_counters *c, const game_pos *end, int first_mo
   atomic_fetch_add(&c->games, 1);
 }
 
+void selfplay_json(const selfplay_counters *c, uint64_t games, selfplay_tally *seen, char *json,
+                   size_t jlen) {
+  uint64_t plies = atomic_load(&c->plies), w[3], e[GAME_END_COUNT], nw = 0, ne = 0;
+  for (int i = 0; i < 3; i++) nw += w[i] = atomic_load(&c->wins[i]) - seen->wins[i];
+  for (int i = 0; i < GAME_END_COUNT; i++) ne += e[i] = atomic_load(&c->ends[i]) - seen->ends[i];
+  uint64_t n = games - seen->games;
+  size_t k =
+      (size_t)snprintf(json, jlen,
+                       "\"selfplay\": {\"games\": %llu, \"plies_mean\": %.1f, "
+                       "\"first_mover\": {\"win\": %.4f, \"draw\": %.4f, \"loss\": %.4f}, "
+                       "\"ends\": {",
+                       (unsigned long long)n, n ? (double)(plies - seen->plies) / (double)n : 0,
+                       nw ? (double)w[0] / (double)nw : 0, nw ? (double)w[1] / (double)nw : 0,
+                       nw ? (double)w[2] / (double)nw : 0);
+  for (int i = 0, first = 1; i < GAME_END_COUNT && k < jlen; i++) {
+    if (!e[i]) continue;
+    k += (size_t)snprintf(json + k, jlen - k, "%s\"%s\": %.4f", first ? "" : ", ", game_end_name(i),
+                          (double)e[i] / (double)ne);
+    first = 0;
+  }
+  if (k < jlen) snprintf(json + k, jlen - k, "}}");
+  seen->games = games;
+  seen->plies = plies;
+  for (int i = 0; i < 3; i++) seen->wins[i] += w[i];
+  for (int i = 0; i < GAME_END_COUNT; i++) seen->ends[i] += e[i];
+}
+
 /* A finished game: outcomes into its samples, samples into the buffer (in
  * phased mode, into the worker's arrays). */
 static int finish_game(selfplay *s, worker *w, game_slot *gs) {

@@ -89,6 +89,20 @@ typedef struct {
 
 /* Where kept game records go: called from worker threads with the moves of
  * one finished game (the callee locks what it needs). */
+/* What a reader of the counters has seen of them. */
+typedef struct {
+  uint64_t games, plies, wins[3], ends[GAME_END_COUNT];
+} selfplay_tally;
+
+/* metrics.jsonl's "selfplay" member (docs/TRAINING.md): the games since
+ * `seen`, up to `games` (the games counter as the caller read it for the
+ * same line), their mean length, the first mover's results and how they
+ * ended; then seen moves on. The shares are of the results and endings
+ * counted, where a game being counted as the line is written can be a line
+ * early. */
+void selfplay_json(const selfplay_counters *c, uint64_t games, selfplay_tally *seen, char *json,
+                   size_t len);
+
 /* Counts one finished game (`end` its final position) of `samples` samples;
  * first_mover: the player whose results wins[] keeps. */
 void selfplay_count_game(selfplay_counters *c, const game_pos *end, int first_mover,

@@ -623,38 +623,6 @@ static int evaluate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
   return 0;
 }
 
-/* The games self-play finished since the last metrics line: how many (of
- * the session's `games`, the count the line's total is made of), how long,
- * who won, how they ended (docs/TRAINING.md). The shares are of the results
- * and endings counted, where a game being counted as the line is written
- * can be a line early. */
-static void selfplay_json(run *r, uint64_t games, char *json, size_t jlen) {
-  const selfplay_counters *c = &r->counters;
-  uint64_t plies = atomic_load(&c->plies), w[3], e[GAME_END_COUNT], nw = 0, ne = 0;
-  for (int i = 0; i < 3; i++) nw += w[i] = atomic_load(&c->wins[i]) - r->seen_wins[i];
-  for (int i = 0; i < GAME_END_COUNT; i++) ne += e[i] = atomic_load(&c->ends[i]) - r->seen_ends[i];
-  uint64_t n = games - r->seen_games;
-  size_t k =
-      (size_t)snprintf(json, jlen,
-                       "\"selfplay\": {\"games\": %llu, \"plies_mean\": %.1f, "
-                       "\"first_mover\": {\"win\": %.4f, \"draw\": %.4f, \"loss\": %.4f}, "
-                       "\"ends\": {",
-                       (unsigned long long)n, n ? (double)(plies - r->seen_plies) / (double)n : 0,
-                       nw ? (double)w[0] / (double)nw : 0, nw ? (double)w[1] / (double)nw : 0,
-                       nw ? (double)w[2] / (double)nw : 0);
-  for (int i = 0, first = 1; i < GAME_END_COUNT && k < jlen; i++) {
-    if (!e[i]) continue;
-    k += (size_t)snprintf(json + k, jlen - k, "%s\"%s\": %.4f", first ? "" : ", ", game_end_name(i),
-                          (double)e[i] / (double)ne);
-    first = 0;
-  }
-  if (k < jlen) snprintf(json + k, jlen - k, "}}");
-  r->seen_games = games;
-  r->seen_plies = plies;
-  for (int i = 0; i < 3; i++) r->seen_wins[i] += w[i];
-  for (int i = 0; i < GAME_END_COUNT; i++) r->seen_ends[i] += e[i];
-}
-
 int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps, char *err,
                         size_t errlen) {
   const train_config *c = &r->cfg;
@@ -696,7 +664,7 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
   double n = nsteps > 0 ? nsteps : 1;
   char line[8192], dist_json[1024], sp_json[512];
   train_dist_json(r, dist_json, sizeof dist_json);
-  selfplay_json(r, sess_games, sp_json, sizeof sp_json);
+  selfplay_json(&r->counters, sess_games, &r->seen, sp_json, sizeof sp_json);
   snprintf(line, sizeof line,
            "{\"iteration\": %u, \"time_min\": %.3f, \"steps\": %llu, \"games\": %llu, "
            "\"samples\": %llu, \"buffer\": %d, \"buffer_mb\": %.1f, \"lr\": %.6f, "

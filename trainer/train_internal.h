@@ -57,7 +57,7 @@ typedef struct {
   /* Candidates rejected in a row (from metrics.jsonl on resume). */
   int reject_streak;
   /* The self-play counters as of the last metrics line of this session. */
-  uint64_t seen_games, seen_plies, seen_wins[3], seen_ends[GAME_END_COUNT];
+  selfplay_tally seen;
 } run;
 
 /* A streak of this many rejections is reported as a run that has stopped
