@@ -97,9 +97,9 @@ typedef struct {
 /* metrics.jsonl's "selfplay" member (docs/TRAINING.md): the games since
  * `seen`, up to `games` (the games counter as the caller read it for the
  * same line), their mean length, the first mover's results and how they
- * ended; then seen moves on. The shares are of the results and endings
+ * ended; then seen moves on. The shares and the plies are of what was
  * counted, where a game being counted as the line is written can be a line
- * early. */
+ * early (so a line of very few games can show a mean length of 0). */
 void selfplay_json(const selfplay_counters *c, uint64_t games, selfplay_tally *seen, char *json,
                    size_t len);
 
