@@ -129,10 +129,8 @@ static int flush_records(run *r, char *err, size_t errlen) {
   return rc;
 }
 
-/* ---- Metrics ------------------------------------------------------------------------
- * metrics.jsonl is rewritten whole (atomically) with each new line, keeping
- * only the lines of iterations up to keep_upto: a line written by a run
- * killed before its checkpoint is dropped when the iteration is redone. */
+/* ---- Metrics ------------------------------------------------------------------------ */
+
 /* The rejection streak carried through a kept metrics line. */
 static void note_gating(run *r, const json_doc *d) {
   int g = json_get(d, 0, "gating"), p = g >= 0 ? json_get(d, g, "promoted") : -1;
@@ -141,13 +139,18 @@ static void note_gating(run *r, const json_doc *d) {
       json_type_of(d, p) == JSON_BOOL && json_number(d, p) != 0 ? 0 : r->reject_streak + 1;
 }
 
+/* metrics.jsonl is rewritten whole (atomically) with each new line, keeping
+ * only the lines of iterations up to keep_upto: a line written by a run
+ * killed before its checkpoint is dropped when the iteration is redone.
+ * Without a line (a resume) the rejection streak is counted over the lines
+ * kept; with one, the caller knows it. */
 static int metrics_append(run *r, unsigned keep_upto, const char *line, char *err, size_t errlen) {
   char path[PATH_MAX_LEN];
   path_in(r, "metrics.jsonl", path);
   afile a;
   if (afile_open(&a, path, err, errlen) != 0) return -1; /* only a regular file is read */
   FILE *in = fopen(path, "rb");
-  r->reject_streak = 0; /* counted again over the lines kept */
+  if (!line) r->reject_streak = 0;
   if (in) {
     char *buf = NULL;
     size_t cap = 0;
@@ -155,19 +158,14 @@ static int metrics_append(run *r, unsigned keep_upto, const char *line, char *er
       double it;
       json_doc *d = json_parse(buf, NULL, 0);
       int keep = d && json_get_number(d, 0, "iteration", &it) == 0 && it <= keep_upto;
-      if (keep) note_gating(r, d);
+      if (keep && !line) note_gating(r, d);
       json_free(d);
       if (keep && fputs(buf, a.f) >= 0 && buf[strlen(buf) - 1] != '\n') fputc('\n', a.f);
     }
     free(buf);
     fclose(in);
   }
-  if (line) {
-    fprintf(a.f, "%s\n", line);
-    json_doc *d = json_parse(line, NULL, 0);
-    if (d) note_gating(r, d);
-    json_free(d);
-  }
+  if (line) fprintf(a.f, "%s\n", line);
   r->st.reject_streak = r->reject_streak;
   return afile_commit(&a, err, errlen);
 }
@@ -683,6 +681,7 @@ int train_end_iteration(run *r, double t_start, const nn_losses *avg, int nsteps
            share[1], share[2], share[3], r->rc.promotions, streak, sp_json, gate_json,
            eval_json[0] ? ", " : "", eval_json, dist_json);
   before_write(r, "metrics.jsonl");
+  r->reject_streak = streak;
   if (metrics_append(r, r->rc.iteration - 1, line, err, errlen) != 0) return -1;
   /* The commit point: counters as of this iteration (the session's live
    * counters are folded in only here). */
