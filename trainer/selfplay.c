@@ -175,14 +175,17 @@ static int new_game(selfplay *s, worker *w, int i) {
   mcts_reseed(m, rng_u64(&gr));
   /* Random plies first: where a game is decided from the start, self-play
    * from there gives every game to one seat and says nothing about the
-   * board (docs/TRAINING.md). They are moves of the game, not targets. */
-  int k = s->p.random_plies ? (int)rng_below(&gr, (uint32_t)s->p.random_plies + 1) : 0;
-  for (int j = 0; j < k && gs->pos.status == GAME_ONGOING; j++) {
-    int a = game_random_action(&gr, game_legal(&s->g, &gs->pos));
-    game_step(&s->g, &gs->pos, gs->hist, a);
-    gs->moves[gs->nmoves++] = (uint8_t)a;
-  }
-  if (gs->pos.status != GAME_ONGOING) { /* ended at random: start over */
+   * board (docs/TRAINING.md). They are moves of the game, not targets.
+   * A game that ends within them is drawn again (from the same stream), so
+   * that the start position keeps its share of 1 in random_plies + 1. */
+  for (int tries = 0; s->p.random_plies && tries < 16; tries++) {
+    int k = (int)rng_below(&gr, (uint32_t)s->p.random_plies + 1);
+    for (int j = 0; j < k && gs->pos.status == GAME_ONGOING; j++) {
+      int a = game_random_action(&gr, game_legal(&s->g, &gs->pos));
+      game_step(&s->g, &gs->pos, gs->hist, a);
+      gs->moves[gs->nmoves++] = (uint8_t)a;
+    }
+    if (gs->pos.status == GAME_ONGOING) break;
     game_start(&s->g, &gs->pos);
     game_hist_reset(gs->hist, &gs->pos);
     gs->nmoves = 0;

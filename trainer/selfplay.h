@@ -87,8 +87,6 @@ typedef struct {
   _Atomic uint64_t net_ns;               /* worker time inside the network */
 } selfplay_counters;
 
-/* Where kept game records go: called from worker threads with the moves of
- * one finished game (the callee locks what it needs). */
 /* What a reader of the counters has seen of them. */
 typedef struct {
   uint64_t games, plies, wins[3], ends[GAME_END_COUNT];
@@ -108,6 +106,8 @@ void selfplay_json(const selfplay_counters *c, uint64_t games, selfplay_tally *s
 void selfplay_count_game(selfplay_counters *c, const game_pos *end, int first_mover,
                          uint64_t samples);
 
+/* Where kept game records go: called from worker threads with the moves of
+ * one finished game (the callee locks what it needs). */
 typedef void (*selfplay_record_fn)(void *ctx, const game *g, const uint8_t *moves, int n,
                                    const game_pos *final);
 
