@@ -4,7 +4,9 @@
  *   bf16_policy_kl_mean      mean KL(fp32 policy || bf16 policy), nats
  *   bf16_policy_absdiff_max  largest difference of one move's probability
  *   bf16_top_move_agree      share of positions whose most likely move agrees
- *   bf16_value_absdiff_mean, bf16_value_absdiff_max   |value difference|
+ *   bf16_value_absdiff_mean, _p99, _max   |value difference|: mean, the 99th
+ *                            percentile and the largest (a tail statistic of
+ *                            a few positions, as unsteady as they are few)
  * Not in the WebAssembly build (it has no trainer). */
 #include "cli/cli.h"
 
@@ -22,6 +24,11 @@
 
 #define CHUNK 256 /* positions per evaluator call */
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 int bench_nn_run(bench_out *b, const char *dir, int positions, char *err, size_t errlen) {
   char path[1024], e[768];
   train_config c;
@@ -38,9 +45,10 @@ int bench_nn_run(bench_out *b, const char *dir, int positions, char *err, size_t
   replay *rb = replay_create(g, c.window, err, errlen);
   replay_sample *s = malloc(sizeof *s * CHUNK);
   float *pol = malloc(sizeof(float) * 2 * CHUNK * (size_t)A), val[2][CHUNK];
+  double *dvs = malloc(sizeof *dvs * (size_t)(positions > 0 ? positions : 1));
   int rc = -1;
   if (!rb) goto out;
-  if (!s || !pol) {
+  if (!s || !pol || !dvs) {
     errf(err, errlen, "out of memory");
     goto out;
   }
@@ -89,6 +97,7 @@ int bench_nn_run(bench_out *b, const char *dir, int positions, char *err, size_t
       agree += bp == bq;
       double dv = fabs(val[0][i] - val[1][i]);
       vsum += dv;
+      dvs[done + i] = dv;
       vmax = fmax(vmax, dv);
     }
     done += n;
@@ -104,6 +113,8 @@ int bench_nn_run(bench_out *b, const char *dir, int positions, char *err, size_t
   bench_figure(b, "nn", "bf16_policy_absdiff_max", pmax, "", extra);
   bench_figure(b, "nn", "bf16_top_move_agree", (double)agree / done, "", extra);
   bench_figure(b, "nn", "bf16_value_absdiff_mean", vsum / done, "", extra);
+  qsort(dvs, (size_t)done, sizeof *dvs, cmp_double);
+  bench_figure(b, "nn", "bf16_value_absdiff_p99", dvs[(int)(0.99 * (done - 1))], "", extra);
   bench_figure(b, "nn", "bf16_value_absdiff_max", vmax, "", extra);
   rc = 0;
 out:
@@ -114,5 +125,6 @@ out:
   replay_free(rb);
   free(s);
   free(pol);
+  free(dvs);
   return rc;
 }
