@@ -158,11 +158,16 @@ int cmd_export(int argc, char **argv) {
   const char *encoding = NULL, *actions = NULL;
   for (size_t i = 0; i < sizeof game_texts / sizeof game_texts[0]; i++)
     if (!strcmp(game_texts[i].game, g.rules->name) &&
-        game_texts[i].encoding == g.encoding_version) {
+        game_texts[i].encoding == (g.encoding_version & ~GAME_ENCODING_RULES)) {
       encoding = game_texts[i].encoding_text;
       actions = game_texts[i].actions;
     }
-  char enc_buf[256], act_buf[128];
+  char enc_buf[512], act_buf[128];
+  if (encoding && g.rule_inputs) {
+    snprintf(enc_buf, sizeof enc_buf, "%s; then %d rule inputs (docs/ENCODING.md, Rule inputs)",
+             encoding, g.rule_inputs);
+    encoding = enc_buf;
+  }
   if (!encoding) {
     snprintf(enc_buf, sizeof enc_buf,
              "%d floats from the mover's view, encoding version %d of %s "

@@ -34,8 +34,9 @@ static game make(const char *name, const char *settings) {
 /* ---- Rule inputs -------------------------------------------------------------------- */
 
 START_TEST(rule_inputs_encode_the_options) {
-  game g = make("oware", "grand_slam=capture_end target=30 repetition=3 cycle_award=split_even "
-                         "feed_check=after_capture leftover=none");
+  game g = make("oware",
+                "grand_slam=capture_end target=30 repetition=3 cycle_award=split_even "
+                "feed_check=after_capture leftover=none");
   int board = g.n_features, version = g.encoding_version;
   ck_assert_int_eq(g.rule_inputs, 0);
   game_pos p;
@@ -123,8 +124,9 @@ static int parse(train_config *c, const char *game_section, char *err, size_t le
 START_TEST(config_variants_and_their_weights) {
   train_config c;
   char err[512];
-  ck_assert_msg(parse(&c, "target = 30\nvariants = abapa; warri; wari grand_slam=loses\n"
-                          "variant_weights = 1, 2 1",
+  ck_assert_msg(parse(&c,
+                      "target = 30\nvariants = abapa; warri; wari grand_slam=loses\n"
+                      "variant_weights = 1, 2 1",
                       err, sizeof err) == 0,
                 "%s", err);
   ck_assert_int_eq(c.n_variants, 3);
@@ -178,13 +180,13 @@ START_TEST(config_variants_refused_with_the_culprit) {
       {"grand_slam = loses\nvariants = abapa; oware grand_slam=forbidden",
        "option grand_slam given twice"},
       {"variants = ; ;", "game.variants: no variant"},
-      {"variants = abapa; warri; wari; abapa; warri; wari; abapa; warri; wari", "more than 8 variants"},
+      {"variants = abapa; warri; wari; abapa; warri; wari; abapa; warri; wari",
+       "more than 8 variants"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     train_config c;
     char err[512] = "";
-    ck_assert_msg(parse(&c, bad[i].section, err, sizeof err) == -1, "accepted: %s",
-                  bad[i].section);
+    ck_assert_msg(parse(&c, bad[i].section, err, sizeof err) == -1, "accepted: %s", bad[i].section);
     ck_assert_msg(strstr(err, bad[i].says) && strstr(err, "t.ini:"), "'%s' said: %s",
                   bad[i].section, err);
   }
@@ -271,8 +273,8 @@ END_TEST
  * The evaluator puts the prior on an action that depends on the game it
  * is called with (grand_slam): a root's prior then shows which rules
  * evaluated it. */
-static int variant_prior(void *ctx, const game *g, const game_pos *const *pos, int n,
-                         float *policy, float *value) {
+static int variant_prior(void *ctx, const game *g, const game_pos *const *pos, int n, float *policy,
+                         float *value) {
   (void)ctx;
   int favour = game_option_value(g, "grand_slam") == 3 ? 0 : 5; /* no_capture: action 0 */
   for (int i = 0; i < n; i++) {
@@ -305,7 +307,13 @@ START_TEST(mixed_batches_evaluate_each_search_with_its_rules) {
     game_hist_reset(h, &p);
     ck_assert_int_eq(mcts_set_root(mcts_batch_search(mb, i), &p, h, err, sizeof err), 0);
   }
-  ck_assert_int_eq(mcts_batch_run(mb, NULL, 40, err, sizeof err), 0);
+  /* Abapa's searches first: Warri's then meet their positions in the
+   * shared cache, which must not answer for them. */
+  uint8_t active[6];
+  for (int turn = 0; turn < 2; turn++) {
+    for (int i = 0; i < n; i++) active[i] = i % 2 == turn;
+    ck_assert_int_eq(mcts_batch_run(mb, active, 40, err, sizeof err), 0);
+  }
   for (int i = 0; i < n; i++) {
     int act[GAME_MAX_ACTIONS], vis[GAME_MAX_ACTIONS], proof[GAME_MAX_ACTIONS];
     float prior[GAME_MAX_ACTIONS], val[GAME_MAX_ACTIONS];
@@ -379,16 +387,17 @@ START_TEST(a_tiny_run_trains_on_two_variants_and_resumes) {
   scratch_dir(scratch, sizeof scratch, "variants-run");
   snprintf(run, sizeof run, "%s/run", scratch);
   snprintf(cfg, sizeof cfg, "%s/mix.ini", scratch);
-  put_file(cfg, "[game]\nname = oware\nvariants = abapa; wari\nvariant_weights = 1 1\n"
-                "[network]\nhidden = 16\nblocks = 1\n"
-                "[search]\nsims = 8\n"
-                "[selfplay]\nthreads = 1\nlearner_plays = 0\ngames_per_thread = 16\n"
-                "record_every = 1\n"
-                "[replay]\nwindow = 20000\nmin_samples = 1500\n"
-                "[learner]\nbatch = 32\nsteps_per_iter = 10\n"
-                "[gating]\ngames = 4\nsims = 4\n"
-                "[eval]\nevery = 1\ngames = 2\nanchors = greedy\n"
-                "[run]\niterations = 2\ndeterministic = 1\n");
+  put_file(cfg,
+           "[game]\nname = oware\nvariants = abapa; wari\nvariant_weights = 1 1\n"
+           "[network]\nhidden = 16\nblocks = 1\n"
+           "[search]\nsims = 8\n"
+           "[selfplay]\nthreads = 1\nlearner_plays = 0\ngames_per_thread = 16\n"
+           "record_every = 1\n"
+           "[replay]\nwindow = 20000\nmin_samples = 1500\n"
+           "[learner]\nbatch = 32\nsteps_per_iter = 10\n"
+           "[gating]\ngames = 4\nsims = 4\n"
+           "[eval]\nevery = 1\ngames = 2\nanchors = greedy\n"
+           "[run]\niterations = 2\ndeterministic = 1\n");
   train_args a = {.config_path = cfg, .run_dir = run};
   ck_assert_msg(train_run(&a, err, sizeof err) == 0, "%s", err);
   /* The weights name the set and take the rule inputs. */
@@ -397,8 +406,9 @@ START_TEST(a_tiny_run_trains_on_two_variants_and_resumes) {
   nn_net *net = nn_load(path, NULL, &m, err, sizeof err);
   ck_assert_msg(net != NULL, "%s", err);
   nn_free(net);
-  ck_assert_msg(strstr(m.rules, "grand_slam=no_capture") && strstr(m.rules, " | grand_slam=forbidden"),
-                "%s", m.rules);
+  ck_assert_msg(
+      strstr(m.rules, "grand_slam=no_capture") && strstr(m.rules, " | grand_slam=forbidden"), "%s",
+      m.rules);
   ck_assert_int_ne(m.encoding & GAME_ENCODING_RULES, 0);
   /* The buffer holds games of both. */
   train_config c;
