@@ -180,6 +180,11 @@ START_TEST(config_variants_refused_with_the_culprit) {
       {"grand_slam = loses\nvariants = abapa; oware grand_slam=forbidden",
        "option grand_slam given twice"},
       {"variants = ; ;", "game.variants: no variant"},
+      /* Each differs in one option, so config.ini would name all eight for each. */
+      {"variants = oware target=30; oware cycle_award=draw; oware leftover=none; oware "
+       "feed_check=after_capture; oware nocap_limit=100; oware max_plies=900; oware repetition=2; "
+       "oware grand_slam=loses",
+       "the set does not fit a run's files"},
       {"variants = abapa; warri; wari; abapa; warri; wari; abapa; warri; wari",
        "more than 8 variants"},
   };

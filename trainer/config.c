@@ -432,6 +432,39 @@ static int check_precision(const train_config *c, ini *f, const char *path, char
   return -1;
 }
 
+/* Writes option i of g as "key=value" (sep before it). */
+static int option_text(const game *g, int i, const char *sep, char *buf, size_t len) {
+  const game_option *o = &g->rules->options[i];
+  int w = o->values ? snprintf(buf, len, "%s%s=%s", sep, o->key, o->values[g->opt[i]])
+                    : snprintf(buf, len, "%s%s=%d", sep, o->key, g->opt[i]);
+  return w < 0 || (size_t)w >= len ? -1 : w;
+}
+
+/* Whether option i has one value in every variant. */
+static int shared_option(const train_config *c, int i) {
+  for (int k = 1; k < c->n_variants; k++)
+    if (c->variant[k].opt[i] != c->variant[0].opt[i]) return 0;
+  return 1;
+}
+
+/* The `variants` value config_write writes: each variant as its preset and
+ * the options in which the variants differ. -1 when it does not fit. */
+static int variants_line(const train_config *c, char *line, size_t len) {
+  size_t at = 0;
+  line[0] = 0;
+  for (int k = 0; k < c->n_variants; k++) {
+    int w = snprintf(line + at, len - at, "%s%s", k ? "; " : "", c->variant[k].preset);
+    if (w < 0 || (size_t)w >= len - at) return -1;
+    at += (size_t)w;
+    for (int i = 0; c->variant[0].rules->options[i].key; i++) {
+      if (shared_option(c, i)) continue;
+      if ((w = option_text(&c->variant[k], i, " ", line + at, len - at)) < 0) return -1;
+      at += (size_t)w;
+    }
+  }
+  return 0;
+}
+
 /* A config from an INI read from `path` (a file's name, or what stands for
  * text) and the overrides; frees f. */
 static int load_ini(train_config *c, ini *f, const char *path, int n_over, char *const *over,
@@ -463,6 +496,17 @@ static int load_ini(train_config *c, ini *f, const char *path, int n_over, char 
     return -1;
   }
   c->g = c->variant[0];
+  /* The set must fit the files that keep it: config.ini and weight files. */
+  char kept[sizeof((ini_entry *)0)->value], set[NN_RULES_MAX];
+  if (c->n_variants > 1 && (variants_line(c, kept, sizeof kept) != 0 ||
+                            game_variants_string(c->variant, c->n_variants, set, sizeof set))) {
+    errf(err, errlen,
+         "%s: game.variants: the set does not fit a run's files (config.ini keeps %zu "
+         "characters of it, weight files %d): fewer variants or fewer differences",
+         path, sizeof kept - 1, NN_RULES_MAX - 1);
+    ini_free(f);
+    return -1;
+  }
   for (int i = 0; i < f->n; i++) {
     ini_entry *x = &f->e[i];
     if (!strcmp(x->section, "game")) continue;
@@ -507,40 +551,18 @@ int config_parse(train_config *c, const char *name, const char *text, char *err,
   return load_ini(c, &f, name, 0, NULL, err, errlen);
 }
 
-/* Writes option i of g as "key=value" (sep before it). */
-static int option_text(const game *g, int i, const char *sep, char *buf, size_t len) {
-  const game_option *o = &g->rules->options[i];
-  int w = o->values ? snprintf(buf, len, "%s%s=%s", sep, o->key, o->values[g->opt[i]])
-                    : snprintf(buf, len, "%s%s=%d", sep, o->key, g->opt[i]);
-  return w < 0 || (size_t)w >= len ? -1 : w;
-}
-
-/* [game] of a variant set: the options every variant shares as keys, and
- * each variant as its preset and the options in which it differs. */
+/* [game] of a variant set: the options every variant shares as keys, then
+ * the variants (variants_line) and their weights. */
 static int write_variants(const train_config *c, FILE *out) {
   const game *v = c->variant;
-  char line[1024], one[160];
-  size_t at = 0;
+  char line[sizeof((ini_entry *)0)->value], one[160];
+  if (variants_line(c, line, sizeof line) != 0) return -1;
   fprintf(out, "name = %s\n", v[0].rules->name);
   for (int i = 0; v[0].rules->options[i].key; i++) {
-    int same = 1;
-    for (int k = 1; k < c->n_variants; k++) same &= v[k].opt[i] == v[0].opt[i];
-    if (!same) continue;
+    if (!shared_option(c, i)) continue;
     if (option_text(&v[0], i, "", one, sizeof one) < 0) return -1;
     char *eq = strchr(one, '=');
     fprintf(out, "%.*s = %s\n", (int)(eq - one), one, eq + 1);
-  }
-  for (int k = 0; k < c->n_variants; k++) {
-    int w = snprintf(line + at, sizeof line - at, "%s%s", k ? "; " : "", v[k].preset);
-    if (w < 0 || (size_t)w >= sizeof line - at) return -1;
-    at += (size_t)w;
-    for (int i = 0; v[0].rules->options[i].key; i++) {
-      int same = 1;
-      for (int j = 1; j < c->n_variants; j++) same &= v[j].opt[i] == v[0].opt[i];
-      if (same) continue;
-      if ((w = option_text(&v[k], i, " ", line + at, sizeof line - at)) < 0) return -1;
-      at += (size_t)w;
-    }
   }
   fprintf(out, "variants = %s\nvariant_weights =", line);
   for (int k = 0; k < c->n_variants; k++) fprintf(out, " %g", c->variant_weight[k]);
