@@ -152,6 +152,12 @@ START_TEST(config_variants_and_their_weights) {
   fclose(f);
   train_config back;
   ck_assert_msg(config_parse(&back, "config.ini", text, err, sizeof err) == 0, "%s\n%s", err, text);
+  char *again = NULL;
+  f = open_memstream(&again, &len);
+  ck_assert_int_eq(config_write(&back, f), 0);
+  fclose(f);
+  ck_assert_str_eq(again, text); /* what a run writes is what it reads on resume */
+  free(again);
   free(text);
   config_diff d;
   ck_assert_msg(config_compare(&c, &back, &d) == 0, "%s: %s / %s", d.key, d.a, d.b);
