@@ -34,11 +34,15 @@ int bench_nn_run(bench_out *b, const char *dir, int positions, char *err, size_t
   train_config c;
   snprintf(path, sizeof path, "%s/config.ini", dir);
   if (config_load(&c, path, 0, NULL, err, errlen) != 0) return -1;
+  if (c.n_variants > 1) {
+    errf(err, errlen, "%s: the bf16 comparison reads runs of one variant, not game.variants", dir);
+    return -1;
+  }
   if (!nn_bf16_supported()) {
     errf(err, errlen, "the bf16 comparison needs a CPU with AVX512_BF16, which this one lacks");
     return -1;
   }
-  const game *g = &c.g;
+  game *g = &c.g;
   const int A = g->n_actions;
   nn_net *net[2] = {NULL, NULL};
   mcts_nn *ev[2] = {NULL, NULL};

@@ -136,6 +136,8 @@ int cmd_export(int argc, char **argv) {
   /* The game as this build configures it from the file's own settings. */
   char rules[NN_RULES_MAX], *settings[GAME_MAX_OPTIONS + 1];
   snprintf(rules, sizeof rules, "%s", meta.rules);
+  char *bar = strstr(rules, " |"); /* a variant set: its first variant */
+  if (bar) *bar = 0;
   int nset = split_rules(rules, settings, GAME_MAX_OPTIONS + 1);
   game g;
   if (nset < 0 || game_configure(&g, meta.game, nset, settings, err, sizeof err) != 0) {
@@ -151,15 +153,21 @@ int cmd_export(int argc, char **argv) {
     nn_free(net);
     return cli_fail(&c, 1, "%s", err);
   }
+  snprintf(want.rules, sizeof want.rules, "%s", meta.rules); /* the whole variant set */
 
   const char *encoding = NULL, *actions = NULL;
   for (size_t i = 0; i < sizeof game_texts / sizeof game_texts[0]; i++)
     if (!strcmp(game_texts[i].game, g.rules->name) &&
-        game_texts[i].encoding == g.encoding_version) {
+        game_texts[i].encoding == (g.encoding_version & ~GAME_ENCODING_RULES)) {
       encoding = game_texts[i].encoding_text;
       actions = game_texts[i].actions;
     }
-  char enc_buf[256], act_buf[128];
+  char enc_buf[512], act_buf[128];
+  if (encoding && g.rule_inputs) {
+    snprintf(enc_buf, sizeof enc_buf, "%s; then %d rule inputs (docs/ENCODING.md, Rule inputs)",
+             encoding, g.rule_inputs);
+    encoding = enc_buf;
+  }
   if (!encoding) {
     snprintf(enc_buf, sizeof enc_buf,
              "%d floats from the mover's view, encoding version %d of %s "

@@ -28,18 +28,19 @@ static const char *const no_yes[] = {"no", "yes", NULL};
 static const char *const stalemate_names[] = {"own_side", "draw", NULL};
 
 static const game_option kenya_options[] = {
-    {"seeds", NULL, 1, 6, 3, "seeds per pit at the start"},
+    {"seeds", NULL, 1, 6, 3, "seeds per pit at the start", 0},
     {"sow_both_stores", no_yes, 0, 1, 0,
      "sowing drops a seed in the opponent's store too (the origin is then skipped "
-     "from the 18th seed)"},
+     "from the 18th seed)",
+     1},
     {"kalah_capture", no_yes, 0, 1, 0,
-     "the capturing seed goes to the store too, and only if the opposite pit holds seeds"},
-    {"target", NULL, 0, 96, 25, "a store reaching this ends the game; 0 = off"},
-    {"max_plies", NULL, 1, GAME_MAX_PLIES_CAP, 600, "hard cap on the game length"},
+     "the capturing seed goes to the store too, and only if the opposite pit holds seeds", 1},
+    {"target", NULL, 0, 96, 25, "a store reaching this ends the game; 0 = off", 1},
+    {"max_plies", NULL, 1, GAME_MAX_PLIES_CAP, 600, "hard cap on the game length", 0},
     {"stalemate", stalemate_names, 0, 1, STALE_OWN_SIDE,
-     "at the ply cap each player adds his row, or the game is a draw"},
-    {"first_player", NULL, 0, 1, 0, "who moves first: 0 = South, 1 = North"},
-    {NULL, NULL, 0, 0, 0, NULL}};
+     "at the ply cap each player adds his row, or the game is a draw", 1},
+    {"first_player", NULL, 0, 1, 0, "who moves first: 0 = South, 1 = North", 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 /* Slot codes of the sowing ring: 0..15 are pits, STORE0 + s is store s. */
 enum { STORE0 = 16 };

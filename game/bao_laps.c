@@ -27,17 +27,18 @@ enum { STALE_OWN_SIDE, STALE_DRAW };
 static const char *const stalemate_names[] = {"own_side", "draw", NULL};
 
 static const game_option laps_options[] = {
-    {"seeds", NULL, 1, 4, 2, "seeds per pit at the start"},
+    {"seeds", NULL, 1, 4, 2, "seeds per pit at the start", 0},
     {"target", NULL, 0, 64, 17,
-     "captures that end the game at once (17 = a majority of 32); 0 = play to the end"},
+     "captures that end the game at once (17 = a majority of 32); 0 = play to the end", 1},
     {"nocap_limit", NULL, 0, GAME_MAX_PLIES_CAP, 100,
-     "plies without a capture that end the game by the stalemate rule; 0 = off"},
-    {"max_plies", NULL, 1, GAME_MAX_PLIES_CAP, 600, "hard cap on the game length (stalemate rule)"},
+     "plies without a capture that end the game by the stalemate rule; 0 = off", 0},
+    {"max_plies", NULL, 1, GAME_MAX_PLIES_CAP, 600, "hard cap on the game length (stalemate rule)",
+     0},
     {"stalemate", stalemate_names, 0, 1, STALE_OWN_SIDE,
-     "at a stalemate each player adds his own row, or the game is a draw"},
+     "at a stalemate each player adds his own row, or the game is a draw", 1},
     RELAY_ENDLESS_OPTION,
-    {"first_player", NULL, 0, 1, 0, "who moves first: 0 = South, 1 = North"},
-    {NULL, NULL, 0, 0, 0, NULL}};
+    {"first_player", NULL, 0, 1, 0, "who moves first: 0 = South, 1 = North", 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 static inline int row_sum(const game_pos *p, int side) {
   int s = 0;

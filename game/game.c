@@ -167,7 +167,113 @@ int game_configure(game *g, const char *name, int nset, char *const *settings, c
   _Static_assert(GAME_MAX_OPTIONS <= 32, "option bits fit an unsigned");
   for (int i = 0; i < nset; i++)
     if (apply_setting(g, settings[i], &given, err, errlen) != 0) return -1;
-  return g->rules->setup(g, err, errlen);
+  return game_setup(g, err, errlen);
+}
+
+int game_setup(game *g, char *err, size_t errlen) {
+  int on = g->rule_inputs > 0;
+  g->rule_inputs = 0;
+  if (g->rules->setup(g, err, errlen) != 0) return -1;
+  game_set_rule_inputs(g, on);
+  return 0;
+}
+
+static int rule_feature_count(const game_rules *r) {
+  int n = 0;
+  for (const game_option *o = r->options; o->key; o++)
+    if (o->input) n += o->values ? o->max + 1 : 1;
+  return n;
+}
+
+void game_set_rule_inputs(game *g, int on) {
+  int n = on ? rule_feature_count(g->rules) : 0;
+  g->n_features += n - g->rule_inputs;
+  g->encoding_version =
+      (g->encoding_version & ~GAME_ENCODING_RULES) | (n ? GAME_ENCODING_RULES : 0);
+  g->rule_inputs = n;
+}
+
+void game_rule_features(const game *g, float *out) {
+  const game_option *o = g->rules->options;
+  for (int i = 0; o[i].key; i++) {
+    if (!o[i].input) continue;
+    if (o[i].values) {
+      for (int v = 0; v <= o[i].max; v++) *out++ = g->opt[i] == v;
+    } else {
+      *out++ = (float)(g->opt[i] - o[i].min) / (float)(o[i].max - o[i].min);
+    }
+  }
+}
+
+/* ---- Variant sets ------------------------------------------------------------ */
+
+/* The value of key in an options string ("k=v k=v ..."): its length and
+ * where it starts, or NULL. */
+static const char *value_in(const char *opts, const char *key, size_t *len) {
+  size_t kl = strlen(key);
+  for (const char *t = opts; *t;) {
+    const char *end = strchr(t, ' ');
+    if (!end) end = t + strlen(t);
+    if ((size_t)(end - t) > kl && !strncmp(t, key, kl) && t[kl] == '=') {
+      *len = (size_t)(end - t) - kl - 1;
+      return t + kl + 1;
+    }
+    t = *end ? end + 1 : end;
+  }
+  return NULL;
+}
+
+int game_variants_string(const game *v, int n, char *buf, size_t len) {
+  if (n < 1 || game_options_string(&v[0], buf, len) != 0) return -1;
+  size_t at = strlen(buf);
+  for (int k = 1; k < n; k++) {
+    if (v[k].rules != v[0].rules) return -1;
+    int w = snprintf(buf + at, len - at, " |");
+    if (w < 0 || (size_t)w >= len - at) return -1;
+    at += (size_t)w;
+    for (int i = 0; v[0].rules->options[i].key; i++) {
+      if (v[k].opt[i] == v[0].opt[i]) continue;
+      const game_option *o = &v[0].rules->options[i];
+      w = o->values ? snprintf(buf + at, len - at, " %s=%s", o->key, o->values[v[k].opt[i]])
+                    : snprintf(buf + at, len - at, " %s=%d", o->key, v[k].opt[i]);
+      if (w < 0 || (size_t)w >= len - at) return -1;
+      at += (size_t)w;
+    }
+  }
+  return 0;
+}
+
+/* s without its leading and trailing spaces (in place). */
+static char *trim(char *s) {
+  while (*s == ' ') s++;
+  size_t n = strlen(s);
+  while (n && s[n - 1] == ' ') s[--n] = 0;
+  return s;
+}
+
+/* Whether g has, for every option, the value that diff gives it, else the
+ * value in base. */
+static int is_variant(const game *g, const char *mine, const char *base, const char *diff) {
+  for (int i = 0; g->rules->options[i].key; i++) {
+    const char *key = g->rules->options[i].key, *want, *have;
+    size_t wl, hl;
+    if (!(want = value_in(diff, key, &wl)) && !(want = value_in(base, key, &wl))) return 0;
+    if (!(have = value_in(mine, key, &hl)) || wl != hl || strncmp(want, have, wl)) return 0;
+  }
+  return 1;
+}
+
+int game_variants_cover(const game *g, const char *set) {
+  char mine[512], buf[1024], *save = NULL;
+  if (game_options_string(g, mine, sizeof mine) != 0 || strlen(set) >= sizeof buf) return 0;
+  snprintf(buf, sizeof buf, "%s", set);
+  char *first = strtok_r(buf, "|", &save);
+  if (!first) return 0;
+  char *base = trim(first);
+  if (is_variant(g, mine, base, "")) return 1;
+  for (char *part; (part = strtok_r(NULL, "|", &save));)
+    if (is_variant(g, mine, base, trim(part))) return 1;
+  return 0;
 }
 
 int game_options_string(const game *g, char *buf, size_t len) {

@@ -29,6 +29,7 @@
 #define GAME_MAX_OPTIONS   24
 #define GAME_HIST_CAP      2048 /* positions since the last capture */
 #define GAME_MAX_PLIES_CAP 2000
+#define GAME_MAX_VARIANTS  8 /* rule variants one network trains on */
 
 typedef uint32_t game_moves; /* bit a set: action a is legal */
 
@@ -87,6 +88,8 @@ typedef struct {
   int min, max;              /* integer range (enum: 0 .. count-1) */
   int def;                   /* default value */
   const char *help;          /* one line for docs and `sowzero rules` */
+  int input;                 /* 1: changes how the game is played, so a network
+                                that serves several variants reads it */
 } game_option;
 
 struct game;
@@ -127,12 +130,20 @@ typedef struct game {
   int opt[GAME_MAX_OPTIONS]; /* values, indexed like rules->options */
   int n_pits;                /* pits on the board */
   int n_actions;             /* size of the action space */
-  int n_features;            /* length of the encoding */
-  int encoding_version;      /* bumped whenever encode changes meaning */
+  int n_features;            /* length of the encoding, rule inputs included */
+  int encoding_version;      /* bumped whenever encode changes meaning;
+                                GAME_ENCODING_RULES set with rule inputs */
+  int rule_inputs;           /* features of the rule options at the end (0: none) */
   int total_seeds;           /* seeds in play at the start */
   int repetition;            /* 0: off; N: the N-th repeat of a position
                                   (since the last capture) ends the game */
 } game;
+
+/* The encoding_version bit of an encoding followed by the rule inputs:
+ * the options marked `input`, an enumeration one-hot over its values and an
+ * integer as (value - min) / (max - min), in option order. One network then
+ * serves many variants of a game; without them a network knows one. */
+#define GAME_ENCODING_RULES 0x100
 
 /* ---- Registry and options --------------------------------------------------- */
 
@@ -140,8 +151,26 @@ typedef struct game {
  * on top. On error returns -1 with a message naming the culprit. */
 int game_configure(game *g, const char *name, int nset, char *const *settings, char *err,
                    size_t errlen);
-/* Applies one "key=value" (or key, value) to a configured game. */
+/* Applies one "key=value" (or key, value) to a configured game; call
+ * game_setup once every option is set. */
 int game_set_option(game *g, const char *key, const char *value, char *err, size_t errlen);
+/* Derives sizes from the options and checks them together (game_configure
+ * does it; again after game_set_option). Keeps the rule inputs as they were. */
+int game_setup(game *g, char *err, size_t errlen);
+/* Appends the rule inputs to the encoding (on = 1) or drops them (0):
+ * n_features and encoding_version follow. */
+void game_set_rule_inputs(game *g, int on);
+/* Writes the rule inputs of g's options (g->rule_inputs floats when on). */
+void game_rule_features(const game *g, float *out);
+/* Variant sets, as weight files and replay buffers name them: the options
+ * string of the first variant, then for each other variant " | " and the
+ * settings in which it differs from the first (a set of one is its
+ * options string). -1 when buf is too small or the variants are of
+ * different games. */
+int game_variants_string(const game *v, int n, char *buf, size_t len);
+/* 1 when g's options are one of the variants of set (a variants string of
+ * g's game), else 0. */
+int game_variants_cover(const game *g, const char *set);
 /* Value of an option by key; -1 if the game has no such option. */
 int game_option_value(const game *g, const char *key);
 /* Writes every option as "key=value key=value ..." (canonical, for files). */
@@ -161,6 +190,7 @@ static inline int game_play(const game *g, game_pos *p, int action) {
 }
 static inline void game_encode(const game *g, const game_pos *p, float *out) {
   g->rules->encode(g, p, out);
+  if (g->rule_inputs) game_rule_features(g, out + g->n_features - g->rule_inputs);
 }
 /* Who moves first (GAME_SOUTH or GAME_NORTH): the start position is the one
  * source of truth, whatever option of the game decides it. */

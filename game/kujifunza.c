@@ -32,12 +32,12 @@ enum { ADJ_DRAW, ADJ_KETE };
 static const char *const adjudicate_names[] = {"draw", "kete", NULL};
 
 static const game_option kuji_options[] = {
-    {"max_plies", NULL, 1, GAME_MAX_PLIES_CAP, 600, "hard cap on the game length"},
+    {"max_plies", NULL, 1, GAME_MAX_PLIES_CAP, 600, "hard cap on the game length", 0},
     {"adjudicate", adjudicate_names, 0, 1, ADJ_DRAW,
-     "at the ply cap the game is a draw, or more kete on one's side wins"},
+     "at the ply cap the game is a draw, or more kete on one's side wins", 1},
     RELAY_ENDLESS_OPTION,
-    {"first_player", NULL, 0, 1, 0, "who moves first: 0 = South, 1 = North"},
-    {NULL, NULL, 0, 0, 0, NULL}};
+    {"first_player", NULL, 0, 1, 0, "who moves first: 0 = South, 1 = North", 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 static inline uint64_t kuji_hash(const game_pos *p) { return game_hash(p, 4); }
 

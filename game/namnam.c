@@ -41,23 +41,25 @@ static const char *const empty_names[] = {"pass", "feed", NULL};
 
 static const game_option namnam_options[] = {
     {"namnam_claim", claim_names, 0, 1, CLAIM_CHOOSE,
-     "between rounds the leader chooses his extra pits (claim moves), or takes them in order"},
+     "between rounds the leader chooses his extra pits (claim moves), or takes them in order", 1},
     {"round_starter", starter_names, 0, 2, STARTER_ALTERNATE,
-     "who starts the next round: alternate, the round's loser, or its winner"},
-    {"max_rounds", NULL, 1, 50, 12, "round cap; then more pits wins, equal is a draw"},
+     "who starts the next round: alternate, the round's loser, or its winner", 1},
+    {"max_rounds", NULL, 1, 50, 12, "round cap; then more pits wins, equal is a draw", 0},
     {"namnam_empty", empty_names, 0, 1, EMPTY_PASS,
-     "a player owning no seeds passes, or the opponent must feed him (else the round ends)"},
+     "a player owning no seeds passes, or the opponent must feed him (else the round ends)", 1},
     {"repetition", NULL, 0, 10, 2,
      "the N-th repeat of a position since the last capture ends the round "
-     "(2 = threefold); 0 = off"},
+     "(2 = threefold); 0 = off",
+     1},
     {"nocap_limit", NULL, 0, GAME_MAX_PLIES_CAP, 100,
-     "plies without a capture that end the round; 0 = off"},
-    {"max_plies", NULL, 1, GAME_MAX_PLIES_CAP, 400, "plies in one round that end it (stalemate)"},
+     "plies without a capture that end the round; 0 = off", 0},
+    {"max_plies", NULL, 1, GAME_MAX_PLIES_CAP, 400, "plies in one round that end it (stalemate)",
+     0},
     {"game_plies", NULL, 1, GAME_MAX_PLIES_CAP, GAME_MAX_PLIES_CAP,
-     "plies in the whole game that end it, counted like max_rounds"},
+     "plies in the whole game that end it, counted like max_rounds", 0},
     RELAY_ENDLESS_OPTION,
-    {"first_player", NULL, 0, 1, 0, "who starts the first round: 0 = South, 1 = North"},
-    {NULL, NULL, 0, 0, 0, NULL}};
+    {"first_player", NULL, 0, 1, 0, "who starts the first round: 0 = South, 1 = North", 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 /* ---- State accessors ------------------------------------------------------------ */
 

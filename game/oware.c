@@ -36,24 +36,24 @@ static const char *const feed_names[] = {"sow", "after_capture", NULL};
 static const char *const leftover_names[] = {"own_row", "none", NULL};
 
 static const game_option oware_options[] = {
-    {"houses", NULL, 2, 8, 6, "pits per player"},
-    {"seeds", NULL, 1, 8, 4, "seeds per pit at the start"},
+    {"houses", NULL, 2, 8, 6, "pits per player", 0},
+    {"seeds", NULL, 1, 8, 4, "seeds per pit at the start", 0},
     {"grand_slam", gs_names, 0, 6, GS_NO_CAPTURE,
-     "a move whose capture would empty the opponent's row (docs/games/oware.md, Grand slams)"},
-    {"target", NULL, 0, 128, 0, "score that ends the game; 0 = more than half the seeds"},
+     "a move whose capture would empty the opponent's row (docs/games/oware.md, Grand slams)", 1},
+    {"target", NULL, 0, 128, 0, "score that ends the game; 0 = more than half the seeds", 1},
     {"repetition", NULL, 0, 10, 1,
-     "the N-th repeat of a position since the last capture ends the game; 0 = off"},
+     "the N-th repeat of a position since the last capture ends the game; 0 = off", 1},
     {"nocap_limit", NULL, 0, GAME_MAX_PLIES_CAP, 0,
-     "plies without a capture that end the game; 0 = off"},
-    {"max_plies", NULL, 1, GAME_MAX_PLIES_CAP, 1000, "hard cap on the game length"},
+     "plies without a capture that end the game; 0 = off", 0},
+    {"max_plies", NULL, 1, GAME_MAX_PLIES_CAP, 1000, "hard cap on the game length", 0},
     {"cycle_award", award_names, 0, 2, AWARD_OWN_SIDE,
-     "who gets the board when a cycle or a cap ends the game"},
+     "who gets the board when a cycle or a cap ends the game", 1},
     {"feed_check", feed_names, 0, 1, FEED_SOW,
-     "what counts as feeding: sowing into the row, or seeds left after the capture"},
+     "what counts as feeding: sowing into the row, or seeds left after the capture", 1},
     {"leftover", leftover_names, 0, 1, LEFT_OWN_ROW,
-     "seeds on the board at the end: each row's owner adds them, or nobody"},
-    {"first_player", NULL, 0, 1, 0, "who moves first: 0 = South, 1 = North"},
-    {NULL, NULL, 0, 0, 0, NULL}};
+     "seeds on the board at the end: each row's owner adds them, or nobody", 1},
+    {"first_player", NULL, 0, 1, 0, "who moves first: 0 = South, 1 = North", 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 /* ---- Board primitives ---------------------------------------------------------
  * An Oware board has at most 16 pits, a byte each, so the whole board fits

@@ -35,10 +35,10 @@ enum {
 enum { ENDLESS_ILLEGAL, ENDLESS_TRUNCATE };
 static const char *const relay_endless_names[] = {"illegal", "truncate", NULL};
 /* The endless_move entry of their option tables. */
-#define RELAY_ENDLESS_OPTION                                                               \
-  {                                                                                        \
-    "endless_move", relay_endless_names, 0, 1, ENDLESS_ILLEGAL,                            \
-        "a relay move that never ends is illegal, or is cut at its first repeated pick-up" \
+#define RELAY_ENDLESS_OPTION                                                                  \
+  {                                                                                           \
+    "endless_move", relay_endless_names, 0, 1, ENDLESS_ILLEGAL,                               \
+        "a relay move that never ends is illegal, or is cut at its first repeated pick-up", 1 \
   }
 
 typedef struct {

@@ -48,8 +48,8 @@ extern const agent_kind agent_egdb_kind; /* search/agent_egdb.c */
 int agent_settings(const agent *a, kv_target *tg, int n, int argc, char *const *argv, char *err,
                    size_t errlen);
 
-/* A network loaded for a's game and its evaluator (search/agent_net.c).
- * Open refuses an empty path ("agent KIND needs weights=FILE"), files made
+/* A network loaded for a's game and its evaluator (search/agent_net.c);
+ * a->g takes the network's rule inputs (mcts_nn_load). Open refuses an empty path ("agent KIND needs weights=FILE"), files made
  * for another game and precision=bf16 on a CPU without AVX512_BF16;
  * precision is an nn_precision (the precision= setting). Close frees what
  * open made (also after a failed open, and twice). */
@@ -58,8 +58,8 @@ typedef struct {
   mcts_nn *ev;
   double score_scale; /* the training's score_scale: score output x this = seeds */
 } agent_network;
-int agent_network_open(agent_network *n, const agent *a, const char *weights, int precision,
-                       char *err, size_t errlen);
+int agent_network_open(agent_network *n, agent *a, const char *weights, int precision, char *err,
+                       size_t errlen);
 void agent_network_close(agent_network *n);
 /* Fills out->margin from the network's score output for p (has_margin). */
 void agent_network_margin(agent_network *n, const game_pos *p, agent_analysis *out);

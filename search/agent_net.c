@@ -9,8 +9,8 @@
 
 const char *const agent_precision_names[] = {"auto", "fp32", "bf16", NULL};
 
-int agent_network_open(agent_network *n, const agent *a, const char *weights, int precision,
-                       char *err, size_t errlen) {
+int agent_network_open(agent_network *n, agent *a, const char *weights, int precision, char *err,
+                       size_t errlen) {
   if (!weights[0]) {
     errf(err, errlen, "agent %s needs weights=FILE", a->kind->kind);
     return -1;

@@ -28,11 +28,50 @@ int mcts_nn_meta(const game *g, nn_meta *out, char *err, size_t errlen) {
   return 0;
 }
 
-nn_net *mcts_nn_load(const game *g, const char *path, char *err, size_t errlen) {
+nn_net *mcts_nn_load(game *g, const char *path, char *err, size_t errlen) {
   nn_meta m;
-  if (mcts_nn_meta(g, &m, err, errlen)) return NULL;
-  nn_expect ex = nn_expect_of(&m, NULL);
-  return nn_load(path, &ex, NULL, err, errlen);
+  nn_expect ex = {.game = g->rules->name, .n_actions = g->n_actions};
+  nn_net *net = nn_load(path, &ex, &m, err, errlen);
+  if (!net) return NULL;
+  char mine[NN_RULES_MAX];
+  if (game_options_string(g, mine, sizeof mine) != 0) {
+    errf(err, errlen, "the rule options of %s do not fit a weight file", g->rules->name);
+    goto refuse;
+  }
+  game h = *g;
+  int base = g->encoding_version & ~GAME_ENCODING_RULES;
+  if (m.encoding == base) {
+    game_set_rule_inputs(&h, 0);
+    if (strcmp(m.rules, mine) != 0) {
+      errf(err, errlen, "%s: trained with rule options '%s' but this game uses '%s'", path, m.rules,
+           mine);
+      goto refuse;
+    }
+  } else if (m.encoding == (base | GAME_ENCODING_RULES)) {
+    game_set_rule_inputs(&h, 1);
+    if (!game_variants_cover(&h, m.rules)) {
+      errf(err, errlen,
+           "%s: trained on the variants '%s', which do not include this game's rules '%s'", path,
+           m.rules, mine);
+      goto refuse;
+    }
+  } else {
+    errf(err, errlen,
+         "%s: trained on feature encoding version %d but this build encodes %s as version %d "
+         "(%d with the rule inputs)",
+         path, m.encoding, g->rules->name, base, base | GAME_ENCODING_RULES);
+    goto refuse;
+  }
+  if (m.n_features != h.n_features) {
+    errf(err, errlen, "%s: the network takes %d features; %s encodes %d", path, m.n_features,
+         g->rules->name, h.n_features);
+    goto refuse;
+  }
+  *g = h;
+  return net;
+refuse:
+  nn_free(net);
+  return NULL;
 }
 
 static int check_net(const game *g, const nn_net *net, char *err, size_t errlen) {

@@ -18,9 +18,12 @@
 /* The metadata a weight file for g must carry (game name, rule options
  * string, encoding version, feature and action counts). */
 int mcts_nn_meta(const game *g, nn_meta *out, char *err, size_t errlen);
-/* Loads a net from path, refusing files made for another game, rule set,
- * encoding or shape (message names the file and the mismatch). */
-nn_net *mcts_nn_load(const game *g, const char *path, char *err, size_t errlen);
+/* Loads a net for game g from path, refusing files made for another game,
+ * encoding or shape (message names the file and the mismatch). A network
+ * without rule inputs plays exactly the rules it was trained on; one with
+ * them plays every variant of its set, and g's rule inputs are turned on
+ * (g is the caller's copy, made to match the network). */
+nn_net *mcts_nn_load(game *g, const char *path, char *err, size_t errlen);
 
 typedef struct mcts_nn mcts_nn;
 

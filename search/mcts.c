@@ -39,6 +39,7 @@ mcts *mcts_create(const game *g, const mcts_params *p, const mcts_eval *ev, uint
   m->g = *g;
   m->p = *p;
   m->ev = *ev;
+  m->cache_salt = search_variant_salt(g);
   m->cap = p->node_cap;
   rng_seed(&m->rng, seed, 0x6d637473);
   m->nodes = malloc((size_t)m->cap * sizeof *m->nodes);
@@ -344,7 +345,7 @@ int mcts_select(mcts *m, const game_pos **leaf) {
       m->leaf_pos = pos;
       m->pending = 1;
       if (m->cache) {
-        m->leaf_key = mcts_cache_key(&pos);
+        m->leaf_key = mcts_cache_key(&pos) ^ m->cache_salt;
         float v;
         if (mcts_cache_get(m->cache, m->leaf_key, m->scratch_policy, &v)) {
           m->cache_hits++;

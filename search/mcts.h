@@ -168,6 +168,10 @@ void mcts_reset(mcts *m);
  * one or two moves below it and h is the stored history extended by those
  * moves (the repetition rule shaped the tree); otherwise it is dropped. */
 int mcts_set_root(mcts *m, const game_pos *p, const game_hist *h, char *err, size_t errlen);
+/* Plays another variant of the search's game (the same rules table, actions
+ * and features: -1 otherwise) from the next mcts_set_root on; the tree is
+ * dropped. Cached evaluations of one variant never serve another. */
+int mcts_set_game(mcts *m, const game *g, char *err, size_t errlen);
 /* Plays `action` at the root: re-roots the tree at that child (keeping its
  * subtree when params.reuse, a fresh root otherwise) and appends the new
  * position to the stored history. Returns 0 when the game goes on, 1 when
@@ -264,6 +268,11 @@ void mcts_batch_free(mcts_batch *b);
 int mcts_batch_size(const mcts_batch *b);
 /* The i-th search: set its root, read its results, advance it. */
 mcts *mcts_batch_search(mcts_batch *b, int i);
+/* mcts_set_game for the i-th search. Searches of different variants share
+ * the driver; each evaluator call then holds one variant's leaves (at most
+ * MCTS_BATCH_MAX_VARIANTS different variants at a time). */
+#define MCTS_BATCH_MAX_VARIANTS 16
+int mcts_batch_set_game(mcts_batch *b, int i, const game *g, char *err, size_t errlen);
 int mcts_batch_run(mcts_batch *b, const uint8_t *active, int sims, char *err, size_t errlen);
 void mcts_batch_get_info(const mcts_batch *b, mcts_batch_info *out);
 

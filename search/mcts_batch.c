@@ -24,6 +24,14 @@ struct mcts_batch {
   int *owner;            /* n: which search each leaf belongs to */
   float *policy;         /* n x n_actions */
   float *value;          /* n */
+  /* Variants: the distinct games of the searches, and each search's. With
+   * more than one, leaves are gathered per variant into the g_ buffers. */
+  game variant[MCTS_BATCH_MAX_VARIANTS];
+  int n_variants;
+  int *var;                /* n: variant of each search */
+  const game_pos **g_leaf; /* n */
+  int *g_at;               /* n: where each gathered leaf came from */
+  float *g_policy, *g_value;
   mcts_batch_info info;
 };
 
@@ -48,7 +56,15 @@ mcts_batch *mcts_batch_create(const game *g, const mcts_params *p, const mcts_ev
   b->owner = calloc((size_t)n_games, sizeof *b->owner);
   b->policy = calloc((size_t)n_games * (size_t)g->n_actions, sizeof *b->policy);
   b->value = calloc((size_t)n_games, sizeof *b->value);
-  if (!b->s || !b->leaf || !b->owner || !b->policy || !b->value) {
+  b->variant[0] = *g;
+  b->n_variants = 1;
+  b->var = calloc((size_t)n_games, sizeof *b->var);
+  b->g_leaf = calloc((size_t)n_games, sizeof *b->g_leaf);
+  b->g_at = calloc((size_t)n_games, sizeof *b->g_at);
+  b->g_policy = calloc((size_t)n_games * (size_t)g->n_actions, sizeof *b->g_policy);
+  b->g_value = calloc((size_t)n_games, sizeof *b->g_value);
+  if (!b->s || !b->leaf || !b->owner || !b->policy || !b->value || !b->var || !b->g_leaf ||
+      !b->g_at || !b->g_policy || !b->g_value) {
     mcts_batch_free(b);
     errf(err, errlen, "out of memory for %d games", n_games);
     return NULL;
@@ -83,6 +99,11 @@ void mcts_batch_free(mcts_batch *b) {
   free(b->owner);
   free(b->policy);
   free(b->value);
+  free(b->var);
+  free(b->g_leaf);
+  free(b->g_at);
+  free(b->g_policy);
+  free(b->g_value);
   mcts_cache_free(b->cache);
   free(b);
 }
@@ -93,19 +114,72 @@ mcts *mcts_batch_search(mcts_batch *b, int i) { return i >= 0 && i < b->n ? b->s
 
 void mcts_batch_get_info(const mcts_batch *b, mcts_batch_info *out) { *out = b->info; }
 
-/* Evaluates leaves [0, k) in calls of at most `chunk` positions. */
-static int evaluate_leaves(mcts_batch *b, int k, char *err, size_t errlen) {
+int mcts_batch_set_game(mcts_batch *b, int i, const game *g, char *err, size_t errlen) {
+  if (i < 0 || i >= b->n) {
+    errf(err, errlen, "no search %d in a batch of %d", i, b->n);
+    return -1;
+  }
+  int v = 0;
+  while (v < b->n_variants && memcmp(b->variant[v].opt, g->opt, sizeof g->opt)) v++;
+  if (v == b->n_variants) {
+    /* A variant no search plays any more makes room. */
+    for (v = 0; v < b->n_variants; v++) {
+      int used = 0;
+      for (int j = 0; j < b->n && !used; j++) used = j != i && b->var[j] == v;
+      if (!used) break;
+    }
+    if (v == MCTS_BATCH_MAX_VARIANTS) {
+      errf(err, errlen, "a batch plays at most %d variants at a time", MCTS_BATCH_MAX_VARIANTS);
+      return -1;
+    }
+    if (mcts_set_game(b->s[i], g, err, errlen) != 0) return -1;
+    b->variant[v] = *g;
+    if (v == b->n_variants) b->n_variants++;
+  } else if (mcts_set_game(b->s[i], g, err, errlen) != 0) {
+    return -1;
+  }
+  b->var[i] = v;
+  return 0;
+}
+
+/* Evaluates leaves [0, k) of game g in calls of at most `chunk` positions. */
+static int evaluate_chunks(mcts_batch *b, const game *g, const game_pos **leaf, int k,
+                           float *policy, float *value, char *err, size_t errlen) {
   int chunk = b->p.batch;
   if (b->ev.max_batch > 0 && b->ev.max_batch < chunk) chunk = b->ev.max_batch;
   for (int at = 0; at < k; at += chunk) {
     int n = k - at < chunk ? k - at : chunk;
-    if (b->ev.evaluate(b->ev.ctx, &b->g, b->leaf + at, n,
-                       b->policy + (size_t)at * (size_t)b->g.n_actions, b->value + at) != 0) {
+    if (b->ev.evaluate(b->ev.ctx, g, leaf + at, n, policy + (size_t)at * (size_t)g->n_actions,
+                       value + at) != 0) {
       errf(err, errlen, "the evaluator failed on a batch of %d", n);
       return -1;
     }
     b->info.eval_calls++;
     b->info.evals += (uint64_t)n;
+  }
+  return 0;
+}
+
+/* Evaluates the round's k leaves: in one pass when every search plays one
+ * variant, else gathered per variant and scattered back. */
+static int evaluate_leaves(mcts_batch *b, int k, char *err, size_t errlen) {
+  if (b->n_variants == 1)
+    return evaluate_chunks(b, &b->variant[0], b->leaf, k, b->policy, b->value, err, errlen);
+  const size_t A = (size_t)b->g.n_actions;
+  for (int v = 0; v < b->n_variants; v++) {
+    int m = 0;
+    for (int j = 0; j < k; j++)
+      if (b->var[b->owner[j]] == v) {
+        b->g_leaf[m] = b->leaf[j];
+        b->g_at[m++] = j;
+      }
+    if (m == 0) continue;
+    if (evaluate_chunks(b, &b->variant[v], b->g_leaf, m, b->g_policy, b->g_value, err, errlen))
+      return -1;
+    for (int t = 0; t < m; t++) {
+      memcpy(b->policy + (size_t)b->g_at[t] * A, b->g_policy + (size_t)t * A, A * sizeof(float));
+      b->value[b->g_at[t]] = b->g_value[t];
+    }
   }
   return 0;
 }

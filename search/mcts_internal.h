@@ -108,14 +108,24 @@ struct mcts {
   int root_noised;
   float clean_prior[GAME_MAX_ACTIONS];
   mcts_gumbel_state gs;
-  /* Cache: own (params.cache_size) or attached. */
+  /* Cache: own (params.cache_size) or attached; keys are salted with the
+   * variant's options (mcts_set_game). */
   mcts_cache *own_cache, *cache;
+  uint64_t cache_salt;
   /* Counters. */
   uint64_t evals, cache_hits, arena_full;
   /* The endgame database (mcts_attach_egdb), borrowed; NULL: none. */
   const struct egdb *db;
   int db_max; /* probe positions of at most this many seeds */
 };
+
+/* The cache-key salt of a variant: its options, hashed. */
+static inline uint64_t search_variant_salt(const game *g) {
+  uint64_t salt = 0xcbf29ce484222325ULL;
+  for (int i = 0; i < GAME_MAX_OPTIONS; i++)
+    salt = (salt ^ (uint64_t)(unsigned)g->opt[i]) * 0x100000001b3ULL;
+  return salt;
+}
 
 /* mcts.c: drops the tree, keeping the root position (a one-node tree). */
 void mcts_clear_tree(mcts *m);

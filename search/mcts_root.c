@@ -68,6 +68,20 @@ static int reuse_ok(mcts *m, const game_hist *h, int n, const int *actions) {
   return hist_equal(t, h);
 }
 
+int mcts_set_game(mcts *m, const game *g, char *err, size_t errlen) {
+  if (g->rules != m->g.rules || g->n_actions != m->g.n_actions ||
+      g->n_features != m->g.n_features) {
+    errf(err, errlen, "a search of %s cannot play %s with %d actions and %d features",
+         m->g.rules->name, g->rules->name, g->n_actions, g->n_features);
+    return -1;
+  }
+  m->g = *g;
+  m->root_set = 0;
+  m->pending = 0;
+  m->cache_salt = search_variant_salt(g);
+  return 0;
+}
+
 int mcts_set_root(mcts *m, const game_pos *p, const game_hist *h, char *err, size_t errlen) {
   h = search_root_hist(&m->g, p, h, m->tmp_hist2, err, errlen);
   if (!h) return -1;

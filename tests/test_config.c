@@ -47,6 +47,10 @@ START_TEST(the_shipped_configs_load) {
   ck_assert_str_eq(c.g.rules->name, "oware");
   ck_assert_int_eq(c.search.noise, 1);
   ck_assert_msg(config_load(&c, "configs/tiny.ini", 0, NULL, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(config_load(&c, "configs/oware-variants.ini", 0, NULL, err, sizeof err) == 0, "%s",
+                err);
+  ck_assert_int_eq(c.n_variants, 5);
+  ck_assert_str_eq(c.variant[4].preset, "oware-cut");
   /* Every game's config, its anchors included, and each names its game. */
   static const char *const games[] = {"bao-kenya", "bao-laps", "kujifunza", "namnam"};
   for (size_t i = 0; i < sizeof games / sizeof *games; i++) {

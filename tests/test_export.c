@@ -465,7 +465,8 @@ START_TEST(cli_exports_and_refuses) {
       {"rules.weights", 64, tweak_rules, "onnx",
        "rule options 'houses=99', which this build cannot set up"},
       {"enc.weights", 64, tweak_encoding, "json",
-       "trained on feature encoding version 7 but this run uses version 1"},
+       "trained on feature encoding version 7 but this build encodes oware as version 1 (257 with "
+       "the rule inputs)"},
       {"feat.weights", 50, NULL, "onnx", "network takes 50 features but this run encodes 64"},
       {"partial.weights", 64, tweak_warri, "onnx",
        "trained with rule options 'grand_slam=capture_continue' but this run uses"},

@@ -249,7 +249,7 @@ START_TEST(bad_files_are_refused_by_name) {
   write_bytes(bad, b, n);
   ck_assert_int_eq(replay_load(r, bad, err, sizeof err), -1);
   snprintf(expect, sizeof expect,
-           "%s: replay format version 9 is not supported (this build reads 1)", bad);
+           "%s: replay format version 9 is not supported (this build reads 1 and 2)", bad);
   ck_assert_str_eq(err, expect);
 
   /* The right version with another record size says so. */

@@ -18,13 +18,19 @@
 
 /* Configures g from the [game] section: `name` (a game or preset, default
  * oware) and every other key as a rule option. Errors name file, line and
- * key: "configs/x.ini:3: game.grand_slam: bad value 'y' ...". */
+ * key: "configs/x.ini:3: game.grand_slam: bad value 'y' ...". With
+ * `variants = V; V; ...` (each a game or preset and its own settings, on
+ * top of the section's other keys) and `variant_weights = W W ...`, a run
+ * trains one network on all of them (docs/VARIANTS.md); g is the first. */
 int config_game(ini *f, game *g, char *err, size_t errlen);
 
 enum { GATE_OFF = 0, GATE_THRESHOLD = 1, GATE_SPRT = 2 };
 
 typedef struct {
-  game g;
+  game g;         /* the game, or the first of the variants */
+  int n_variants; /* 1, or [game] variants: each self-play game draws one */
+  game variant[GAME_MAX_VARIANTS];
+  float variant_weight[GAME_MAX_VARIANTS];
   /* [network] */
   int hidden, blocks;
   int precision; /* nn_precision of self-play, gating and evaluation */

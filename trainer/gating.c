@@ -31,6 +31,11 @@ static void tally(match_result *r, int outcome) {
     r->losses++;
 }
 
+/* The game pair k plays. */
+static const game *pair_game(const game *g, const match_params *p, int pair) {
+  return p->n_variants > 1 ? &p->variants[pair % p->n_variants] : g;
+}
+
 /* ---- Network against network, batched ---------------------------------------------
  * Game 2k and 2k+1 share opening k; in game 2k the candidate moves first.
  * Each net has a batched search over all games; both searches follow every
@@ -76,13 +81,15 @@ int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts
       errf(err, errlen, "out of memory");
       goto done;
     }
+    const game *vg = pair_game(g, p, i / 2);
     opening_line op;
-    opening_random(g, p->opening_plies, p->seed, i / 2, &op, &x->pos, x->hist);
+    opening_random(vg, p->opening_plies, p->seed, i / 2, &op, &x->pos, x->hist);
     /* The candidate plays the side to move after the opening in even games. */
     x->cand_side = (i % 2 == 0) ? x->pos.mover : 1 - x->pos.mover;
     x->done = x->pos.status != GAME_ONGOING;
     for (int k = 0; k < 2 && !x->done; k++) {
       mcts *m = mcts_batch_search(b[k], i);
+      if (p->n_variants > 1 && mcts_batch_set_game(b[k], i, vg, err, errlen) != 0) goto done;
       mcts_reset(m);
       if (mcts_set_root(m, &x->pos, x->hist, err, errlen) != 0) goto done;
     }
@@ -102,7 +109,7 @@ int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts
         if (!active[i]) continue;
         gate_game *x = &gg[i];
         int a = mcts_choose_action(mcts_batch_search(b[k], i));
-        game_step(g, &x->pos, x->hist, a);
+        game_step(pair_game(g, p, i / 2), &x->pos, x->hist, a);
         for (int j = 0; j < 2; j++) {
           int r = mcts_advance(mcts_batch_search(b[j], i), a, err, errlen);
           if (r < 0) goto done;
@@ -147,23 +154,31 @@ done:
 int anchor_match(const game *g, const char *spec_a, const char *spec_b, const match_params *p,
                  match_result *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
-  agent *a = agent_create(g, spec_a, p->seed, err, errlen);
-  agent *b = a ? agent_create(g, spec_b, p->seed + 1, err, errlen) : NULL;
+  /* One pair of agents per variant, made for its rules. */
+  int nv = p->n_variants > 1 ? p->n_variants : 1;
+  agent *a[GAME_MAX_VARIANTS] = {NULL}, *b[GAME_MAX_VARIANTS] = {NULL};
   game_hist *h = malloc(sizeof *h);
   arena_game *rec = malloc(sizeof *rec);
   int rc = -1;
-  if (!a || !b || !h || !rec) {
-    if (a && b) errf(err, errlen, "out of memory");
+  if (!h || !rec) {
+    errf(err, errlen, "out of memory");
     goto done;
   }
+  for (int v = 0; v < nv; v++)
+    if (!(a[v] = agent_create(pair_game(g, p, v), spec_a, p->seed, err, errlen)) ||
+        !(b[v] = agent_create(pair_game(g, p, v), spec_b, p->seed + 1, err, errlen)))
+      goto done;
   for (int pair = 0; pair < (p->games + 1) / 2; pair++) {
+    const game *vg = pair_game(g, p, pair);
+    agent *pa = a[pair % nv], *pb = b[pair % nv];
     opening_line op;
     game_pos pos;
-    opening_random(g, p->opening_plies, p->seed, pair, &op, &pos, h);
+    opening_random(vg, p->opening_plies, p->seed, pair, &op, &pos, h);
     for (int a_south = 1; a_south >= 0; a_south--) {
-      agent_reset(a);
-      agent_reset(b);
-      if (arena_play(g, a_south ? a : b, a_south ? b : a, &op, rec, err, errlen) != 0) goto done;
+      agent_reset(pa);
+      agent_reset(pb);
+      if (arena_play(vg, a_south ? pa : pb, a_south ? pb : pa, &op, rec, err, errlen) != 0)
+        goto done;
       tally(out, game_outcome(&rec->final, a_south ? GAME_SOUTH : GAME_NORTH));
     }
   }
@@ -171,8 +186,10 @@ int anchor_match(const game *g, const char *spec_a, const char *spec_b, const ma
   out->llr = rating_sprt_llr(out->wins, out->draws, out->losses, p->elo0, p->elo1);
   rc = 0;
 done:
-  agent_free(a);
-  agent_free(b);
+  for (int v = 0; v < nv; v++) {
+    agent_free(a[v]);
+    agent_free(b[v]);
+  }
   free(h);
   free(rec);
   return rc;

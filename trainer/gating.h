@@ -28,6 +28,10 @@ typedef struct {
   int sprt;           /* 1: stop when the SPRT decides */
   double elo0, elo1;  /* SPRT hypotheses */
   double alpha, beta; /* SPRT error rates */
+  /* Variants of the game (borrowed; n_variants <= 1: the game alone):
+   * pair k plays variant k mod n_variants. */
+  const game *variants;
+  int n_variants;
 } match_params;
 
 typedef struct {

@@ -11,9 +11,10 @@ struct replay {
   replay_sample *ring;       /* capacity entries */
   int capacity, count, head; /* head: where the next sample goes */
   uint64_t added;
-  game g; /* the game the samples are positions of */
+  game variant[GAME_MAX_VARIANTS]; /* the games the samples are positions of */
+  int n_variants;
   char game[32];
-  char rules[256];
+  char rules[512]; /* game_variants_string */
 };
 
 replay *replay_create(const game *g, int capacity, char *err, size_t errlen) {
@@ -29,10 +30,27 @@ replay *replay_create(const game *g, int capacity, char *err, size_t errlen) {
   }
   pthread_mutex_init(&r->lock, NULL);
   r->capacity = capacity;
-  r->g = *g;
+  r->variant[0] = *g;
+  r->n_variants = 1;
   snprintf(r->game, sizeof r->game, "%s", g->rules->name);
   if (game_options_string(g, r->rules, sizeof r->rules) != 0) r->rules[0] = 0;
   return r;
+}
+
+int replay_set_variants(replay *r, const game *v, int n, char *err, size_t errlen) {
+  char rules[sizeof r->rules];
+  if (n < 1 || n > GAME_MAX_VARIANTS || v[0].rules != r->variant[0].rules ||
+      game_variants_string(v, n, rules, sizeof rules) != 0) {
+    errf(err, errlen, "a replay buffer holds 1 to %d variants of its game, in at most %zu bytes",
+         GAME_MAX_VARIANTS, sizeof rules - 1);
+    return -1;
+  }
+  pthread_mutex_lock(&r->lock);
+  memcpy(r->variant, v, sizeof *v * (size_t)n);
+  r->n_variants = n;
+  memcpy(r->rules, rules, sizeof rules);
+  pthread_mutex_unlock(&r->lock);
+  return 0;
 }
 
 void replay_free(replay *r) {
@@ -90,13 +108,19 @@ void replay_get_stats(replay *r, replay_stats *out) {
 
 /* ---- Files ------------------------------------------------------------------
  * Header: magic "SZRB", version, sample record size, count, added, game
- * name (32 bytes) and rule options (256 bytes); then count records, oldest
- * first; then an FNV-1a checksum of everything before it. */
+ * name (32 bytes) and rule options; then count records, oldest first; then
+ * an FNV-1a checksum of everything before it. Version 1 is a buffer of one
+ * variant (256 bytes of rule options); version 2 one of a variant set (512
+ * bytes of game_variants_string, and each record ends with its variant). */
 
-#define MAGIC        "SZRB"
-#define VERSION      1u
-#define HEADER_BYTES (4 + 4 + 4 + 4 + 8 + 32 + 256)
-#define RECORD_BYTES (32 + 4 + 4 + 12 + 4 + 8 + 2 * GAME_MAX_ACTIONS + 2)
+#define MAGIC            "SZRB"
+#define VERSION_ONE      1u
+#define VERSION_SET      2u
+#define HEADER_BYTES(v)  (4 + 4 + 4 + 4 + 8 + 32 + RULES_BYTES(v))
+#define RULES_BYTES(v)   ((v) == VERSION_ONE ? 256 : 512)
+#define RECORD_BYTES(v)  (32 + 4 + 4 + 12 + 4 + 8 + 2 * GAME_MAX_ACTIONS + 2 + ((v) != VERSION_ONE))
+#define MAX_RECORD_BYTES RECORD_BYTES(VERSION_SET)
+#define MAX_HEADER_BYTES HEADER_BYTES(VERSION_SET)
 
 static void put_u16le(unsigned char *p, uint16_t v) {
   p[0] = (unsigned char)v;
@@ -104,7 +128,7 @@ static void put_u16le(unsigned char *p, uint16_t v) {
 }
 static uint16_t get_u16le(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
-static void encode_record(const replay_sample *s, unsigned char *b) {
+static void encode_record(const replay_sample *s, unsigned char *b, unsigned version) {
   const game_pos *p = &s->pos;
   memcpy(b, p->pits, 32);
   b += 32;
@@ -125,9 +149,10 @@ static void encode_record(const replay_sample *s, unsigned char *b) {
   b += 2 * GAME_MAX_ACTIONS;
   b[0] = (unsigned char)s->z;
   b[1] = (unsigned char)s->margin;
+  if (version != VERSION_ONE) b[2] = s->variant;
 }
 
-static void decode_record(const unsigned char *b, replay_sample *s) {
+static void decode_record(const unsigned char *b, replay_sample *s, unsigned version) {
   memset(s, 0, sizeof *s);
   game_pos *p = &s->pos;
   memcpy(p->pits, b, 32);
@@ -148,6 +173,7 @@ static void decode_record(const unsigned char *b, replay_sample *s) {
   b += 2 * GAME_MAX_ACTIONS;
   s->z = (int8_t)b[0];
   s->margin = (int8_t)b[1];
+  if (version != VERSION_ONE) s->variant = b[2];
 }
 
 /* ---- Validation ----------------------------------------------------------------
@@ -252,21 +278,23 @@ int replay_save(replay *r, const char *path, char *err, size_t errlen) {
   afile a;
   if (afile_open(&a, path, err, errlen) != 0) return -1;
   pthread_mutex_lock(&r->lock);
-  unsigned char h[HEADER_BYTES] = {0}, rec[RECORD_BYTES];
+  unsigned v = r->n_variants > 1 ? VERSION_SET : VERSION_ONE;
+  unsigned char h[MAX_HEADER_BYTES] = {0}, rec[MAX_RECORD_BYTES];
+  const size_t hn = HEADER_BYTES(v), rn = RECORD_BYTES(v);
   memcpy(h, MAGIC, 4);
-  put_u32le(h + 4, VERSION);
-  put_u32le(h + 8, RECORD_BYTES);
+  put_u32le(h + 4, v);
+  put_u32le(h + 8, (uint32_t)rn);
   put_u32le(h + 12, (uint32_t)r->count);
   put_u64le(h + 16, r->added);
   memcpy(h + 24, r->game, strlen(r->game));
   memcpy(h + 56, r->rules, strlen(r->rules));
-  uint64_t sum = checksum64(h, sizeof h, CHECKSUM64_INIT);
-  int ok = fwrite(h, 1, sizeof h, a.f) == sizeof h;
+  uint64_t sum = checksum64(h, hn, CHECKSUM64_INIT);
+  int ok = fwrite(h, 1, hn, a.f) == hn;
   int start = (r->head - r->count + r->capacity) % r->capacity;
   for (int i = 0; ok && i < r->count; i++) {
-    encode_record(&r->ring[(start + i) % r->capacity], rec);
-    sum = checksum64(rec, sizeof rec, sum);
-    ok = fwrite(rec, 1, sizeof rec, a.f) == sizeof rec;
+    encode_record(&r->ring[(start + i) % r->capacity], rec, v);
+    sum = checksum64(rec, rn, sum);
+    ok = fwrite(rec, 1, rn, a.f) == rn;
   }
   pthread_mutex_unlock(&r->lock);
   unsigned char tail[8];
@@ -285,10 +313,11 @@ int replay_load(replay *r, const char *path, char *err, size_t errlen) {
     errf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     return -1;
   }
-  unsigned char h[HEADER_BYTES], rec[RECORD_BYTES], tail[8];
+  unsigned char h[MAX_HEADER_BYTES], rec[MAX_RECORD_BYTES], tail[8];
   replay_sample *tmp = NULL;
   int rc = -1;
-  if (fread(h, 1, sizeof h, f) != sizeof h) {
+  unsigned v = 0;
+  if (fread(h, 1, HEADER_BYTES(VERSION_ONE), f) != HEADER_BYTES(VERSION_ONE)) {
     errf(err, errlen, "%s: truncated header", path);
     goto done;
   }
@@ -296,24 +325,32 @@ int replay_load(replay *r, const char *path, char *err, size_t errlen) {
     errf(err, errlen, "%s: not a SowZero replay buffer (bad magic)", path);
     goto done;
   }
-  if (get_u32le(h + 4) != VERSION) {
-    errf(err, errlen, "%s: replay format version %u is not supported (this build reads %u)", path,
-         get_u32le(h + 4), VERSION);
+  v = get_u32le(h + 4);
+  if (v != VERSION_ONE && v != VERSION_SET) {
+    errf(err, errlen, "%s: replay format version %u is not supported (this build reads %u and %u)",
+         path, v, VERSION_ONE, VERSION_SET);
     goto done;
   }
-  if (get_u32le(h + 8) != RECORD_BYTES) {
-    errf(err, errlen, "%s: record size %u bytes, expected %u (replay format version %u)", path,
-         get_u32le(h + 8), RECORD_BYTES, VERSION);
+  const size_t hn = HEADER_BYTES(v), rn = RECORD_BYTES(v), rb = RULES_BYTES(v);
+  if (hn > HEADER_BYTES(VERSION_ONE) &&
+      fread(h + HEADER_BYTES(VERSION_ONE), 1, hn - HEADER_BYTES(VERSION_ONE), f) !=
+          hn - HEADER_BYTES(VERSION_ONE)) {
+    errf(err, errlen, "%s: truncated header", path);
     goto done;
   }
-  char game[33] = {0}, rules[257] = {0};
+  if (get_u32le(h + 8) != rn) {
+    errf(err, errlen, "%s: record size %u bytes, expected %zu (replay format version %u)", path,
+         get_u32le(h + 8), rn, v);
+    goto done;
+  }
+  char game[33] = {0}, rules[513] = {0};
   memcpy(game, h + 24, 32);
-  memcpy(rules, h + 56, 256);
+  memcpy(rules, h + 56, rb);
   /* NUL-padded printable names, checked before a message quotes them. */
-  static const unsigned char zeros[256];
-  size_t gl = strnlen(game, 32), rl = strnlen(rules, 256);
+  static const unsigned char zeros[512];
+  size_t gl = strnlen(game, 32), rl = strnlen(rules, rb);
   if (first_unprintable(game, gl) >= 0 || first_unprintable(rules, rl) >= 0 ||
-      memcmp(h + 24 + gl, zeros, 32 - gl) != 0 || memcmp(h + 56 + rl, zeros, 256 - rl) != 0) {
+      memcmp(h + 24 + gl, zeros, 32 - gl) != 0 || memcmp(h + 56 + rl, zeros, rb - rl) != 0) {
     errf(err, errlen, "%s: corrupt header (game name or rule options)", path);
     goto done;
   }
@@ -328,7 +365,7 @@ int replay_load(replay *r, const char *path, char *err, size_t errlen) {
     errf(err, errlen, "%s: corrupted header (count %u)", path, count);
     goto done;
   }
-  uint64_t sum = checksum64(h, sizeof h, CHECKSUM64_INIT);
+  uint64_t sum = checksum64(h, hn, CHECKSUM64_INIT);
   /* Keep the newest `capacity` samples of the file. */
   uint32_t skip = count > (uint32_t)r->capacity ? count - (uint32_t)r->capacity : 0;
   tmp = malloc(sizeof *tmp * (count - skip + 1));
@@ -342,14 +379,20 @@ int replay_load(replay *r, const char *path, char *err, size_t errlen) {
   char why[256] = "";
   uint32_t bad = count;
   for (uint32_t i = 0; i < count; i++) {
-    if (fread(rec, 1, sizeof rec, f) != sizeof rec) {
+    if (fread(rec, 1, rn, f) != rn) {
       errf(err, errlen, "%s: truncated at sample %u of %u", path, i, count);
       goto done;
     }
-    sum = checksum64(rec, sizeof rec, sum);
+    sum = checksum64(rec, rn, sum);
     replay_sample one, *s = i >= skip ? &tmp[i - skip] : &one;
-    decode_record(rec, s);
-    if (bad == count && check_sample(&r->g, s, why, sizeof why) != 0) bad = i;
+    decode_record(rec, s, v);
+    if (bad < count) continue;
+    if (s->variant >= r->n_variants) {
+      snprintf(why, sizeof why, "variant %u, but the set has %d", s->variant, r->n_variants);
+      bad = i;
+    } else if (check_sample(&r->variant[s->variant], s, why, sizeof why) != 0) {
+      bad = i;
+    }
   }
   if (fread(tail, 1, 8, f) != 8 || get_u64le(tail) != sum) {
     errf(err, errlen, "%s: checksum mismatch (corrupted or truncated file)", path);

@@ -23,6 +23,7 @@ typedef struct {
   uint16_t policy[GAME_MAX_ACTIONS]; /* target distribution x 65535 */
   int8_t z;                          /* outcome for pos.mover: -1, 0, 1 */
   int8_t margin;                     /* final seed margin for pos.mover */
+  uint8_t variant;                   /* index in the buffer's variant set */
 } replay_sample;
 
 typedef struct replay replay;
@@ -30,6 +31,9 @@ typedef struct replay replay;
 /* A buffer for `capacity` samples of game g (identified in files by its
  * name and option string). */
 replay *replay_create(const game *g, int capacity, char *err, size_t errlen);
+/* Makes the buffer one of a variant set v[0..n) (v[0] the game it was made
+ * for): samples say their variant, files name the set. */
+int replay_set_variants(replay *r, const game *v, int n, char *err, size_t errlen);
 void replay_free(replay *r);
 
 /* Fills a sample's policy field from floats (any non-negative weights;

@@ -70,6 +70,7 @@ typedef struct {
   game_pos pos;
   game_hist *hist;
   uint64_t number;        /* the worker's k-th game is k * threads + worker */
+  int variant;            /* index into the variants (0 without them) */
   int n;                  /* samples recorded */
   int nmoves;             /* moves played */
   replay_sample *samples; /* GAME_MAX_PLIES_CAP */
@@ -81,7 +82,7 @@ typedef struct {
 typedef struct {
   uint64_t number;
   size_t first, moves_at; /* into the worker's fin_s and fin_m */
-  int n, nmoves, keep;
+  int n, nmoves, keep, variant;
   game_pos final;
 } fin_game;
 
@@ -159,19 +160,39 @@ static int timed_evaluate(void *ctx, const game *g, const game_pos *const *pos, 
   return rc;
 }
 
+/* The game a slot plays: its variant, or the one game. */
+static const game *slot_game(const selfplay *s, const game_slot *gs) {
+  return s->p.n_variants > 1 ? &s->p.variants[gs->variant] : &s->g;
+}
+
+/* A variant drawn by weight. */
+static int draw_variant(const selfplay *s, rng_t *r) {
+  double total = 0, x;
+  for (int k = 0; k < s->p.n_variants; k++) total += s->p.variant_weight[k];
+  x = rng_double(r) * total;
+  for (int k = 0; k < s->p.n_variants; k++)
+    if ((x -= s->p.variant_weight[k]) < 0) return k;
+  return s->p.n_variants - 1;
+}
+
 static int new_game(selfplay *s, worker *w, int i) {
   game_slot *gs = &w->slots[i];
-  game_start(&s->g, &gs->pos);
-  game_hist_reset(gs->hist, &gs->pos);
-  gs->n = 0;
-  gs->nmoves = 0;
   gs->number = w->started++ * (uint64_t)s->n + (uint64_t)w->id;
   mcts *m = mcts_batch_search(w->batch, i);
-  mcts_reset(m);
   /* The game's own stream: its moves do not depend on which slot plays it
    * or what that slot played before. */
   rng_t gr;
   rng_seed(&gr, s->p.seed, (1ULL << 40) + gs->number);
+  if (s->p.n_variants > 1) {
+    gs->variant = draw_variant(s, &gr);
+    if (mcts_batch_set_game(w->batch, i, slot_game(s, gs), w->err, sizeof w->err) != 0) return -1;
+  }
+  const game *g = slot_game(s, gs);
+  game_start(g, &gs->pos);
+  game_hist_reset(gs->hist, &gs->pos);
+  gs->n = 0;
+  gs->nmoves = 0;
+  mcts_reset(m);
   mcts_reseed(m, rng_u64(&gr));
   /* Random plies first: where a game is decided from the start, self-play
    * from there gives every game to one seat and says nothing about the
@@ -181,12 +202,12 @@ static int new_game(selfplay *s, worker *w, int i) {
   for (int tries = 0; s->p.random_plies && tries < 16; tries++) {
     int k = (int)rng_below(&gr, (uint32_t)s->p.random_plies + 1);
     for (int j = 0; j < k && gs->pos.status == GAME_ONGOING; j++) {
-      int a = game_random_action(&gr, game_legal(&s->g, &gs->pos));
-      game_step(&s->g, &gs->pos, gs->hist, a);
+      int a = game_random_action(&gr, game_legal(g, &gs->pos));
+      game_step(g, &gs->pos, gs->hist, a);
       gs->moves[gs->nmoves++] = (uint8_t)a;
     }
     if (gs->pos.status == GAME_ONGOING) break;
-    game_start(&s->g, &gs->pos);
+    game_start(g, &gs->pos);
     game_hist_reset(gs->hist, &gs->pos);
     gs->nmoves = 0;
   }
@@ -203,6 +224,7 @@ static int keep_finished(worker *w, game_slot *gs, int keep) {
     return -1;
   }
   f->number = gs->number;
+  f->variant = gs->variant;
   f->first = w->fin_s.n - (size_t)gs->n;
   f->n = gs->n;
   memcpy(x, gs->samples, sizeof *x * (size_t)gs->n);
@@ -275,7 +297,7 @@ static int finish_game(selfplay *s, worker *w, game_slot *gs) {
   int keep = s->record && s->p.record_every > 0;
   if (s->p.phased) return keep_finished(w, gs, keep && gs->number % s->p.record_every == 0);
   if (s->p.sink) {
-    selfplay_game gm = {gs->samples, gs->n, gs->moves, gs->nmoves, end, w->gen};
+    selfplay_game gm = {gs->samples, gs->n, gs->moves, gs->nmoves, end, w->gen, gs->variant};
     if (s->p.sink(s->p.sink_ctx, &gm) != 0) {
       errf(w->err, sizeof w->err, "a finished game could not be handed on");
       return -1;
@@ -286,13 +308,12 @@ static int finish_game(selfplay *s, worker *w, game_slot *gs) {
   if (gs->n) replay_add(s->buffer, gs->samples, gs->n);
   selfplay_count_game(s->counters, end, s->first_mover, (uint64_t)gs->n);
   if (keep && (w->games_done * (uint64_t)s->n + (uint64_t)w->id) % (uint64_t)s->p.record_every == 0)
-    s->record(s->record_ctx, &s->g, gs->moves, gs->nmoves, end);
+    s->record(s->record_ctx, slot_game(s, gs), gs->moves, gs->nmoves, end);
   return 0;
 }
 
 /* One search round over all the worker's games, and a move in each. */
 static int play_round(selfplay *s, worker *w) {
-  const game *g = &s->g;
   int n = s->p.games;
   netslot_fetch(s->best, w->net, &w->gen);
   /* Playout-cap randomisation: one coin per round for all games. */
@@ -303,11 +324,13 @@ static int play_round(selfplay *s, worker *w) {
   if (mcts_batch_run(w->batch, NULL, sims, w->err, sizeof w->err) < 0) return -1;
   for (int i = 0; i < n; i++) {
     game_slot *gs = &w->slots[i];
+    const game *g = slot_game(s, gs);
     mcts *m = mcts_batch_search(w->batch, i);
     if (full) {
       replay_sample *x = &gs->samples[gs->n++];
       memset(x, 0, sizeof *x);
       x->pos = gs->pos;
+      x->variant = (uint8_t)gs->variant;
       mcts_target_policy(m, w->pi);
       replay_set_policy(x, w->pi, g->n_actions);
     }
@@ -598,8 +621,8 @@ int selfplay_phase(selfplay *s, uint64_t samples, volatile sig_atomic_t *stop) {
     if (f->n) replay_add(s->buffer, (const replay_sample *)w->fin_s.p + f->first, f->n);
     selfplay_count_game(s->counters, &f->final, s->first_mover, (uint64_t)f->n);
     if (f->keep)
-      s->record(s->record_ctx, &s->g, (const uint8_t *)w->fin_m.p + f->moves_at, f->nmoves,
-                &f->final);
+      s->record(s->record_ctx, s->p.n_variants > 1 ? &s->p.variants[f->variant] : &s->g,
+                (const uint8_t *)w->fin_m.p + f->moves_at, f->nmoves, &f->final);
   }
   free(order);
   return 0;

@@ -49,6 +49,7 @@ typedef struct {
   int nmoves;
   const game_pos *final;
   uint64_t gen;
+  int variant; /* index into selfplay_params.variants (0 without them) */
 } selfplay_game;
 /* Where finished games go instead of the buffer (an actor of a distributed
  * run): called from worker threads; it may wait (back-pressure), but must
@@ -57,7 +58,12 @@ typedef struct {
 typedef int (*selfplay_sink_fn)(void *ctx, const selfplay_game *gm);
 
 typedef struct {
-  const game *g;      /* borrowed for the workers' lifetime */
+  const game *g; /* borrowed for the workers' lifetime */
+  /* Variants of g (borrowed; n_variants <= 1: g alone): each game draws
+   * one by weight, and its samples say which. */
+  const game *variants;
+  const float *variant_weight;
+  int n_variants;
   mcts_params search; /* full-budget search (noise on) */
   int games;          /* games per worker */
   int cap_sims;       /* fast-move budget (playout-cap randomisation); 0: off */

@@ -338,6 +338,12 @@ static int setup(run *r, char *err, size_t errlen) {
    * a damaged or foreign file is refused with the directory as it was. */
   const train_config *c = &r->cfg;
   if (mcts_nn_meta(&c->g, &r->meta, err, errlen) != 0) return -1;
+  if (c->n_variants > 1 &&
+      game_variants_string(c->variant, c->n_variants, r->meta.rules, sizeof r->meta.rules) != 0) {
+    errf(err, errlen, "game.variants: the variant set does not fit a weight file's %d bytes",
+         NN_RULES_MAX - 1);
+    return -1;
+  }
   nn_config nc = {c->g.n_features, c->hidden, c->blocks, c->g.n_actions};
   nn_expect ex = nn_expect_of(&r->meta, &nc);
   /* The learner: from the checkpoint, or fresh from the run seed. */
@@ -377,6 +383,8 @@ static int setup(run *r, char *err, size_t errlen) {
    * re-pack it. */
   if (nn_set_precision(r->best, (nn_precision)c->precision, err, errlen) != 0) return -1;
   if (!(r->buf = replay_create(&c->g, c->window, err, errlen))) return -1;
+  if (c->n_variants > 1 && replay_set_variants(r->buf, c->variant, c->n_variants, err, errlen))
+    return -1;
   path_in(r, "replay.bin", path);
   int lost_buffer = 0;
   if (present(path)) {
@@ -414,10 +422,14 @@ static int setup(run *r, char *err, size_t errlen) {
         r->dir, r->rc.iteration, (unsigned long long)r->rc.steps, rs.count, r->rc.elapsed / 60);
     if (lost_buffer) train_emit(r, 1, "%s/replay.bin is missing: the buffer starts empty", r->dir);
   } else {
-    char shape[64];
+    char shape[64], what[64];
     nn_shape_string(&(nn_config){nf, c->hidden, c->blocks, na}, shape, sizeof shape);
+    if (c->n_variants > 1)
+      snprintf(what, sizeof what, "%d variants of %s", c->n_variants, c->g.rules->name);
+    else
+      snprintf(what, sizeof what, "%s", c->g.preset);
     train_emit(r, 1, "new run %s: %s, network %s (%s), %d self-play thread(s)%s x %d games%s",
-               r->dir, c->g.preset, shape, nn_precision_name(nn_precision_of(r->best)), c->threads,
+               r->dir, what, shape, nn_precision_name(nn_precision_of(r->best)), c->threads,
                a->dist            ? " per actor"
                : c->learner_plays ? " + the learner's"
                                   : "",
@@ -545,7 +557,9 @@ static int gate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
                        .elo0 = 0,
                        .elo1 = c->sprt_elo1,
                        .alpha = c->sprt_alpha,
-                       .beta = c->sprt_beta};
+                       .beta = c->sprt_beta,
+                       .variants = c->variant,
+                       .n_variants = c->n_variants};
     match_result m;
     double t0 = clock_thread_cpu();
     /* Training left the candidate's bf16 copy stale: convert it for gating. */
@@ -590,7 +604,9 @@ static int evaluate(run *r, char *json, size_t jlen, char *err, size_t errlen) {
                        .seed = c->seed ^ (0x6576616cULL + r->rc.iteration),
                        .elo1 = 35,
                        .alpha = 0.05,
-                       .beta = 0.05};
+                       .beta = 0.05,
+                       .variants = c->variant,
+                       .n_variants = c->n_variants};
     match_result m;
     if (anchor_match(&c->g, me, t, &mp, &m, err, errlen) != 0) return -1;
     char name[6 * sizeof anchors + 2]; /* every byte escaped at worst */

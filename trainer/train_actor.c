@@ -73,6 +73,7 @@ static int sink(void *ctx, const selfplay_game *gm) {
       .n = (uint32_t)gm->n,
       .nmoves = (uint32_t)nmoves,
       .paused_ms = (uint32_t)(o->paused * 1000),
+      .variant = (uint32_t)gm->variant,
       .evals = ev - o->evals,
       .eval_calls = ec - o->eval_calls,
       .search_ns = sn - o->search_ns,

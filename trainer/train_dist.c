@@ -177,6 +177,11 @@ static int take_game(run *r, int from, const unsigned char *m, size_t len, char 
       len != sizeof h + (size_t)h.n * sizeof(replay_sample) + h.nmoves)
     return errf(err, errlen, "rank %d sent a game message of the wrong size", from), -1;
   const replay_sample *s = (const replay_sample *)(m + sizeof h);
+  /* The learner encodes each sample with its variant's rules. */
+  int bad = h.variant >= (uint32_t)r->cfg.n_variants;
+  for (uint32_t i = 0; i < h.n && !bad; i++) bad = s[i].variant >= r->cfg.n_variants;
+  if (bad)
+    return errf(err, errlen, "rank %d sent a game of a variant the run does not have", from), -1;
   if (h.n) replay_add(r->buf, s, (int)h.n);
   selfplay_counters *ct = &r->counters;
   selfplay_count_game(ct, &h.final, game_first_mover(g), h.n);
@@ -194,8 +199,8 @@ static int take_game(run *r, int from, const unsigned char *m, size_t len, char 
   ld->games[from]++;
   ld->samples[from] += h.n;
   if (r->cfg.record_every > 0 && h.nmoves && ld->taken % (uint64_t)r->cfg.record_every == 0)
-    train_record_game(r, g, m + sizeof h + (size_t)h.n * sizeof(replay_sample), (int)h.nmoves,
-                      &h.final);
+    train_record_game(r, &r->cfg.variant[h.variant],
+                      m + sizeof h + (size_t)h.n * sizeof(replay_sample), (int)h.nmoves, &h.final);
   ld->taken++;
   /* The actor's room for more; none after the stop, which ends what it
    * reads from this rank. */

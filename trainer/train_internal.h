@@ -69,6 +69,9 @@ typedef struct {
  * the seed, the schedule, the database and where games go. */
 static inline selfplay_params train_selfplay_params(const train_config *c) {
   return (selfplay_params){.g = &c->g,
+                           .variants = c->variant,
+                           .variant_weight = c->variant_weight,
+                           .n_variants = c->n_variants,
                            .search = c->search,
                            .games = c->games_per_thread,
                            .cap_sims = c->cap_sims,
@@ -131,6 +134,8 @@ typedef struct {
   uint32_t version;   /* of the network that played the game's last move */
   uint32_t n, nmoves; /* samples and moves that follow */
   uint32_t paused_ms; /* the actor's workers waited this long for room since its last game */
+  uint32_t variant;   /* of the game, an index into the run's variants */
+  uint32_t unused;
   uint64_t evals, eval_calls, search_ns, net_ns; /* the actor's work since its last game */
   game_pos final;
 } dist_game_msg;

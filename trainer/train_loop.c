@@ -48,8 +48,9 @@ int train_learner_step(run *r, double elapsed, nn_losses *avg, char *err, size_t
   int rc = replay_sample_batch(r->buf, &r->rng, r->batch, b);
   for (int i = 0; rc == 0 && i < b; i++) {
     const replay_sample *s = &r->batch[i];
-    game_encode(g, &s->pos, r->x + (size_t)i * (size_t)nf); /* row i: n_features */
-    r->legal[i] = game_legal(g, &s->pos);
+    const game *v = c->n_variants > 1 && s->variant < c->n_variants ? &c->variant[s->variant] : g;
+    game_encode(v, &s->pos, r->x + (size_t)i * (size_t)nf); /* row i: n_features */
+    r->legal[i] = game_legal(v, &s->pos);
     replay_get_policy(s, r->pi + (size_t)i * (size_t)na, na);
     r->z[i] = s->z;
     r->score[i] = (float)s->margin / c->score_scale;
