@@ -17,6 +17,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_arena(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_study(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_export(int argc, char **argv);
