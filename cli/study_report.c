@@ -93,7 +93,9 @@ static void how_games_were_made(FILE *f, const study_doc *d) {
             "agent's choices",
             r->method & STUDY_SAMPLED ? ". Besides," : ":", r->book, p->opening_plies,
             p->book_depth, p->book_margin / 100.0, r->book,
-            r->book_why == 2 ? ", because the agent plays deterministically even so" : "");
+            r->book_why != 2            ? ""
+            : r->method & STUDY_SAMPLED ? ", because the agent plays deterministically even so"
+                                        : ", because the agent plays deterministically");
   if (!r->method)
     fprintf(f,
             " by the agent's own randomness alone (random playouts, random choice among "

@@ -344,6 +344,12 @@ START_TEST(study_of_a_run) {
   ck_assert_int_eq(game_configure(&g, "oware", 0, NULL, err, sizeof err), 0);
   snprintf(path, sizeof path, "%s/best.weights", dir);
   save_net(&g, path);
+  /* A config whose run has no network yet needs --agent. */
+  char cfg[300];
+  snprintf(cfg, sizeof cfg, "%s/config.ini", dir);
+  char *no_agent[] = {"study", cfg, NULL};
+  ck_assert_int_eq(test_sowzero(text, sizeof text, no_agent), 2);
+  has(text, "no --agent SPEC, and no trained network at runs/config/best.weights", "the refusal");
   char *refused[] = {"study", dir, "--variants", "oware;warri", "--games", "2", NULL};
   ck_assert_int_eq(test_sowzero(text, sizeof text, refused), 2);
   has(text, "variant 'warri'", "the refusal");
