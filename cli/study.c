@@ -27,8 +27,8 @@ typedef struct {
 #define O_(kind, name, F, ...) kind(name, study_opts, F, __VA_ARGS__)
 static const kv_key study_keys[] = {
     O_(KV_S, "variants", variants, NULL,
-       "\"V1;V2;...\"  the variants: each a game or preset, then key=value rule options "
-       "(default: the config's [game])"),
+       "LIST  the variants, ';' between them: each a game or preset, then key=value rule "
+       "options (default: the config's [game])"),
     O_(KV_S, "agent", agent, NULL,
        "SPEC  the agent that plays itself (default: zero weights=RUN/best.weights sims=200)"),
     O_(KV_I, "games", p.games, 1, 1000000, NULL, "self-play games per variant"),
