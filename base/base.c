@@ -195,6 +195,36 @@ int afile_remove_stale(const char *dir, char *err, size_t errlen) {
   return removed;
 }
 
+int dir_make(const char *dir, char *err, size_t errlen) {
+  char buf[1024];
+  if (!*dir) {
+    errf(err, errlen, "empty folder name");
+    return -1;
+  }
+  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+    errf(err, errlen, "%s: folder name too long", dir);
+    return -1;
+  }
+  for (char *p = buf + 1;; p++) {
+    int end = *p == 0;
+    if (*p == '/' || end) {
+      *p = 0;
+      if (mkdir(buf, 0777) && errno != EEXIST) {
+        errf(err, errlen, "%s: cannot create: %s", buf, strerror(errno));
+        return -1;
+      }
+      if (end) break;
+      *p = '/';
+    }
+  }
+  struct stat st;
+  if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+    errf(err, errlen, "%s: not a folder", dir);
+    return -1;
+  }
+  return 0;
+}
+
 /* The directory part of path ("." for a bare name), for its fsync. */
 static void sync_parent(const char *path) {
   char dir[1024];

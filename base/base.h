@@ -87,6 +87,11 @@ int afile_is_temporary(const char *name, long *pid);
  * alone. Returns the number removed, -1 if dir cannot be read. */
 int afile_remove_stale(const char *dir, char *err, size_t errlen);
 
+/* Makes folder dir and any missing parents (like mkdir -p, mode 0777
+ * before the umask); 0 if dir then is a folder, else -1 with a message
+ * naming the part that could not be made. */
+int dir_make(const char *dir, char *err, size_t errlen);
+
 /* ---- Little-endian fields (binary formats write fields one by one) ---------- */
 static inline void put_u32le(unsigned char *p, uint32_t v) {
   p[0] = (unsigned char)v;

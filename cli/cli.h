@@ -17,6 +17,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_arena(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_study(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_export(int argc, char **argv);
@@ -86,6 +87,13 @@ int cli_fail(const cli_cmd *c, int status, const char *fmt, ...)
 void cli_error_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Writes dir/name into buf; -1 if it does not fit. */
 int cli_path(char *buf, size_t len, const char *dir, const char *name);
+
+/* Runs gnuplot with argv (argv[0] "gnuplot", found on PATH; no shell, so
+ * nothing in the arguments is parsed as a command), its input /dev/null.
+ * 0 when it exited 0; else -1 with why in err: "gnuplot is not installed
+ * ...", or its complaint (the last line it wrote). A script gets file
+ * names and titles as ARG1.. of `gnuplot -c`, which it keeps as strings. */
+int cli_gnuplot(char *const *argv, char *err, size_t errlen);
 
 /* Room for a file name taken from the command line, terminator included. */
 #define CLI_PATH_MAX 4096

@@ -16,6 +16,7 @@ static const struct {
     {"engine", cmd_engine, "the engine protocol on stdin/stdout (docs/PROTOCOL.md)"},
     {"arena", cmd_arena, "tournaments between agents: scores, Elo, records"},
     {"stats", cmd_stats, "statistics of a rule variant over many games"},
+    {"study", cmd_study, "how rule variants play, compared: report.md, study.json, plots"},
     {"bench", cmd_bench, "benchmarks: engine, nn, search (--json for tools)"},
     {"rules", cmd_rules, "list the games, presets and rule options"},
     {"egdb", cmd_egdb, "the Oware endgame database: build, info, verify, probe"},

@@ -7,21 +7,15 @@
  * ARG6 of `gnuplot -c`), which gnuplot keeps as strings and never parses, so
  * no quote, newline or backquote in them can change what it runs. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "base/base.h"
 #include "base/json.h"
 #include "cli/cli.h"
-
-extern char **environ;
 
 /* ARG1 the PNG, ARG2 the data, ARG3 the title, ARG4 the anchor's spec, ARG5,
  * ARG6 and ARG7 "1" to draw the gating, the Elo and the endgame panel. */
@@ -126,72 +120,6 @@ static int write_data(FILE *in, FILE *out, int *rows, int *gated, int *rated, in
   return ferror(in) ? -1 : 0;
 }
 
-/* Runs gnuplot with argv; 0 when it drew, else -1 with the last line it
- * wrote (or why it did not start) in err. */
-static int run_gnuplot(char *const *argv, char *err, size_t errlen) {
-  int fd[2];
-  if (pipe(fd) != 0) {
-    errf(err, errlen, "pipe: %s", strerror(errno));
-    return -1;
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
-  posix_spawn_file_actions_addclose(&fa, fd[0]);
-  posix_spawn_file_actions_addclose(&fa, fd[1]);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fd[1]);
-  if (rc != 0) {
-    close(fd[0]);
-    if (rc == ENOENT)
-      errf(err, errlen, "gnuplot is not installed ('make deps' installs it)");
-    else
-      errf(err, errlen, "cannot start gnuplot: %s", strerror(rc));
-    return -1;
-  }
-  /* Everything it says, keeping the end: its last line names the problem. */
-  char text[8192];
-  size_t n = 0;
-  for (;;) {
-    if (n > sizeof text / 2) { /* keep the newer half */
-      memmove(text, text + n - sizeof text / 4, sizeof text / 4);
-      n = sizeof text / 4;
-    }
-    ssize_t r = read(fd[0], text + n, sizeof text / 2 - 1);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    n += (size_t)r;
-  }
-  close(fd[0]);
-  text[n] = 0;
-  int st;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
-  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' ')) text[--n] = 0;
-  char *last = strrchr(text, '\n');
-  last = last ? last + 1 : text;
-  /* Its complaint follows "line N: "; the last line may add the system's. */
-  const char *what = NULL;
-  for (const char *t = text; (t = strstr(t, "line ")); t++) {
-    size_t d = strspn(t + 5, "0123456789");
-    if (d && t[5 + d] == ':' && t[6 + d] == ' ') what = t + 7 + d;
-  }
-  char why[512] = "";
-  size_t wl = what ? strcspn(what, "\n") : 0;
-  if (what) snprintf(why, sizeof why, ": %.*s", (int)wl, what);
-  if (*last && (!what || last != what))
-    snprintf(why + strlen(why), sizeof why - strlen(why), what ? " (%s)" : ": %s", last);
-  if (WIFEXITED(st))
-    errf(err, errlen, "gnuplot failed (exit %d)%s", WEXITSTATUS(st), why);
-  else
-    errf(err, errlen, "gnuplot was killed by signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-  return -1;
-}
-
 int cmd_plot(int argc, char **argv) {
   plot_opts o = {""};
   char *pos[1];
@@ -274,7 +202,7 @@ int cmd_plot(int argc, char **argv) {
                 rated ? "1" : "0",
                 exact ? "1" : "0",
                 NULL};
-  if (run_gnuplot(gv, err, sizeof err) != 0) {
+  if (cli_gnuplot(gv, err, sizeof err) != 0) {
     afile_abort(&img);
     return cli_fail(&c, 1, "drawing %s: %s", png, err);
   }

@@ -44,7 +44,9 @@ static int write_json(const char *path, const game *g, const char *first, const 
           "\"p25\": %d, \"median\": %d, \"p75\": %d, \"p90\": %d, \"max\": %d},\n",
           r->len_mean, r->len_sd, r->len_min, r->len_p10, r->len_p25, r->len_median, r->len_p75,
           r->len_p90, r->len_max);
-  fprintf(f, "  \"grand_slams\": %d,\n  \"endings\": {", r->grand_slams);
+  fprintf(f, "  \"grand_slams\": %d,\n  \"captures\": %d,\n  \"distinct_games\": %d,\n",
+          r->grand_slams, r->captures, r->distinct_games);
+  fprintf(f, "  \"endings\": {");
   for (int e = 1; e < GAME_END_COUNT; e++)
     fprintf(f, "%s\"%s\": %d", e > 1 ? ", " : "", game_end_name(e), r->end_reason[e]);
   fprintf(f, "}\n}\n");
@@ -129,6 +131,8 @@ int cmd_stats(int argc, char **argv) {
       printf("  %-12s %7d  %5.1f%%\n", game_end_name(e), r.end_reason[e],
              100.0 * r.end_reason[e] / r.games);
   printf("grand-slam moves: %d (%.3f per game)\n", r.grand_slams, (double)r.grand_slams / r.games);
+  printf("capturing moves: %d (%.2f per game)\n", r.captures, (double)r.captures / r.games);
+  printf("distinct games: %d of %d\n", r.distinct_games, r.games);
   if (json && write_json(json, &g, spec[0], spec[1], &p, &r, err, sizeof err))
     return cli_fail(&c, 1, "%s", err);
   return 0;

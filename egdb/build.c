@@ -9,10 +9,8 @@
  * a board with a move into B joins A (value k); a board whose every
  * non-capturing move leads into A and whose exits are worth at most -k
  * joins B (value -k). What is left after k = 1 is worth 0. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/base.h"
 #include "base/pool.h"
@@ -264,32 +262,6 @@ egdb_plan egdb_plan_for(int seeds, int threads) {
   return p;
 }
 
-static int mkdir_p(const char *dir, char *err, size_t errlen) {
-  char buf[1024];
-  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
-    errf(err, errlen, "%s: folder name too long", dir);
-    return -1;
-  }
-  for (char *p = buf + 1;; p++) {
-    int end = *p == 0;
-    if (*p == '/' || end) {
-      *p = 0;
-      if (mkdir(buf, 0777) && errno != EEXIST) {
-        errf(err, errlen, "%s: cannot create: %s", buf, strerror(errno));
-        return -1;
-      }
-      if (end) break;
-      *p = '/';
-    }
-  }
-  struct stat st;
-  if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-    errf(err, errlen, "%s: not a folder", dir);
-    return -1;
-  }
-  return 0;
-}
-
 int egdb_build(const char *dir, const egdb_build_params *bp, char *err, size_t errlen) {
   egdb_index_init();
   if (bp->seeds < 0 || bp->seeds > EGDB_MAX_SEEDS || bp->threads < 1) {
@@ -299,7 +271,7 @@ int egdb_build(const char *dir, const egdb_build_params *bp, char *err, size_t e
   }
   game g;
   char rules[EGDB_RULES_LEN];
-  if (egdb_default_game(&g, rules, sizeof rules, err, errlen) || mkdir_p(dir, err, errlen))
+  if (egdb_default_game(&g, rules, sizeof rules, err, errlen) || dir_make(dir, err, errlen))
     return -1;
   afile_remove_stale(dir, NULL, 0);
   egdb_level lv[EGDB_MAX_SEEDS + 1];

@@ -504,6 +504,24 @@ START_TEST(afile_temporaries_are_told_apart) {
 }
 END_TEST
 
+/* Folders with their parents, an existing one again, and the refusals. */
+START_TEST(dir_make_makes_parents) {
+  char err[512];
+  struct stat st;
+  ck_assert_msg(dir_make(in_adir("a/b/c"), err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(stat(in_adir("a/b/c"), &st), 0);
+  ck_assert(S_ISDIR(st.st_mode));
+  ck_assert_msg(dir_make(in_adir("a/b/c/"), err, sizeof err) == 0, "%s", err);
+  put_file(in_adir("file"), "x");
+  ck_assert_int_eq(dir_make(in_adir("file"), err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "not a folder"));
+  ck_assert_int_eq(dir_make(in_adir("file/sub"), err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "cannot create"));
+  ck_assert_int_eq(dir_make("", err, sizeof err), -1);
+  ck_assert_str_eq(err, "empty folder name");
+}
+END_TEST
+
 static Suite *base_suite(void) {
   Suite *s = suite_create("base");
   TCase *t = tcase_create("pool");
@@ -520,6 +538,7 @@ static Suite *base_suite(void) {
   tcase_add_checked_fixture(f, afile_setup, afile_teardown);
   tcase_add_test(f, afile_writes_regular_files_only);
   tcase_add_test(f, afile_temporaries_are_told_apart);
+  tcase_add_test(f, dir_make_makes_parents);
   suite_add_tcase(s, f);
   return s;
 }

@@ -1,6 +1,7 @@
 /* Variant statistics: the counts add up, the numbers depend on the seed
  * only, stronger first players win more, grand slams are counted, the
- * intervals are Wilson's, and the stats command. */
+ * intervals are Wilson's, the figures of a hand-made set of games, games
+ * from a book, and the stats command. */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,13 @@
 #include "tests/testutil.h"
 
 static game G;
+
+static void count_calls(int done, int total, void *ud) {
+  int *calls = ud;
+  ck_assert_int_eq(done, *calls + 1);
+  ck_assert_int_eq(total, 6);
+  (*calls)++;
+}
 
 static void configure(const char *name) {
   char err[256];
@@ -94,6 +102,107 @@ START_TEST(first_player_is_whoever_moves_first) {
 }
 END_TEST
 
+/* A hand-made set of 100 games with known answers: the first player wins
+ * 70, draws 10 and loses 20; game k lasts k + 1 plies; 60 reach the
+ * target, 30 end in famine, 10 by repetition; every game has 3 captures,
+ * every fifth a grand slam; games 0 and 1 are the same game. The
+ * intervals are Wilson's for 70/100 etc. (published tables: [0.604,
+ * 0.781]), and the score's the normal interval of its observed variance,
+ * 0.75 +- 1.96 sqrt(0.1625 / 100). */
+START_TEST(summary_of_a_known_set) {
+  enum { N = 100 };
+  stats_game g[N];
+  memset(g, 0, sizeof g);
+  for (int k = 0; k < N; k++) {
+    g[k].outcome = k < 70 ? 1 : k < 80 ? 0 : -1;
+    g[k].margin = (int16_t)(k < 70 ? 4 : k < 80 ? 0 : -2);
+    g[k].plies = (uint16_t)(k + 1);
+    g[k].end = k % 10 < 6 ? GAME_END_TARGET : k % 10 < 9 ? GAME_END_FAMINE : GAME_END_REPETITION;
+    g[k].captures = 3;
+    g[k].grand_slams = k % 5 == 0;
+    g[k].hash = k == 1 ? 0 : (uint64_t)k;
+  }
+  stats_result r;
+  char err[128];
+  ck_assert_int_eq(stats_summarize(g, N, GAME_SOUTH, &r, err, sizeof err), 0);
+  ck_assert_int_eq(r.games, 100);
+  ck_assert_int_eq(r.first_win.count, 70);
+  ck_assert_int_eq(r.draw.count, 10);
+  ck_assert_int_eq(r.first_loss.count, 20);
+  ck_assert_double_eq_tol(r.first_win.rate, 0.70, 1e-12);
+  ck_assert_double_eq_tol(r.first_win.lo, 0.6041496156718804, 1e-9);
+  ck_assert_double_eq_tol(r.first_win.hi, 0.7810524613377188, 1e-9);
+  ck_assert_double_eq_tol(r.draw.lo, 0.05522854161313613, 1e-9);
+  ck_assert_double_eq_tol(r.draw.hi, 0.1743673043676654, 1e-9);
+  ck_assert_double_eq_tol(r.first_loss.lo, 0.1333659225590988, 1e-9);
+  ck_assert_double_eq_tol(r.first_loss.hi, 0.28883096192650237, 1e-9);
+  ck_assert_double_eq_tol(r.first_score, 0.75, 1e-12);
+  ck_assert_double_eq_tol(r.first_score_lo, 0.6709898740666742, 1e-9);
+  ck_assert_double_eq_tol(r.first_score_hi, 0.8290101259333258, 1e-9);
+  ck_assert_double_eq_tol(r.mean_margin, 2.4, 1e-12);
+  /* Lengths 1..100: mean 50.5, sd sqrt(100 * 101 / 12), nearest ranks. */
+  ck_assert_double_eq_tol(r.len_mean, 50.5, 1e-12);
+  ck_assert_double_eq_tol(r.len_sd, 29.011491975882016, 1e-9);
+  ck_assert_int_eq(r.len_min, 1);
+  ck_assert_int_eq(r.len_p10, 10);
+  ck_assert_int_eq(r.len_p25, 25);
+  ck_assert_int_eq(r.len_median, 50);
+  ck_assert_int_eq(r.len_p75, 75);
+  ck_assert_int_eq(r.len_p90, 90);
+  ck_assert_int_eq(r.len_max, 100);
+  ck_assert_int_eq(r.end_reason[GAME_END_TARGET], 60);
+  ck_assert_int_eq(r.end_reason[GAME_END_FAMINE], 30);
+  ck_assert_int_eq(r.end_reason[GAME_END_REPETITION], 10);
+  ck_assert_int_eq(r.captures, 300);
+  ck_assert_int_eq(r.grand_slams, 20);
+  ck_assert_int_eq(r.distinct_games, 99);
+  /* One game: no spread; none: refused. */
+  ck_assert_int_eq(stats_summarize(g, 1, GAME_NORTH, &r, err, sizeof err), 0);
+  ck_assert_int_eq(r.first_side, GAME_NORTH);
+  ck_assert_double_eq(r.len_sd, 0);
+  ck_assert_int_eq(r.len_p10, 1);
+  ck_assert_int_eq(r.len_p90, 1);
+  ck_assert_int_eq(r.distinct_games, 1);
+  ck_assert_int_eq(stats_summarize(g, 0, GAME_SOUTH, &r, err, sizeof err), -1);
+  ck_assert_str_eq(err, "no games to summarize");
+}
+END_TEST
+
+/* Games from a book start after its plies: the first two plies are the
+ * book's, every game of one opening repeats between deterministic
+ * agents, and the records count captures the whole way. */
+START_TEST(games_from_a_book) {
+  configure("oware");
+  opening_line book[2] = {{2, {0, 1}}, {2, {5, 4}}};
+  stats_params p = stats_defaults();
+  p.games = 6;
+  p.threads = 2;
+  p.book = book;
+  p.n_book = 2;
+  stats_game g[6];
+  char err[256];
+  int calls = 0;
+  ck_assert_int_eq(stats_play(&G, "alphabeta depth=2", "alphabeta depth=2", &p, count_calls, &calls,
+                              g, err, sizeof err),
+                   0);
+  ck_assert_int_eq(calls, 6);
+  for (int k = 0; k < 6; k++) {
+    ck_assert_int_eq(g[k].n_open, 2);
+    ck_assert_int_eq(g[k].open[0], book[k % 2].moves[0]);
+    ck_assert_int_eq(g[k].open[1], book[k % 2].moves[1]);
+    ck_assert_int_eq(g[k].open_mover[0], GAME_SOUTH);
+    ck_assert_int_eq(g[k].open_mover[1], GAME_NORTH);
+    ck_assert_int_gt(g[k].captures, 0);
+    ck_assert(g[k].hash == g[k % 2].hash);
+  }
+  stats_result r;
+  ck_assert_int_eq(stats_summarize(g, 6, GAME_SOUTH, &r, err, sizeof err), 0);
+  ck_assert_int_eq(r.distinct_games, 2);
+  p.book = NULL;
+  ck_assert_int_eq(stats_play(&G, "random", "random", &p, NULL, NULL, g, err, sizeof err), -1);
+}
+END_TEST
+
 START_TEST(bad_stats_requests) {
   configure("oware");
   stats_params p = stats_defaults();
@@ -136,6 +245,8 @@ static Suite *stats_suite(void) {
   tcase_set_timeout(t, 120);
   tcase_add_test(t, variant_statistics);
   tcase_add_test(t, first_player_is_whoever_moves_first);
+  tcase_add_test(t, summary_of_a_known_set);
+  tcase_add_test(t, games_from_a_book);
   tcase_add_test(t, bad_stats_requests);
   tcase_add_test(t, stats_command_writes_json);
   suite_add_tcase(s, t);

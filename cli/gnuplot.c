@@ -1,0 +1,78 @@
+/* gnuplot started without a shell (cli.h, cli_gnuplot): what `plot` and
+ * `study` draw with. */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/base.h"
+#include "cli/cli.h"
+
+extern char **environ;
+
+int cli_gnuplot(char *const *argv, char *err, size_t errlen) {
+  int fd[2];
+  if (pipe(fd) != 0) {
+    errf(err, errlen, "pipe: %s", strerror(errno));
+    return -1;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+  posix_spawn_file_actions_addclose(&fa, fd[0]);
+  posix_spawn_file_actions_addclose(&fa, fd[1]);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fd[1]);
+  if (rc != 0) {
+    close(fd[0]);
+    if (rc == ENOENT)
+      errf(err, errlen, "gnuplot is not installed ('make deps' installs it)");
+    else
+      errf(err, errlen, "cannot start gnuplot: %s", strerror(rc));
+    return -1;
+  }
+  /* Everything it says, keeping the end: its last line names the problem. */
+  char text[8192];
+  size_t n = 0;
+  for (;;) {
+    if (n > sizeof text / 2) { /* keep the newer half */
+      memmove(text, text + n - sizeof text / 4, sizeof text / 4);
+      n = sizeof text / 4;
+    }
+    ssize_t r = read(fd[0], text + n, sizeof text / 2 - 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    n += (size_t)r;
+  }
+  close(fd[0]);
+  text[n] = 0;
+  int st;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' ')) text[--n] = 0;
+  char *last = strrchr(text, '\n');
+  last = last ? last + 1 : text;
+  /* Its complaint follows "line N: "; the last line may add the system's. */
+  const char *what = NULL;
+  for (const char *t = text; (t = strstr(t, "line ")); t++) {
+    size_t d = strspn(t + 5, "0123456789");
+    if (d && t[5 + d] == ':' && t[6 + d] == ' ') what = t + 7 + d;
+  }
+  char why[512] = "";
+  size_t wl = what ? strcspn(what, "\n") : 0;
+  if (what) snprintf(why, sizeof why, ": %.*s", (int)wl, what);
+  if (*last && (!what || last != what))
+    snprintf(why + strlen(why), sizeof why - strlen(why), what ? " (%s)" : ": %s", last);
+  if (WIFEXITED(st))
+    errf(err, errlen, "gnuplot failed (exit %d)%s", WEXITSTATUS(st), why);
+  else
+    errf(err, errlen, "gnuplot was killed by signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  return -1;
+}
