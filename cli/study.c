@@ -116,12 +116,14 @@ static void config_label(const game *g, char *label, size_t len) {
   }
 }
 
-/* The variants a config names: its [game]. */
+/* The variants a config names: its [game] variants, else its game. */
 static int config_variants(const train_config *tc, study_variant *v, int max) {
-  if (max < 1) return 0;
-  v[0].g = tc->g;
-  config_label(&tc->g, v[0].label, sizeof v[0].label);
-  return 1;
+  int n = tc->n_variants < max ? tc->n_variants : max;
+  for (int k = 0; k < n; k++) {
+    v[k].g = tc->variant[k];
+    config_label(&tc->variant[k], v[k].label, sizeof v[k].label);
+  }
+  return n;
 }
 
 /* --variants "V1;V2": each item a name and settings, split at white space. */
