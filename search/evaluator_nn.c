@@ -43,7 +43,7 @@ nn_net *mcts_nn_load(game *g, const char *path, char *err, size_t errlen) {
   if (m.encoding == base) {
     game_set_rule_inputs(&h, 0);
     if (strcmp(m.rules, mine) != 0) {
-      errf(err, errlen, "%s: trained with rule options '%s' but this game uses '%s'", path, m.rules,
+      errf(err, errlen, "%s: trained with rule options '%s' but this run uses '%s'", path, m.rules,
            mine);
       goto refuse;
     }
@@ -63,8 +63,8 @@ nn_net *mcts_nn_load(game *g, const char *path, char *err, size_t errlen) {
     goto refuse;
   }
   if (m.n_features != h.n_features) {
-    errf(err, errlen, "%s: the network takes %d features; %s encodes %d", path, m.n_features,
-         g->rules->name, h.n_features);
+    errf(err, errlen, "%s: network takes %d features but this run encodes %d", path, m.n_features,
+         h.n_features);
     goto refuse;
   }
   *g = h;
