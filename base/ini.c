@@ -174,22 +174,21 @@ ini_entry *ini_get(ini *f, const char *section, const char *key) {
 int ini_set(ini *f, const char *section, const char *key, const char *value, char *err,
             size_t errlen) {
   /* What a file could not hold: a value must read back the same from the
-   * config.ini a run writes (comments start at " ;" or " #", white space
-   * at the ends is trimmed, a line ends at a newline). */
+   * config.ini a run writes (comments start at " ;" or " #", or at the
+   * value's first character, white space at the ends is trimmed, a line
+   * ends at a newline). */
   size_t n = strlen(value);
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)value[i];
-    int comment = (c == ';' || c == '#') && i > 0 && (value[i - 1] == ' ' || value[i - 1] == '\t');
+    int comment = (c == ';' || c == '#') && (i == 0 || value[i - 1] == ' ' || value[i - 1] == '\t');
     if (c < 0x20 && c != '\t') {
       errf(err, errlen, "value for %s.%s holds a control character (byte %zu)", section, key,
            i + 1);
       return -1;
     }
     if (comment) {
-      errf(err, errlen,
-           "value for %s.%s holds '%c' after a space, which a config file reads "
-           "as a comment",
-           section, key, c);
+      errf(err, errlen, "value for %s.%s holds '%c' %s, which a config file reads as a comment",
+           section, key, c, i ? "after a space" : "first");
       return -1;
     }
   }

@@ -190,6 +190,14 @@ START_TEST(ini_reads_sections_and_comments) {
   ck_assert_str_eq(u->key, "grand_slam");
   ck_assert_int_eq(ini_set(&f, "search", "sims", "50", err, sizeof err), 0);
   ck_assert_str_eq(ini_get(&f, "search", "sims")->value, "50");
+  /* Values a written file would read back as another: a comment after a
+   * space or first of all, white space at an end, a control character. */
+  static const char *const unkept[] = {"random ;greedy", ";greedy", "#x", "greedy ", "a\nb"};
+  for (size_t i = 0; i < sizeof unkept / sizeof *unkept; i++) {
+    ck_assert_int_eq(ini_set(&f, "eval", "anchors", unkept[i], err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "eval.anchors"), "%s", err);
+  }
+  ck_assert_int_eq(ini_set(&f, "eval", "anchors", "greedy;random", err, sizeof err), 0);
   ini_free(&f);
 }
 END_TEST
