@@ -55,10 +55,10 @@ int cmd_rules(int argc, char **argv) {
         printf("  %-14s", o->key);
         for (int v = 0; o->values[v]; v++)
           printf("%s%s%s", v ? " | " : "", o->values[v], v == o->def ? "*" : "");
-        printf("\n  %14s %s\n", "", o->help);
+        printf("\n  %14s %s%s\n", "", o->help, o->input ? " [rule input]" : "");
       } else {
-        printf("  %-14s %d..%d (default %d)\n  %14s %s\n", o->key, o->min, o->max, o->def, "",
-               o->help);
+        printf("  %-14s %d..%d (default %d)\n  %14s %s%s\n", o->key, o->min, o->max, o->def, "",
+               o->help, o->input ? " [rule input]" : "");
       }
     }
     printf("\n");
@@ -68,6 +68,8 @@ int cmd_rules(int argc, char **argv) {
   for (int i = 0; game_preset_at(i, &gname, &settings); i++)
     if (!only || !strcmp(only, gname))
       printf("  %-10s = %s %s\n", game_preset_at(i, NULL, NULL), gname, settings);
-  printf("(* marks a default)\n");
+  printf(
+      "(* marks a default; [rule input]: an option a network trained on several variants\n"
+      " reads, docs/VARIANTS.md)\n");
   return 0;
 }
