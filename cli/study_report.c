@@ -115,19 +115,25 @@ static void how_games_were_made(FILE *f, const study_doc *d) {
           "one with the observed variance for scores.\n\n");
 }
 
-static void variants_table(FILE *f, const study_doc *d) {
-  const study_result *r = d->r;
-  int n = r->n_variants;
-  const game *g0 = &d->variants[0].g;
-  fprintf(f, "## The variants side by side\n\n| |");
-  for (int i = 0; i < n; i++) {
+/* The rest of a table's header after its first cell: a column per
+ * variant, right-aligned for numbers. */
+static void variant_columns(FILE *f, const study_doc *d, int numeric) {
+  for (int i = 0; i < d->r->n_variants; i++) {
     fputc(' ', f);
     md(f, d->variants[i].label);
     fputs(" |", f);
   }
   fprintf(f, "\n|---|");
-  for (int i = 0; i < n; i++) fputs("--:|", f);
+  for (int i = 0; i < d->r->n_variants; i++) fputs(numeric ? "--:|" : "---|", f);
   fputc('\n', f);
+}
+
+static void variants_table(FILE *f, const study_doc *d) {
+  const study_result *r = d->r;
+  int n = r->n_variants;
+  const game *g0 = &d->variants[0].g;
+  fprintf(f, "## The variants side by side\n\n| |");
+  variant_columns(f, d, 1);
   for (int o = 0; g0->rules->options[o].key; o++) {
     if (!option_differs(d, o)) continue;
     fputs("| rule: ", f);
@@ -249,14 +255,7 @@ static void openings(FILE *f, const study_doc *d) {
   fprintf(f,
           "The first player's first move (share of games; moves as the board names them):"
           "\n\n| move |");
-  for (int i = 0; i < n; i++) {
-    fputc(' ', f);
-    md(f, d->variants[i].label);
-    fputs(" |", f);
-  }
-  fprintf(f, "\n|---|");
-  for (int i = 0; i < n; i++) fputs("--:|", f);
-  fputc('\n', f);
+  variant_columns(f, d, 1);
   for (int a = 0; a < GAME_MAX_ACTIONS; a++) {
     int any = 0;
     for (int i = 0; i < n; i++) any |= r->v[i].first[a] > 0;
@@ -271,14 +270,7 @@ static void openings(FILE *f, const study_doc *d) {
   }
   enum { TOP = 5 };
   fprintf(f, "\nThe %d most played first two plies (share of games):\n\n| |", TOP);
-  for (int i = 0; i < n; i++) {
-    fputc(' ', f);
-    md(f, d->variants[i].label);
-    fputs(" |", f);
-  }
-  fprintf(f, "\n|---|");
-  for (int i = 0; i < n; i++) fputs("---|", f);
-  fputc('\n', f);
+  variant_columns(f, d, 0);
   first_two top[STUDY_MAX_VARIANTS][TOP];
   int k[STUDY_MAX_VARIANTS];
   for (int i = 0; i < n; i++) k[i] = top_pairs(&r->v[i], TOP, top[i]);
@@ -387,14 +379,7 @@ static void cross_play(FILE *f, const study_doc *d) {
   fprintf(f,
           " *cannot play*: the agent refused those rules (for a network, weights made "
           "for other rules).\n\n| agent |");
-  for (int i = 0; i < r->n_variants; i++) {
-    fputc(' ', f);
-    md(f, d->variants[i].label);
-    fputs(" |", f);
-  }
-  fprintf(f, "\n|---|");
-  for (int i = 0; i < r->n_variants; i++) fputs("---|", f);
-  fputc('\n', f);
+  variant_columns(f, d, 0);
   for (int c = 0; c < r->n_cross; c++) {
     fputs("| ", f);
     md(f, d->cross[c].name);
