@@ -66,7 +66,7 @@ int bench_nn_run(bench_out *b, const char *dir, int positions, char *err, size_t
   }
   snprintf(path, sizeof path, "%s/best.weights", dir);
   for (int k = 0; k < 2; k++) {
-    if (!(net[k] = mcts_nn_load(g, path, e, sizeof e)) ||
+    if (!(net[k] = mcts_nn_load(g, path, MCTS_NN_OWN_RULES, e, sizeof e)) ||
         nn_set_precision(net[k], k ? NN_PRECISION_BF16 : NN_PRECISION_FP32, e, sizeof e) != 0 ||
         !(ev[k] = mcts_nn_create(g, net[k], CHUNK, e, sizeof e))) {
       errf(err, errlen, "%s", e);

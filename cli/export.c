@@ -146,7 +146,7 @@ int cmd_export(int argc, char **argv) {
                     "cannot set up: %s",
                     path, meta.game, meta.rules, nset < 0 ? "too many options" : err);
   }
-  net = mcts_nn_load(&g, path, err, sizeof err);
+  net = mcts_nn_load(&g, path, MCTS_NN_OWN_RULES, err, sizeof err);
   if (!net) return cli_fail(&c, 1, "%s", err);
   nn_meta want;
   if (mcts_nn_meta(&g, &want, err, sizeof err) != 0) {

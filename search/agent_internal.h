@@ -51,15 +51,16 @@ int agent_settings(const agent *a, kv_target *tg, int n, int argc, char *const *
 /* A network loaded for a's game and its evaluator (search/agent_net.c);
  * a->g takes the network's rule inputs (mcts_nn_load). Open refuses an empty path ("agent KIND needs weights=FILE"), files made
  * for another game and precision=bf16 on a CPU without AVX512_BF16;
- * precision is an nn_precision (the precision= setting). Close frees what
+ * precision is an nn_precision (the precision= setting), rules an
+ * mcts_nn_rules (rules=). Close frees what
  * open made (also after a failed open, and twice). */
 typedef struct {
   nn_net *net;
   mcts_nn *ev;
   double score_scale; /* the training's score_scale: score output x this = seeds */
 } agent_network;
-int agent_network_open(agent_network *n, agent *a, const char *weights, int precision, char *err,
-                       size_t errlen);
+int agent_network_open(agent_network *n, agent *a, const char *weights, int precision, int rules,
+                       char *err, size_t errlen);
 void agent_network_close(agent_network *n);
 /* Fills out->margin from the network's score output for p (has_margin). */
 void agent_network_margin(agent_network *n, const game_pos *p, agent_analysis *out);
@@ -69,6 +70,11 @@ void agent_network_margin(agent_network *n, const game_pos *p, agent_analysis *o
   KV_D("score_scale", T, F, 0.01, 1000, "10", "the training's score_scale (for analyze's margin)")
 /* precision=auto|fp32|bf16, an int holding an nn_precision. */
 extern const char *const agent_precision_names[]; /* in nn_precision order */
+/* rules=own|any, an int holding an mcts_nn_rules (mcts_nn_load). */
+extern const char *const agent_rules_names[];
+#define AGENT_RULES_KEY(T, F)                   \
+  KV_E("rules", T, F, agent_rules_names, "own", \
+       "own: only the rules the network was trained on; any: every rule set of its game")
 #define AGENT_PRECISION_KEY(T, F)                                        \
   KV_E("precision", T, F, agent_precision_names, "auto",                 \
        "network arithmetic: auto (bf16 where the CPU has AVX512_BF16), " \

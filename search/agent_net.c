@@ -8,9 +8,10 @@
 #include "search/agent_internal.h"
 
 const char *const agent_precision_names[] = {"auto", "fp32", "bf16", NULL};
+const char *const agent_rules_names[] = {"own", "any", NULL};
 
-int agent_network_open(agent_network *n, agent *a, const char *weights, int precision, char *err,
-                       size_t errlen) {
+int agent_network_open(agent_network *n, agent *a, const char *weights, int precision, int rules,
+                       char *err, size_t errlen) {
   if (!weights[0]) {
     errf(err, errlen, "agent %s needs weights=FILE", a->kind->kind);
     return -1;
@@ -22,7 +23,7 @@ int agent_network_open(agent_network *n, agent *a, const char *weights, int prec
          a->kind->kind);
     return -1;
   }
-  n->net = mcts_nn_load(&a->g, weights, err, errlen);
+  n->net = mcts_nn_load(&a->g, weights, (mcts_nn_rules)rules, err, errlen);
   /* Converted once here; the evaluator only reads the net. */
   if (n->net && nn_set_precision(n->net, (nn_precision)precision, err, errlen)) return -1;
   if (n->net) n->ev = mcts_nn_create(&a->g, n->net, 1, err, errlen);
@@ -47,7 +48,7 @@ typedef struct {
   char weights[256];
   int sample;
   double temp, score_scale;
-  int precision;
+  int precision, rules;
 } net_opts;
 
 static const kv_key net_keys[] = {
@@ -56,6 +57,7 @@ static const kv_key net_keys[] = {
     KV_D("temp", net_opts, temp, 0.01, 100, "1", "sampling temperature"),
     AGENT_SCORE_SCALE_KEY(net_opts, score_scale),
     AGENT_PRECISION_KEY(net_opts, precision),
+    AGENT_RULES_KEY(net_opts, rules),
 };
 static const kv_table net_table = KV_TABLE(net_keys);
 
@@ -84,7 +86,7 @@ static int net_create(agent *a, int argc, char *const *argv, char *err, size_t e
   n->sample = o.sample;
   n->temp = o.temp;
   n->nw.score_scale = o.score_scale;
-  if (agent_network_open(&n->nw, a, o.weights, o.precision, err, errlen)) {
+  if (agent_network_open(&n->nw, a, o.weights, o.precision, o.rules, err, errlen)) {
     net_free_parts(n);
     return -1;
   }

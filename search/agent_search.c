@@ -15,7 +15,7 @@ typedef struct {
   int rollouts;
   char weights[256];
   double score_scale;
-  int precision;
+  int precision, rules;
 } search_opts;
 
 static const kv_key mcts_keys[] = {
@@ -25,6 +25,7 @@ static const kv_key zero_keys[] = {
     KV_S("weights", search_opts, weights, "", "the network's weight file"),
     AGENT_SCORE_SCALE_KEY(search_opts, score_scale),
     AGENT_PRECISION_KEY(search_opts, precision),
+    AGENT_RULES_KEY(search_opts, rules),
 };
 static const kv_table mcts_opts = KV_TABLE(mcts_keys), zero_opts = KV_TABLE(zero_keys);
 
@@ -61,7 +62,7 @@ static int search_create(agent *a, int argc, char *const *argv, mcts_params p, c
   mcts_eval ev = {NULL, NULL, 0};
   if (own == &zero_opts) {
     s->net.score_scale = o.score_scale;
-    if (agent_network_open(&s->net, a, o.weights, o.precision, err, errlen) == 0)
+    if (agent_network_open(&s->net, a, o.weights, o.precision, o.rules, err, errlen) == 0)
       ev = mcts_nn_eval(s->net.ev);
   } else {
     s->ro = mcts_rollout_create(o.rollouts, rng_u64(&a->rng), err, errlen);

@@ -28,7 +28,7 @@ int mcts_nn_meta(const game *g, nn_meta *out, char *err, size_t errlen) {
   return 0;
 }
 
-nn_net *mcts_nn_load(game *g, const char *path, char *err, size_t errlen) {
+nn_net *mcts_nn_load(game *g, const char *path, mcts_nn_rules rules, char *err, size_t errlen) {
   nn_meta m;
   nn_expect ex = {.game = g->rules->name, .n_actions = g->n_actions};
   nn_net *net = nn_load(path, &ex, &m, err, errlen);
@@ -42,14 +42,14 @@ nn_net *mcts_nn_load(game *g, const char *path, char *err, size_t errlen) {
   int base = g->encoding_version & ~GAME_ENCODING_RULES;
   if (m.encoding == base) {
     game_set_rule_inputs(&h, 0);
-    if (strcmp(m.rules, mine) != 0) {
+    if (rules == MCTS_NN_OWN_RULES && strcmp(m.rules, mine) != 0) {
       errf(err, errlen, "%s: trained with rule options '%s' but this run uses '%s'", path, m.rules,
            mine);
       goto refuse;
     }
   } else if (m.encoding == (base | GAME_ENCODING_RULES)) {
     game_set_rule_inputs(&h, 1);
-    if (!game_variants_cover(&h, m.rules)) {
+    if (rules == MCTS_NN_OWN_RULES && !game_variants_cover(&h, m.rules)) {
       errf(err, errlen,
            "%s: trained on the variants '%s', which do not include this game's rules '%s'", path,
            m.rules, mine);

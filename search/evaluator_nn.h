@@ -18,12 +18,17 @@
 /* The metadata a weight file for g must carry (game name, rule options
  * string, encoding version, feature and action counts). */
 int mcts_nn_meta(const game *g, nn_meta *out, char *err, size_t errlen);
+/* Which rules a loaded network may play. OWN: a network without rule
+ * inputs plays exactly the rules it was trained on, one with them every
+ * variant of its set. ANY: every rule set of its game (a network trained
+ * on one variant playing another, for cross-play), the shapes still
+ * checked. */
+typedef enum { MCTS_NN_OWN_RULES, MCTS_NN_ANY_RULES } mcts_nn_rules;
 /* Loads a net for game g from path, refusing files made for another game,
- * encoding or shape (message names the file and the mismatch). A network
- * without rule inputs plays exactly the rules it was trained on; one with
- * them plays every variant of its set, and g's rule inputs are turned on
- * (g is the caller's copy, made to match the network). */
-nn_net *mcts_nn_load(game *g, const char *path, char *err, size_t errlen);
+ * encoding or shape, or (OWN) for other rules; the message names the file
+ * and the mismatch. g is the caller's copy, made to match the network: its
+ * rule inputs are turned on for a network that reads them. */
+nn_net *mcts_nn_load(game *g, const char *path, mcts_nn_rules rules, char *err, size_t errlen);
 
 typedef struct mcts_nn mcts_nn;
 

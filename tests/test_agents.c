@@ -250,7 +250,7 @@ START_TEST(network_agents_predict_the_margin) {
   char path[64], spec[160], err[256];
   snprintf(path, sizeof path, "%s/sowzero-test-margin-%d.weights", test_tmp(), (int)getpid());
   save_tiny_net(&G, path);
-  nn_net *net = mcts_nn_load(&G, path, err, sizeof err);
+  nn_net *net = mcts_nn_load(&G, path, MCTS_NN_OWN_RULES, err, sizeof err);
   ck_assert_msg(net != NULL, "%s", err);
   mcts_nn *ev = mcts_nn_create(&G, net, 1, err, sizeof err);
   game_pos p;
@@ -295,7 +295,7 @@ START_TEST(network_agents_precision) {
   char path[64], spec[160], err[256];
   snprintf(path, sizeof path, "%s/sowzero-test-prec-%d.weights", test_tmp(), (int)getpid());
   save_tiny_net(&G, path);
-  nn_net *net = mcts_nn_load(&G, path, err, sizeof err);
+  nn_net *net = mcts_nn_load(&G, path, MCTS_NN_OWN_RULES, err, sizeof err);
   ck_assert_msg(net != NULL, "%s", err);
   mcts_nn *ev = mcts_nn_create(&G, net, 1, err, sizeof err);
   game_pos p;

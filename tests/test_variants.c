@@ -12,6 +12,7 @@
 #include "base/base.h"
 #include "game/game.h"
 #include "nn/nn.h"
+#include "search/agent.h"
 #include "search/evaluator_nn.h"
 #include "search/mcts.h"
 #include "tests/testkit.h"
@@ -362,14 +363,14 @@ START_TEST(a_network_plays_the_variants_of_its_set_only) {
   /* Plain games (as an agent makes them) take the network's rule inputs. */
   for (int k = 0; k < 2; k++) {
     game g = make(k ? "wari" : "abapa", NULL);
-    nn_net *x = mcts_nn_load(&g, set_path, err, sizeof err);
+    nn_net *x = mcts_nn_load(&g, set_path, MCTS_NN_OWN_RULES, err, sizeof err);
     ck_assert_msg(x != NULL, "%s", err);
     ck_assert_int_eq(g.n_features, v[0].n_features);
     ck_assert_int_gt(g.rule_inputs, 0);
     nn_free(x);
   }
   game loses = make("oware", "grand_slam=loses");
-  ck_assert_ptr_null(mcts_nn_load(&loses, set_path, err, sizeof err));
+  ck_assert_ptr_null(mcts_nn_load(&loses, set_path, MCTS_NN_OWN_RULES, err, sizeof err));
   ck_assert_msg(strstr(err, "do not include this game's rules") && strstr(err, "grand_slam=loses"),
                 "%s", err);
   ck_assert_int_eq(loses.rule_inputs, 0);
@@ -381,12 +382,44 @@ START_TEST(a_network_plays_the_variants_of_its_set_only) {
   ck_assert_int_eq(nn_save(net, &m, one_path, err, sizeof err), 0);
   nn_free(net);
   game same = make("abapa", NULL), wari = make("wari", NULL);
-  nn_net *x = mcts_nn_load(&same, one_path, err, sizeof err);
+  nn_net *x = mcts_nn_load(&same, one_path, MCTS_NN_OWN_RULES, err, sizeof err);
   ck_assert_msg(x != NULL, "%s", err);
   ck_assert_int_eq(same.rule_inputs, 0);
   nn_free(x);
-  ck_assert_ptr_null(mcts_nn_load(&wari, one_path, err, sizeof err));
+  ck_assert_ptr_null(mcts_nn_load(&wari, one_path, MCTS_NN_OWN_RULES, err, sizeof err));
   ck_assert_msg(strstr(err, "trained with rule options"), "%s", err);
+  /* ANY (rules=any, cross-play): other rules of the game, shapes still checked. */
+  x = mcts_nn_load(&wari, one_path, MCTS_NN_ANY_RULES, err, sizeof err);
+  ck_assert_msg(x != NULL, "%s", err);
+  ck_assert_int_eq(wari.rule_inputs, 0);
+  char opts[NN_RULES_MAX];
+  ck_assert_int_eq(game_options_string(&wari, opts, sizeof opts), 0);
+  ck_assert_msg(strstr(opts, "grand_slam=forbidden"), "the game keeps its rules: %s", opts);
+  nn_free(x);
+  x = mcts_nn_load(&loses, set_path, MCTS_NN_ANY_RULES, err, sizeof err);
+  ck_assert_msg(x != NULL, "%s", err);
+  ck_assert_int_gt(loses.rule_inputs, 0);
+  nn_free(x);
+  /* The agents' spelling: zero and net refuse other rules unless rules=any. */
+  char spec[400];
+  const char *kinds[2] = {"zero sims=8", "net"};
+  for (int k = 0; k < 2; k++) {
+    snprintf(spec, sizeof spec, "%s weights=%s", kinds[k], one_path);
+    ck_assert_ptr_null(agent_create(&wari, spec, 1, err, sizeof err));
+    snprintf(spec, sizeof spec, "%s weights=%s rules=any", kinds[k], one_path);
+    agent *a = agent_create(&wari, spec, 1, err, sizeof err);
+    ck_assert_msg(a != NULL, "%s: %s", spec, err);
+    game_pos p;
+    game_start(&wari, &p);
+    int mv = agent_choose(a, &p, NULL);
+    ck_assert_msg(mv >= 0 && (game_legal(&wari, &p) >> mv & 1), "%s chose %d", spec, mv);
+    agent_free(a);
+  }
+  snprintf(spec, sizeof spec, "zero weights=%s rules=some", one_path);
+  ck_assert_ptr_null(agent_create(&wari, spec, 1, err, sizeof err));
+  ck_assert_msg(strstr(err, "rules"), "%s", err);
+  game kalah = make("bao-kenya", NULL);
+  ck_assert_ptr_null(mcts_nn_load(&kalah, one_path, MCTS_NN_ANY_RULES, err, sizeof err));
   remove_tree(dir);
 }
 END_TEST

@@ -108,7 +108,7 @@ int main(int argc, char **argv) {
   nn_free(net);
   game g;
   if (configure_from_meta(&meta, &g, err, sizeof err)) return fail(err);
-  net = mcts_nn_load(&g, wpath, err, sizeof err);
+  net = mcts_nn_load(&g, wpath, MCTS_NN_OWN_RULES, err, sizeof err);
   if (!net) return fail(err);
 
   int total = n_samples + n_random;
