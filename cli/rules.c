@@ -50,16 +50,19 @@ int cmd_rules(int argc, char **argv) {
     const game_rules *r = game_rules_at(i);
     if (only && strcmp(only, r->name)) continue;
     printf("%s — %s\n", r->name, r->summary);
+    int w = 13; /* the longest key of the game sets the column */
+    for (const game_option *o = r->options; o->key; o++)
+      if ((int)strlen(o->key) > w) w = (int)strlen(o->key);
     for (const game_option *o = r->options; o->key; o++) {
+      printf("  %-*s ", w, o->key);
       if (o->values) {
-        printf("  %-14s", o->key);
         for (int v = 0; o->values[v]; v++)
           printf("%s%s%s", v ? " | " : "", o->values[v], v == o->def ? "*" : "");
-        printf("\n  %14s %s%s\n", "", o->help, o->input ? " [rule input]" : "");
+        printf("\n");
       } else {
-        printf("  %-14s %d..%d (default %d)\n  %14s %s%s\n", o->key, o->min, o->max, o->def, "",
-               o->help, o->input ? " [rule input]" : "");
+        printf("%d..%d (default %d)\n", o->min, o->max, o->def);
       }
+      printf("  %*s %s%s\n", w, "", o->help, o->input ? " [rule input]" : "");
     }
     printf("\n");
   }

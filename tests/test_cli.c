@@ -507,6 +507,12 @@ START_TEST(good_lines_still_work) {
   run(&r, NULL, preset);
   ck_assert_msg(r.status == 0 && strstr(r.out, "grand_slam") && !strstr(r.out, "kujifunza"), "%s%s",
                 r.out, r.err);
+  /* The key column is as wide as the game's longest key. */
+  const char *bao[] = {"rules", "bao-kenya", NULL};
+  run(&r, NULL, bao);
+  ck_assert_msg(r.status == 0 && strstr(r.out, "\n  sow_both_stores no* | yes\n") &&
+                    strstr(r.out, "\n  seeds           1..6 (default 3)\n"),
+                "%s", r.out);
 
   const char *arena[] = {"arena", "random", "greedy", "--games", "2", "--quiet", NULL};
   run(&r, NULL, arena);
