@@ -139,6 +139,7 @@ void cli_usage(const cli_cmd *c, FILE *f) {
     snprintf(left, sizeof left, "--%s%s%s", k->name, meta[0] ? " " : "", meta);
     def[0] = 0;
     if (k->type != KV_BOOL && kv_format(k, c->base, def, sizeof def) != 0) def[0] = 0;
+    if (strstr(help, "(default")) def[0] = 0; /* the help says it better (e.g. "the config's") */
     if (k->type == KV_INT || k->type == KV_FLOAT || k->type == KV_DOUBLE) {
       kv_accepts(k, what, sizeof what);
       snprintf(extra, sizeof extra, " (%s%s%s)", what, def[0] ? "; default " : "", def);

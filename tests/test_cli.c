@@ -302,6 +302,15 @@ START_TEST(help_everywhere) {
                   "sowzero %s %s: exit %d, stderr '%s', stdout '%.100s'", cmds[i][0],
                   cmds[i][1] ? cmds[i][1] : "", r.status, r.err, r.out);
   }
+  /* A default the help spells out itself is not contradicted by the table's. */
+  static const char *const sp[] = {"bench", "selfplay", "--help", NULL};
+  run(&r, NULL, sp);
+  ck_assert_msg(r.status == 0 && strstr(r.out, "(default: the config's) (an integer 1..64)\n") &&
+                    !strstr(r.out, "(default configs/oware.ini) (default"),
+                "%s", r.out);
+  static const char *const study[] = {"study", "--help", NULL};
+  run(&r, NULL, study);
+  ck_assert_msg(r.status == 0 && strstr(r.out, "(default RUN/study, or study/)\n"), "%s", r.out);
 }
 END_TEST
 
