@@ -180,6 +180,11 @@ static void count_openings(study_variant_result *v) {
   }
 }
 
+uint64_t study_variant_seed(uint64_t seed, int i) {
+  uint64_t st = seed ^ (0x5EEDull << 32) ^ (uint64_t)i;
+  return i == 0 ? seed : splitmix64(&st);
+}
+
 static int selfplay(const study_variant *var, int i, const study_params *p,
                     const opening_line *book, int n_book, progress_ctx *pc, study_result *r,
                     char *err, size_t errlen) {
@@ -192,7 +197,7 @@ static int selfplay(const study_variant *var, int i, const study_params *p,
   stats_params sp = stats_defaults();
   sp.games = p->games;
   sp.threads = p->threads;
-  sp.seed = p->seed;
+  sp.seed = study_variant_seed(p->seed, i);
   sp.book = book;
   sp.n_book = n_book;
   step_start(pc, STUDY_SELFPLAY, i, -1, p->games);

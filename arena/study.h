@@ -69,6 +69,11 @@ typedef struct {
 /* games 200, threads 1, seed 1, sample_plies 4, openings -1, cross_games
  * 100, cross_openings 50, and the arena's book settings; alpha 0.05. */
 study_params study_defaults(void);
+/* The seed of variant i's self-play games: the study's seed for the first,
+ * a stream of its own for each other, so that the variants' samples are
+ * independent, as the tests assume (two variants with the same rules then
+ * differ by chance alone). The books are common to all. */
+uint64_t study_variant_seed(uint64_t seed, int i);
 
 /* How self-play games were made to differ (a set of these bits; none:
  * from the start, by the agent's own randomness). */

@@ -208,8 +208,10 @@ static void variants_table(FILE *f, const study_doc *d) {
     fputs("** and **", f);
     md(f, d->variants[i].label);
     fputs(
-        "** have identical rules: they are one game under two names, so every difference "
-        "between their columns is chance, a measure of the noise in the others.\n",
+        "** have identical rules: they are one game under two names, played with random "
+        "streams of their own, so every difference between their columns is chance, a "
+        "measure of the noise in the others (an agent that plays the same moves whatever its "
+        "stream, from the same book, plays the same games in both).\n",
         f);
   }
   fputc('\n', f);
