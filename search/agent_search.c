@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "egdb/egdb.h"
 #include "search/agent_internal.h"
+#include "search/alphabeta.h"
 #include "search/mcts.h"
 
 /* The settings of the kinds beside the search parameters. */
@@ -16,16 +18,28 @@ typedef struct {
   char weights[256];
   double score_scale;
   int precision, rules;
+  int endgame, endgame_seeds;
 } search_opts;
+
+/* With egdb: the endgame search, below. */
+#define ENDGAME_KEYS                                                                         \
+  KV_I("endgame", search_opts, endgame, 0, AB_MAX_DEPTH, "14",                               \
+       "with egdb: depth of the alpha-beta over the database's margins that chooses the "    \
+       "move near it (0: the search there too)"),                                            \
+      KV_I("endgame_seeds", search_opts, endgame_seeds, 0, 48, "5",                          \
+           "with egdb: the endgame search takes positions of at most this many seeds above " \
+           "the database's")
 
 static const kv_key mcts_keys[] = {
     KV_I("rollouts", search_opts, rollouts, 1, 100000, "1", "random playouts per leaf"),
+    ENDGAME_KEYS,
 };
 static const kv_key zero_keys[] = {
     KV_S("weights", search_opts, weights, "", "the network's weight file"),
     AGENT_SCORE_SCALE_KEY(search_opts, score_scale),
     AGENT_PRECISION_KEY(search_opts, precision),
     AGENT_RULES_KEY(search_opts, rules),
+    ENDGAME_KEYS,
 };
 static const kv_table mcts_opts = KV_TABLE(mcts_keys), zero_opts = KV_TABLE(zero_keys);
 
@@ -34,14 +48,44 @@ typedef struct {
   mcts_rollout *ro;  /* mcts: the rollout evaluator */
   agent_network net; /* zero: the network and its evaluator */
   agent_egdb db;     /* egdb=: the endgame database */
+  /* The endgame search: just above the database, MCTS's values (win, draw
+   * or loss) cannot tell the biggest sure win from a smaller one, so an
+   * alpha-beta search that scores the database's positions by their final
+   * margins chooses the move (docs/SEARCH.md). NULL: none. */
+  ab_search *endgame;
+  int endgame_max; /* it takes positions of more than the database's seeds, up to this */
 } search_agent;
 
 static void search_free_parts(search_agent *s) {
+  ab_free(s->endgame);
   agent_egdb_close(&s->db);
   mcts_free(s->m);
   mcts_rollout_free(s->ro);
   agent_network_close(&s->net);
   free(s);
+}
+
+/* The most seeds of a position the database answers for the agent. */
+static int endgame_floor(const search_agent *s) {
+  int n = egdb_max_seeds(s->db.db);
+  return s->db.max_seeds > 0 && s->db.max_seeds < n ? s->db.max_seeds : n;
+}
+
+/* The endgame search's move for p, or -1 when p is not its to decide (no
+ * endgame search, or p inside the database or too far above it). */
+static int endgame_move(agent *a, const game_pos *p, const game_hist *h, int *failed) {
+  search_agent *s = a->impl;
+  *failed = 0;
+  if (!s->endgame) return -1;
+  int n = 0;
+  for (int i = 0; i < a->g.n_pits; i++) n += p->pits[i];
+  if (n <= endgame_floor(s) || n > s->endgame_max) return -1;
+  ab_result r;
+  if (ab_run(s->endgame, p, h, &r, a->err, sizeof a->err)) {
+    *failed = 1;
+    return -1;
+  }
+  return r.best;
 }
 
 /* p: the kind's default search parameters; own: its other settings. */
@@ -74,6 +118,18 @@ static int search_create(agent *a, int argc, char *const *argv, mcts_params p, c
     return -1;
   }
   mcts_attach_egdb(s->m, s->db.db, s->db.max_seeds);
+  if (s->db.db && o.endgame > 0 && o.endgame_seeds > 0) {
+    ab_params ap = ab_defaults();
+    ap.depth = o.endgame;
+    ap.tt_mb = 4;
+    ap.margins = 1;
+    if (!(s->endgame = ab_create(&a->g, &ap, err, errlen))) {
+      search_free_parts(s);
+      return -1;
+    }
+    ab_attach_egdb(s->endgame, s->db.db, s->db.max_seeds);
+    s->endgame_max = endgame_floor(s) + o.endgame_seeds;
+  }
   a->impl = s;
   return 0;
 }
@@ -98,6 +154,8 @@ static mcts *search_position(agent *a, const game_pos *p, const game_hist *h) {
 }
 
 static int search_choose(agent *a, const game_pos *p, const game_hist *h) {
+  int failed, e = endgame_move(a, p, h, &failed);
+  if (e >= 0 || failed) return e;
   mcts *m = search_position(a, p, h);
   return m ? mcts_choose_action(m) : -1;
 }
@@ -114,6 +172,9 @@ static int search_analyze(agent *a, const game_pos *p, const game_hist *h, agent
   mcts_get_info(m, &info);
   out->root_value = info.root_value;
   out->best = mcts_best_action(m);
+  int failed, e = endgame_move(a, p, h, &failed);
+  if (failed) return -1;
+  if (e >= 0) out->best = e; /* the search's figures stay, the endgame search's move */
   search_agent *s = a->impl;
   if (s->net.ev) agent_network_margin(&s->net, p, out);
   return 0;
@@ -122,6 +183,7 @@ static int search_analyze(agent *a, const game_pos *p, const game_hist *h, agent
 static void search_reset(agent *a) {
   search_agent *s = a->impl;
   mcts_reset(s->m);
+  if (s->endgame) ab_clear(s->endgame);
   mcts_reseed(s->m, rng_u64(&a->rng));
   if (s->ro) mcts_rollout_reseed(s->ro, rng_u64(&a->rng));
 }

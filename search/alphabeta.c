@@ -50,6 +50,8 @@ static const kv_key ab_keys[] = {
          "weight of the seeds on the own row minus the opponent's"),
     KV_I("w_mobility", ab_params, w_mobility, -100000, 100000, "10",
          "weight of the non-empty own pits minus the opponent's"),
+    KV_B("margins", ab_params, margins, "0",
+         "1: database positions score w_store * final margin, not as finished games"),
 };
 static const kv_table ab_table = KV_TABLE(ab_keys);
 
@@ -155,6 +157,19 @@ static inline int terminal_score(const game_pos *q, int side, int ply) {
   return game_outcome(q, side) * (AB_WIN - ply) + game_margin(q, side);
 }
 
+/* A finished game's score for side. With margins on the margins' scale:
+ * where the database holds the board, as it values it played on (it knows
+ * no target and no repetition), else the game's own final margin. */
+static int end_score(const ab_search *s, const game_pos *q, int side, int ply) {
+  if (!s->p.margins) return terminal_score(q, side, ply);
+  egdb_result ex;
+  game_pos on = *q;
+  on.status = GAME_ONGOING;
+  if (s->db && egdb_exact(s->db, &s->g, &on, s->db_max, &ex))
+    return s->p.w_store * (on.mover == side ? ex.margin : -ex.margin);
+  return s->p.w_store * game_margin(q, side);
+}
+
 /* Orders the legal actions: the table's move, then immediate wins, then
  * captures by size, then the rest in action order. */
 static int order_moves(const ab_search *s, const game_pos *p, int tt_move, int *moves) {
@@ -218,7 +233,7 @@ static inline int child_value(ab_search *s, const game_pos *p, int a, int depth,
   step(s, p, &q, a, &sv);
   int v;
   if (q.status != GAME_ONGOING)
-    v = terminal_score(&q, p->mover, ply + 1);
+    v = end_score(s, &q, p->mover, ply + 1);
   else if (q.mover == p->mover)
     v = negamax(s, &q, depth, alpha, beta, ply + 1, heur);
   else
@@ -234,7 +249,7 @@ static int negamax(ab_search *s, const game_pos *p, int depth, int alpha, int be
   if (s->abort) return 0;
   egdb_result ex;
   if (s->db && egdb_exact(s->db, &s->g, p, s->db_max, &ex))
-    return ex.outcome * (AB_WIN - ply) + ex.margin;
+    return s->p.margins ? s->p.w_store * ex.margin : ex.outcome * (AB_WIN - ply) + ex.margin;
   if (depth <= 0) {
     *heur = 1;
     return ab_evaluate(s, p);

@@ -37,6 +37,10 @@ typedef struct {
   int w_store; /* evaluation weights (see above) */
   int w_seeds;
   int w_mobility;
+  int margins; /* 1: database positions and finished games score w_store * their
+                  final margin (as the database counts it where it holds the
+                  board), on the evaluation's scale: the biggest sure win is
+                  preferred to a smaller one (below) */
 } ab_params;
 
 #define AB_MAX_DEPTH 64
@@ -59,7 +63,7 @@ typedef struct ab_search ab_search;
  * table, weights 100, 10, 10. */
 ab_params ab_defaults(void);
 /* The parameter table (base/kv.h): keys "depth", "time", "tt" (tt_mb),
- * "w_store", "w_seeds", "w_mobility", with ranges and help. */
+ * "w_store", "w_seeds", "w_mobility", "margins", with ranges and help. */
 const kv_table *ab_params_table(void);
 /* Sets one named field from text; -1 with a message naming the key. */
 int ab_params_set(ab_params *p, const char *key, const char *value, char *err, size_t errlen);
@@ -67,11 +71,16 @@ int ab_params_set(ab_params *p, const char *key, const char *value, char *err, s
 /* -1 naming the first parameter out of the table's range. */
 ab_search *ab_create(const game *g, const ab_params *p, char *err, size_t errlen);
 void ab_free(ab_search *s);
-/* Scores positions of the endgame database exactly, as finished games:
+/* Scores positions of the endgame database exactly (at most max_seeds
+ * seeds; <= 0: all the database holds). By default as finished games:
  * outcome * (AB_WIN - plies) + final margin, from perfect play's result
- * given the stores (at most max_seeds seeds; <= 0: all the database
- * holds). NULL detaches; a database that does not serve the game is
- * ignored. db is borrowed and must outlive the search. */
+ * given the stores, so that a sure result beats every horizon score. With
+ * margins = 1 as w_store * final margin (store difference + the
+ * database's value, which plays on past the target), which ranks sure
+ * wins by margin against each other and against the horizon's estimates
+ * (docs/SEARCH.md, "The endgame search"). NULL detaches; a database that
+ * does not serve the game is ignored. db is borrowed and must outlive the
+ * search. */
 struct egdb;
 void ab_attach_egdb(ab_search *s, const struct egdb *db, int max_seeds);
 /* Forgets the table (a new game starts). */

@@ -148,7 +148,8 @@ END_TEST
 
 /* Alpha-beta at a root within the database: exact after one iteration,
  * the database's outcome, and its margin when no move ends the game (the
- * engine's own end scores the rest of the board differently). */
+ * engine's own end scores the rest of the board differently); with
+ * margins=1 always its margin (ended games valued as it plays them on). */
 START_TEST(alphabeta_with_egdb_is_exact) {
   rng_t r;
   rng_seed(&r, 9, 0);
@@ -157,11 +158,21 @@ START_TEST(alphabeta_with_egdb_is_exact) {
   ap.depth = 3;
   ab_search *s = ab_create(&G, &ap, err, sizeof err);
   ab_attach_egdb(s, DB, 0);
+  ap.margins = 1;
+  ab_search *sm = ab_create(&G, &ap, err, sizeof err);
+  ab_attach_egdb(sm, DB, 0);
   for (int k = 0; k < 200; k++) {
     game_pos p = random_position(&r, 3 + k % 8);
     egdb_result ex;
     ck_assert(egdb_exact(DB, &G, &p, 0, &ex));
     ab_result res;
+    /* margins=1: w_store * the database's margin, whatever ends, and its best move. */
+    ck_assert_int_eq(ab_run(sm, &p, NULL, &res, err, sizeof err), 0);
+    int v[GAME_MAX_ACTIONS];
+    egdb_probe_moves(DB, &G, &p, v);
+    CHECK(res.score == ap.w_store * ex.margin && v[res.best] == ex.value,
+          "case %d margins: score %d, margin %d; move %d worth %d, best %d", k, res.score,
+          ex.margin, res.best, v[res.best], ex.value);
     ck_assert_int_eq(ab_run(s, &p, NULL, &res, err, sizeof err), 0);
     int outcome = res.score > AB_WIN / 2 ? 1 : res.score < -AB_WIN / 2 ? -1 : 0;
     CHECK(res.exact && res.depth == 1 && outcome == ex.outcome,
@@ -178,6 +189,68 @@ START_TEST(alphabeta_with_egdb_is_exact) {
             res.score, ex.margin);
   }
   ab_free(s);
+  ab_free(sm);
+}
+END_TEST
+
+/* Just above the database (the agent's cut to 7 seeds, the suite's
+ * judging) the endgame search picks the move of the biggest margin far
+ * more often than the search alone, and keeps the results. */
+START_TEST(endgame_search_finds_the_biggest_win_above_the_database) {
+  char err[512], spec[2][700];
+  agent *ag[2];
+  for (int e = 0; e < 2; e++) {
+    snprintf(spec[e], sizeof spec[e], "mcts sims=200 egdb=%s egdb_seeds=7 endgame=%d", db_dir,
+             e ? 10 : 0);
+    ag[e] = agent_create(&G, spec[e], 1, err, sizeof err);
+    ck_assert_msg(ag[e] != NULL, "%s", err);
+  }
+  rng_t r;
+  rng_seed(&r, 21, 0);
+  int best[2] = {0, 0}, kept[2] = {0, 0}, tried = 0;
+  for (int k = 0; tried < 150; k++) {
+    game_pos p = random_position(&r, 8 + k % 3);
+    if (game_count(game_legal(&G, &p)) < 2) continue;
+    tried++;
+    for (int e = 0; e < 2; e++) {
+      agent_reset(ag[e]);
+      int a = agent_choose(ag[e], &p, NULL), res, mar;
+      ck_assert_msg(a >= 0, "%s", agent_error(ag[e]));
+      verdict(&p, a, &res, &mar);
+      best[e] += mar;
+      kept[e] += res;
+    }
+  }
+  CHECK(best[1] >= tried * 85 / 100 && best[1] > best[0] && kept[1] >= kept[0] - 2,
+        "biggest margin in %d of %d with the endgame search, %d without; results kept %d, %d",
+        best[1], tried, best[0], kept[1], kept[0]);
+  for (int e = 0; e < 2; e++) agent_free(ag[e]);
+  /* Its reach: 8 seeds (7 + endgame_seeds=1) are its, 9 the tree search's. */
+  snprintf(spec[0], sizeof spec[0], "mcts sims=50 egdb=%s egdb_seeds=7 endgame=6 endgame_seeds=1",
+           db_dir);
+  agent *a = agent_create(&G, spec[0], 1, err, sizeof err);
+  ck_assert_msg(a != NULL, "%s", err);
+  ab_params ap = ab_defaults();
+  ap.depth = 6;
+  ap.tt_mb = 4;
+  ap.margins = 1;
+  ab_search *ab = ab_create(&G, &ap, err, sizeof err);
+  ab_attach_egdb(ab, DB, 7);
+  int differ[2] = {0, 0};
+  for (int k = 0; k < 120; k++) {
+    game_pos p = random_position(&r, 8 + k % 2);
+    ab_result res;
+    ck_assert_int_eq(ab_run(ab, &p, NULL, &res, err, sizeof err), 0);
+    agent_reset(a);
+    ab_clear(ab);
+    differ[k % 2] += agent_choose(a, &p, NULL) != res.best;
+  }
+  CHECK(differ[0] == 0 && differ[1] > 0,
+        "the agent's move differs from the endgame search's in %d positions of 8 seeds (want "
+        "none) and %d of 9 (want some)",
+        differ[0], differ[1]);
+  ab_free(ab);
+  agent_free(a);
 }
 END_TEST
 
@@ -331,10 +404,11 @@ static Suite *egdb_play_suite(void) {
   Suite *s = suite_create("egdb_play");
   TCase *t = add_tests(
       s, "play", 120,
-      (const TTest *const[]){mcts_with_egdb_plays_exact_moves, mcts_proves_roots_above_the_database,
-                             alphabeta_with_egdb_is_exact, egdb_agent_plays_best_and_delegates,
-                             bad_egdb_settings_are_clear_errors, databases_are_shared,
-                             selfplay_targets_are_exact, config_egdb_section, NULL});
+      (const TTest *const[]){
+          mcts_with_egdb_plays_exact_moves, mcts_proves_roots_above_the_database,
+          alphabeta_with_egdb_is_exact, endgame_search_finds_the_biggest_win_above_the_database,
+          egdb_agent_plays_best_and_delegates, bad_egdb_settings_are_clear_errors,
+          databases_are_shared, selfplay_targets_are_exact, config_egdb_section, NULL});
   tcase_add_unchecked_fixture(t, build_small, remove_small);
   tcase_add_checked_fixture(t, open_small, close_small);
   return s;
