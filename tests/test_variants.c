@@ -127,7 +127,7 @@ START_TEST(config_variants_and_their_weights) {
   char err[512];
   ck_assert_msg(parse(&c,
                       "target = 30\nvariants = abapa; warri; wari grand_slam=loses\n"
-                      "variant_weights = 1, 2 1",
+                      "variant_weights = 1, 2.34567891 1",
                       err, sizeof err) == 0,
                 "%s", err);
   ck_assert_int_eq(c.n_variants, 3);
@@ -141,7 +141,7 @@ START_TEST(config_variants_and_their_weights) {
     snprintf(want, sizeof want, "grand_slam=%s ", gs[k]);
     ck_assert_msg(strstr(o, want), "variant %d: %s", k, o);
   }
-  ck_assert_float_eq(c.variant_weight[1], 2);
+  ck_assert_float_eq(c.variant_weight[1], 2.34567891f);
   ck_assert_str_eq(c.variant[1].preset, "warri");
   ck_assert_int_eq(memcmp(&c.g, &c.variant[0], sizeof c.g), 0);
 
@@ -187,6 +187,7 @@ START_TEST(config_variants_refused_with_the_culprit) {
       {"grand_slam = loses\nvariants = abapa; oware grand_slam=forbidden",
        "option grand_slam given twice"},
       {"variants = ; ;", "game.variants: no variant"},
+      {"variants = abapa;", "game.variants: one variant; a set needs two or more"},
       /* Each differs in one option, so config.ini would name all eight for each. */
       {"variants = oware target=30; oware cycle_award=draw; oware leftover=none; oware "
        "feed_check=after_capture; oware nocap_limit=100; oware max_plies=900; oware repetition=2; "
@@ -207,6 +208,26 @@ START_TEST(config_variants_refused_with_the_culprit) {
   char err[512];
   ck_assert_int_eq(parse(&c, "variants = abapa; wari\n[egdb]\nenabled = 1", err, sizeof err), -1);
   ck_assert_msg(strstr(err, "egdb.enabled"), "%s", err);
+  /* An anchor must play every variant, not only the first. */
+  char dir[256], path[300], text[1024];
+  scratch_dir(dir, sizeof dir, "variants-anchor");
+  snprintf(path, sizeof path, "%s/abapa.weights", dir);
+  game plain = make("abapa", NULL);
+  nn_config nc = {plain.n_features, 8, 1, plain.n_actions};
+  nn_net *net = nn_create(&nc, 1, err, sizeof err);
+  nn_meta m;
+  ck_assert_int_eq(mcts_nn_meta(&plain, &m, err, sizeof err), 0);
+  ck_assert_int_eq(nn_save(net, &m, path, err, sizeof err), 0);
+  nn_free(net);
+  snprintf(text, sizeof text,
+           "[game]\nvariants = abapa; wari\n[eval]\nanchors = zero weights=%s sims=4\n", path);
+  ck_assert_int_eq(config_parse(&c, "t.ini", text, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "eval.anchors") && strstr(err, "under variant 2"), "%s", err);
+  snprintf(text, sizeof text,
+           "[game]\nvariants = abapa; wari\n[eval]\nanchors = zero weights=%s sims=4 rules=any\n",
+           path);
+  ck_assert_msg(config_parse(&c, "t.ini", text, err, sizeof err) == 0, "%s", err);
+  remove_tree(dir);
 }
 END_TEST
 

@@ -139,6 +139,13 @@ static int game_variants(ini *f, ini_entry *list, const char *game_name, game *v
          f->path, list->line);
     return -1;
   }
+  if (*n == 1) {
+    errf(err, errlen,
+         "%s:%d: game.variants: one variant; a set needs two or more (for one, set game.name "
+         "and its options)",
+         f->path, list->line);
+    return -1;
+  }
   return 0;
 }
 
@@ -399,18 +406,23 @@ static int check_anchors(const train_config *c, ini *f, const char *path, char *
   for (char *save = NULL, *t = strtok_r(list, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
     while (*t == ' ') t++;
     if (!*t) continue;
-    agent *a = agent_create(&c->g, t, 1, e, sizeof e);
-    if (a) {
+    /* Anchors play under every variant (gating.c). */
+    agent *a = NULL;
+    int k = 0;
+    for (; k < c->n_variants; k++) {
+      if (!(a = agent_create(&c->variant[k], t, 1, e, sizeof e))) break;
       agent_free(a);
-      continue;
     }
+    if (k == c->n_variants) continue;
+    char where[32] = "";
+    if (c->n_variants > 1) snprintf(where, sizeof where, " under variant %d", k + 1);
     const ini_entry *x = ini_get(f, "eval", "anchors");
     if (x && x->line)
-      errf(err, errlen, "%s:%d: eval.anchors: anchor '%s': %s", path, x->line, t, e);
+      errf(err, errlen, "%s:%d: eval.anchors: anchor '%s'%s: %s", path, x->line, t, where, e);
     else if (x)
-      errf(err, errlen, "override eval.anchors: anchor '%s': %s", t, e);
+      errf(err, errlen, "override eval.anchors: anchor '%s'%s: %s", t, where, e);
     else
-      errf(err, errlen, "%s: eval.anchors (default): anchor '%s': %s", path, t, e);
+      errf(err, errlen, "%s: eval.anchors (default): anchor '%s'%s: %s", path, t, where, e);
     return -1;
   }
   return 0;
@@ -565,7 +577,7 @@ static int write_variants(const train_config *c, FILE *out) {
     fprintf(out, "%.*s = %s\n", (int)(eq - one), one, eq + 1);
   }
   fprintf(out, "variants = %s\nvariant_weights =", line);
-  for (int k = 0; k < c->n_variants; k++) fprintf(out, " %g", c->variant_weight[k]);
+  for (int k = 0; k < c->n_variants; k++) fprintf(out, " %.9g", c->variant_weight[k]);
   fprintf(out, "\n");
   return 0;
 }
@@ -650,8 +662,8 @@ int config_compare(const train_config *a, const train_config *b, config_diff *d)
     if (strcmp(sa, sb) != 0) return differs("game.variants", sa, sb, d);
     for (int k = 0; k < a->n_variants; k++)
       if (a->variant_weight[k] != b->variant_weight[k]) {
-        snprintf(sa, sizeof sa, "%g (variant %d)", a->variant_weight[k], k + 1);
-        snprintf(sb, sizeof sb, "%g (variant %d)", b->variant_weight[k], k + 1);
+        snprintf(sa, sizeof sa, "%.9g (variant %d)", a->variant_weight[k], k + 1);
+        snprintf(sb, sizeof sb, "%.9g (variant %d)", b->variant_weight[k], k + 1);
         return differs("game.variant_weights", sa, sb, d);
       }
   }
