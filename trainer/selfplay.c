@@ -130,7 +130,6 @@ typedef struct {
 struct selfplay {
   selfplay_params p;
   game g;
-  int first_mover; /* the first player, whose results the counters keep */
   netslot *best;
   replay *buffer;
   selfplay_counters *counters;
@@ -302,11 +301,11 @@ static int finish_game(selfplay *s, worker *w, game_slot *gs) {
       errf(w->err, sizeof w->err, "a finished game could not be handed on");
       return -1;
     }
-    selfplay_count_game(s->counters, end, s->first_mover, (uint64_t)gs->n);
+    selfplay_count_game(s->counters, end, game_first_mover(slot_game(s, gs)), (uint64_t)gs->n);
     return 0;
   }
   if (gs->n) replay_add(s->buffer, gs->samples, gs->n);
-  selfplay_count_game(s->counters, end, s->first_mover, (uint64_t)gs->n);
+  selfplay_count_game(s->counters, end, game_first_mover(slot_game(s, gs)), (uint64_t)gs->n);
   if (keep && (w->games_done * (uint64_t)s->n + (uint64_t)w->id) % (uint64_t)s->p.record_every == 0)
     s->record(s->record_ctx, slot_game(s, gs), gs->moves, gs->nmoves, end);
   return 0;
@@ -504,7 +503,6 @@ selfplay *selfplay_start(const selfplay_params *p, int threads, netslot *best, r
   }
   s->p = *p;
   s->g = *p->g;
-  s->first_mover = game_first_mover(&s->g);
   s->best = best;
   s->buffer = buffer;
   s->counters = counters;
@@ -619,10 +617,10 @@ int selfplay_phase(selfplay *s, uint64_t samples, volatile sig_atomic_t *stop) {
     const fin_game *f = order[j].f;
     const worker *w = order[j].w;
     if (f->n) replay_add(s->buffer, (const replay_sample *)w->fin_s.p + f->first, f->n);
-    selfplay_count_game(s->counters, &f->final, s->first_mover, (uint64_t)f->n);
+    const game *g = s->p.n_variants > 1 ? &s->p.variants[f->variant] : &s->g;
+    selfplay_count_game(s->counters, &f->final, game_first_mover(g), (uint64_t)f->n);
     if (f->keep)
-      s->record(s->record_ctx, s->p.n_variants > 1 ? &s->p.variants[f->variant] : &s->g,
-                (const uint8_t *)w->fin_m.p + f->moves_at, f->nmoves, &f->final);
+      s->record(s->record_ctx, g, (const uint8_t *)w->fin_m.p + f->moves_at, f->nmoves, &f->final);
   }
   free(order);
   return 0;

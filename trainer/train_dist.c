@@ -169,7 +169,6 @@ int train_dist_start(run *r, dist *d, char *err, size_t errlen) {
 static int take_game(run *r, int from, const unsigned char *m, size_t len, char *err,
                      size_t errlen) {
   learner_dist *ld = r->ld;
-  const game *g = &r->cfg.g;
   dist_game_msg h;
   if (len < sizeof h) return errf(err, errlen, "rank %d sent a short game message", from), -1;
   memcpy(&h, m, sizeof h);
@@ -184,7 +183,7 @@ static int take_game(run *r, int from, const unsigned char *m, size_t len, char 
     return errf(err, errlen, "rank %d sent a game of a variant the run does not have", from), -1;
   if (h.n) replay_add(r->buf, s, (int)h.n);
   selfplay_counters *ct = &r->counters;
-  selfplay_count_game(ct, &h.final, game_first_mover(g), h.n);
+  selfplay_count_game(ct, &h.final, game_first_mover(&r->cfg.variant[h.variant]), h.n);
   atomic_fetch_add(&ct->evals, h.evals);
   atomic_fetch_add(&ct->eval_calls, h.eval_calls);
   atomic_fetch_add(&ct->search_ns, h.search_ns);
