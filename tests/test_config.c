@@ -183,10 +183,11 @@ END_TEST
 START_TEST(bad_anchors_fail_at_load) {
   /* An anchor that is no agent fails when the config is read, naming
    * file, line, key and the anchor, not at the first evaluation. */
-  ck_assert_str_eq(cfg_error("[eval]\nevery = 1\nanchors = random;alphabeta depht=4\n", 0, NULL),
-                   "x.ini:3: eval.anchors: anchor 'alphabeta depht=4': agent alphabeta: unknown "
-                   "setting 'depht' (known: depth, time, tt, w_store, w_seeds, w_mobility, egdb, "
-                   "egdb_seeds)");
+  ck_assert_str_eq(
+      cfg_error("[eval]\nevery = 1\nanchors = random;alphabeta depht=4\n", 0, NULL),
+      "x.ini:3: eval.anchors: anchor 'alphabeta depht=4': agent alphabeta: unknown "
+      "setting 'depht' (known: depth, time, tt, w_store, w_seeds, w_mobility, margins, egdb, "
+      "egdb_seeds)");
   ck_assert_str_eq(cfg_error("[eval]\nanchors = greedy; minimax\n", 0, NULL),
                    "x.ini:2: eval.anchors: anchor 'minimax': unknown agent 'minimax' (known: "
                    "random, greedy, alphabeta, mcts, zero, net, egdb)");

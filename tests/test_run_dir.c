@@ -355,10 +355,11 @@ END_TEST
 START_TEST(a_bad_anchor_makes_no_directory) {
   const char *bad = tiny_with("anchors.ini", "every = 0", "every = 0\nanchors = alphabeta depht=4");
   char want[600];
-  snprintf(want, sizeof want,
-           "%s:44: eval.anchors: anchor 'alphabeta depht=4': agent alphabeta: unknown setting "
-           "'depht' (known: depth, time, tt, w_store, w_seeds, w_mobility, egdb, egdb_seeds)",
-           bad);
+  snprintf(
+      want, sizeof want,
+      "%s:44: eval.anchors: anchor 'alphabeta depht=4': agent alphabeta: unknown setting "
+      "'depht' (known: depth, time, tt, w_store, w_seeds, w_mobility, margins, egdb, egdb_seeds)",
+      bad);
   ck_assert_str_eq(refusal(bad, 0, NULL), want);
   struct stat st;
   ck_assert_int_ne(stat(dir, &st), 0);
