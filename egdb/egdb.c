@@ -377,8 +377,7 @@ game_moves egdb_probe_moves(const egdb *db, const game *g, const game_pos *p,
 }
 
 void egdb_outcome(const game_pos *p, int v, double final[2]) {
-  int n = 0;
-  for (int i = 0; i < EGDB_PITS; i++) n += p->pits[i];
+  int n = egdb_seeds(p);
   int me = p->mover;
   final[me] = p->store[me] + (n + v) / 2.0;
   final[1 - me] = p->store[1 - me] + (n - v) / 2.0;

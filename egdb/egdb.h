@@ -107,6 +107,13 @@ int egdb_serves(const egdb *db, const game *g);
  * serve g (for refusing a config before anything is opened). */
 int egdb_game_supported(const game *g);
 
+/* The seeds on p's board (its level, when the database holds it). */
+static inline int egdb_seeds(const game_pos *p) {
+  int n = 0;
+  for (int i = 0; i < EGDB_PITS; i++) n += p->pits[i];
+  return n;
+}
+
 /* The value of an ongoing position for its mover, or EGDB_NONE: another
  * game or rules (egdb_serves), more seeds on the board than N, a finished
  * position, db NULL. */

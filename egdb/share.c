@@ -107,8 +107,7 @@ int egdb_exact(const egdb *db, const game *g, const game_pos *p, int max_seeds, 
   if (!db || p->status != GAME_ONGOING) return 0;
   /* Most positions a search meets hold more seeds than the database: a
    * dozen additions turn them away before the index is computed. */
-  int n = 0;
-  for (int i = 0; i < EGDB_PITS; i++) n += p->pits[i];
+  int n = egdb_seeds(p);
   if (n > db->max_seeds || (max_seeds > 0 && n > max_seeds)) return 0;
   int v = egdb_probe(db, g, p);
   if (v == EGDB_NONE) return 0;

@@ -77,8 +77,7 @@ static int endgame_move(agent *a, const game_pos *p, const game_hist *h, int *fa
   search_agent *s = a->impl;
   *failed = 0;
   if (!s->endgame) return -1;
-  int n = 0;
-  for (int i = 0; i < a->g.n_pits; i++) n += p->pits[i];
+  int n = egdb_seeds(p);
   if (n <= endgame_floor(s) || n > s->endgame_max) return -1;
   ab_result r;
   if (ab_run(s->endgame, p, h, &r, a->err, sizeof a->err)) {

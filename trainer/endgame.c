@@ -20,12 +20,6 @@ struct endgame_set {
   int count[MAX_LEVELS]; /* positions per seed count */
 };
 
-static int seeds_of(const game_pos *p) {
-  int n = 0;
-  for (int i = 0; i < EGDB_PITS; i++) n += p->pits[i];
-  return n;
-}
-
 /* Random games keep every position whose seed count still needs some, one
  * per seed count a game so that positions come from many games. */
 endgame_set *endgame_sample(const egdb *db, const game *g, int per_level, int levels, uint64_t seed,
@@ -56,7 +50,7 @@ endgame_set *endgame_sample(const egdb *db, const game *g, int per_level, int le
     game_hist_reset(h, &p);
     int taken = 0; /* bit per seed count, this game */
     while (p.status == GAME_ONGOING) {
-      int s = seeds_of(&p), lv = top - s;
+      int s = egdb_seeds(&p), lv = top - s;
       if (lv >= 0 && lv < levels && !(taken >> lv & 1) && e->count[lv] < per_level &&
           game_legal(g, &p) && egdb_probe(db, g, &p) != EGDB_NONE) {
         e->pos[e->n++] = p;
@@ -141,7 +135,7 @@ int endgame_measure(const endgame_set *e, const nn_net *net, float score_scale, 
       int a = __builtin_ctz(r);
       if (top < 0 || policy[a] > policy[top]) top = a;
     }
-    tally *x = &t[e->top - seeds_of(p)];
+    tally *x = &t[e->top - egdb_seeds(p)];
     int res, mar, sres, smar;
     judge(p, values, legal, top, &res, &mar);
     if (mcts_set_root(m, p, NULL, err, errlen) || mcts_run(m, sims, err, errlen) < 0) {

@@ -159,9 +159,14 @@ static int timed_evaluate(void *ctx, const game *g, const game_pos *const *pos, 
   return rc;
 }
 
-/* The game a slot plays: its variant, or the one game. */
+/* The rules of variant v, or the one game. */
+static const game *variant_game(const selfplay *s, int v) {
+  return s->p.n_variants > 1 ? &s->p.variants[v] : &s->g;
+}
+
+/* The game a slot plays. */
 static const game *slot_game(const selfplay *s, const game_slot *gs) {
-  return s->p.n_variants > 1 ? &s->p.variants[gs->variant] : &s->g;
+  return variant_game(s, gs->variant);
 }
 
 /* A variant drawn by weight. */
@@ -617,7 +622,7 @@ int selfplay_phase(selfplay *s, uint64_t samples, volatile sig_atomic_t *stop) {
     const fin_game *f = order[j].f;
     const worker *w = order[j].w;
     if (f->n) replay_add(s->buffer, (const replay_sample *)w->fin_s.p + f->first, f->n);
-    const game *g = s->p.n_variants > 1 ? &s->p.variants[f->variant] : &s->g;
+    const game *g = variant_game(s, f->variant);
     selfplay_count_game(s->counters, &f->final, game_first_mover(g), (uint64_t)f->n);
     if (f->keep)
       s->record(s->record_ctx, g, (const uint8_t *)w->fin_m.p + f->moves_at, f->nmoves, &f->final);
