@@ -2,6 +2,7 @@
  * every value in one array in document order. */
 #include "base/json.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,132 @@ void json_fput_string(FILE *f, const char *s) {
   for (const unsigned char *p = (const unsigned char *)s; *p; p++)
     fwrite(e, 1, (size_t)escape(*p, e), f);
   fputc('"', f);
+}
+
+/* ---- The writer -------------------------------------------------------------- */
+
+static void emit(json_writer *w, const char *t, size_t k) {
+  if (w->f) {
+    if (k && fwrite(t, 1, k, w->f) != k) w->failed = 1;
+    w->len += k;
+    return;
+  }
+  int n = (int)k;
+  put(w->out, w->cap, &w->len, t, n);
+  if (w->cap) w->out[w->len < w->cap ? w->len : w->cap - 1] = 0;
+}
+
+static void emits(json_writer *w, const char *t) { emit(w, t, strlen(t)); }
+
+void json_writer_init(json_writer *w, char *out, size_t cap) {
+  memset(w, 0, sizeof *w);
+  w->out = out;
+  w->cap = cap;
+  if (cap) out[0] = 0;
+}
+
+void json_writer_init_file(json_writer *w, FILE *f) {
+  memset(w, 0, sizeof *w);
+  w->f = f;
+}
+
+int json_writer_done(const json_writer *w) {
+  if (w->failed || w->depth != 0) return -1;
+  return !w->f && w->len >= w->cap ? -1 : 0;
+}
+
+/* The separator and key before an item at the current level. */
+static void item(json_writer *w, const char *key) {
+  if (w->items[w->depth]) emits(w, ", ");
+  w->items[w->depth] = 1;
+  if (!key) return;
+  char e[8];
+  emits(w, "\"");
+  for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+    emit(w, e, (size_t)escape(*p, e));
+  emits(w, "\": ");
+}
+
+static void open_level(json_writer *w, const char *key, const char *bracket) {
+  item(w, key);
+  emits(w, bracket);
+  if (w->depth == JSON_MAX_DEPTH) {
+    w->failed = 1;
+    return;
+  }
+  w->items[++w->depth] = 0;
+}
+
+static void close_level(json_writer *w, const char *bracket) {
+  if (w->depth == 0) {
+    w->failed = 1;
+    return;
+  }
+  w->depth--;
+  emits(w, bracket);
+}
+
+void json_begin_object(json_writer *w, const char *key) { open_level(w, key, "{"); }
+void json_end_object(json_writer *w) { close_level(w, "}"); }
+void json_begin_array(json_writer *w, const char *key) { open_level(w, key, "["); }
+void json_end_array(json_writer *w) { close_level(w, "]"); }
+
+void json_put_string(json_writer *w, const char *key, const char *s) {
+  char e[8];
+  item(w, key);
+  emits(w, "\"");
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    emit(w, e, (size_t)escape(*p, e));
+  emits(w, "\"");
+}
+
+void json_put_int(json_writer *w, const char *key, long long v) {
+  char t[32];
+  item(w, key);
+  emit(w, t, (size_t)snprintf(t, sizeof t, "%lld", v));
+}
+
+void json_put_uint(json_writer *w, const char *key, unsigned long long v) {
+  char t[32];
+  item(w, key);
+  emit(w, t, (size_t)snprintf(t, sizeof t, "%llu", v));
+}
+
+/* A double in printf's format f with precision prec, or null. */
+static void put_double(json_writer *w, const char *key, double v, const char *f, int prec) {
+  char t[352]; /* %.*f of the largest double with 17 decimals */
+  item(w, key);
+  if (!isfinite(v)) {
+    emits(w, "null");
+    return;
+  }
+  if (prec < 0) prec = 0;
+  if (prec > 17) prec = 17;
+  int n = snprintf(t, sizeof t, f, prec, v);
+  emit(w, t, n < 0 ? 0 : (size_t)n < sizeof t ? (size_t)n : sizeof t - 1);
+}
+
+void json_put_fixed(json_writer *w, const char *key, double v, int decimals) {
+  put_double(w, key, v, "%.*f", decimals);
+}
+
+void json_put_real(json_writer *w, const char *key, double v, int digits) {
+  put_double(w, key, v, "%.*g", digits < 1 ? 1 : digits);
+}
+
+void json_put_bool(json_writer *w, const char *key, int b) {
+  item(w, key);
+  emits(w, b ? "true" : "false");
+}
+
+void json_put_null(json_writer *w, const char *key) {
+  item(w, key);
+  emits(w, "null");
+}
+
+void json_put_raw(json_writer *w, const char *key, const char *json) {
+  item(w, key);
+  emits(w, json);
 }
 
 /* ---- Reading ---------------------------------------------------------------- */

@@ -3,8 +3,10 @@
  *
  * Writing: json_quote and json_fput_string are the one escaping of the
  * project. They write `"`, `\` as \" and \\, bytes below 0x20 as \u00XX,
- * and every other byte as it is (UTF-8 passes through unchanged). Numbers
- * and structure are written by the callers with printf.
+ * and every other byte as it is (UTF-8 passes through unchanged). A
+ * json_writer builds whole objects, arrays and member lists on top of them,
+ * into a buffer or a FILE, in the project's one layout (`"key": value`,
+ * items separated by ", "), so no caller formats JSON by hand.
  *
  * Reading: json_parse reads one complete JSON text (RFC 8259: objects,
  * arrays, strings with every escape, numbers, true, false, null; nesting up
@@ -28,6 +30,46 @@
 size_t json_quote(char *out, size_t cap, const char *s);
 /* The same text written to f. */
 void json_fput_string(FILE *f, const char *s);
+
+/* A writer of one JSON text, or of a member list (`"a": 1, "b": 2`) when
+ * keyed values are put at the top level without an enclosing object, as
+ * the bench figures' extra members and the metrics fragments are. Every
+ * put takes the member's key, or NULL for an array element or a top-level
+ * value. Doubles that are not finite are written as null. */
+typedef struct {
+  char *out;  /* the buffer, or NULL when writing to f */
+  size_t cap; /* the buffer's size */
+  size_t len; /* bytes the whole text needs; >= cap means the buffer cut it */
+  FILE *f;    /* the stream, or NULL */
+  int depth;  /* open objects and arrays */
+  int failed; /* nesting beyond JSON_MAX_DEPTH, or a write to f failed */
+  unsigned char items[JSON_MAX_DEPTH + 1]; /* whether the level has an item yet */
+} json_writer;
+
+/* A writer into out (cap bytes with the NUL, always terminated when
+ * cap > 0), or into the stream f. */
+void json_writer_init(json_writer *w, char *out, size_t cap);
+void json_writer_init_file(json_writer *w, FILE *f);
+/* 0 when the text is whole (fit the buffer, every write succeeded and
+ * every object and array was closed), else -1. */
+int json_writer_done(const json_writer *w);
+
+void json_begin_object(json_writer *w, const char *key);
+void json_end_object(json_writer *w);
+void json_begin_array(json_writer *w, const char *key);
+void json_end_array(json_writer *w);
+void json_put_string(json_writer *w, const char *key, const char *s);
+void json_put_int(json_writer *w, const char *key, long long v);
+void json_put_uint(json_writer *w, const char *key, unsigned long long v);
+/* v with `decimals` digits after the point (printf's %.*f). */
+void json_put_fixed(json_writer *w, const char *key, double v, int decimals);
+/* v with `digits` significant digits (printf's %.*g). */
+void json_put_real(json_writer *w, const char *key, double v, int digits);
+void json_put_bool(json_writer *w, const char *key, int b);
+void json_put_null(json_writer *w, const char *key);
+/* json, already JSON: a value when key is given, else a value or a whole
+ * member list (`"a": 1, "b": 2`) spliced in as one item. */
+void json_put_raw(json_writer *w, const char *key, const char *json);
 
 /* ---- Reading ---------------------------------------------------------------- */
 

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,83 @@ START_TEST(json_escaping) {
   ck_assert_msg(d != NULL, "%s", err);
   ck_assert_str_eq(json_get_string(d, 0, "s"), all);
   json_free(d);
+}
+END_TEST
+
+/* The writer: nesting, keys escaped, member lists, cut buffers, and a text
+ * the reader takes back whole. */
+START_TEST(json_writer_builds_texts) {
+  char buf[512];
+  json_writer w;
+  json_writer_init(&w, buf, sizeof buf);
+  json_begin_object(&w, NULL);
+  json_put_int(&w, "iteration", -12);
+  json_put_uint(&w, "games", 18446744073709551615ULL);
+  json_put_fixed(&w, "score", 0.123456, 4);
+  json_put_real(&w, "lr", 1.5e-3, 6);
+  json_put_fixed(&w, "nan", NAN, 2);
+  json_put_bool(&w, "promoted", 1);
+  json_put_null(&w, "gating");
+  json_begin_object(&w, "alphabeta \"depth\"=4");
+  json_put_string(&w, "s", "a\nb");
+  json_end_object(&w);
+  json_begin_array(&w, "list");
+  json_put_int(&w, NULL, 1);
+  json_begin_array(&w, NULL);
+  json_end_array(&w);
+  json_put_raw(&w, NULL, "{\"x\": 2}");
+  json_end_array(&w);
+  json_end_object(&w);
+  ck_assert_int_eq(json_writer_done(&w), 0);
+  ck_assert_str_eq(buf,
+                   "{\"iteration\": -12, \"games\": 18446744073709551615, \"score\": 0.1235, "
+                   "\"lr\": 0.0015, \"nan\": null, \"promoted\": true, \"gating\": null, "
+                   "\"alphabeta \\\"depth\\\"=4\": {\"s\": \"a\\u000ab\"}, "
+                   "\"list\": [1, [], {\"x\": 2}]}");
+  char err[128];
+  json_doc *d = json_parse(buf, err, sizeof err);
+  ck_assert_msg(d != NULL, "%s", err);
+  ck_assert_str_eq(json_get_string(d, json_get(d, 0, "alphabeta \"depth\"=4"), "s"), "a\nb");
+  json_free(d);
+
+  /* A member list, as bench figures and metrics fragments are written. */
+  json_writer_init(&w, buf, sizeof buf);
+  json_put_int(&w, "seeds", 20);
+  json_put_raw(&w, NULL, "\"a\": 1, \"b\": 2");
+  json_begin_object(&w, "egdb");
+  json_end_object(&w);
+  ck_assert_int_eq(json_writer_done(&w), 0);
+  ck_assert_str_eq(buf, "\"seeds\": 20, \"a\": 1, \"b\": 2, \"egdb\": {}");
+
+  /* A cut text is ended, counted and reported; so is unbalanced nesting. */
+  char small[8];
+  json_writer_init(&w, small, sizeof small);
+  json_put_string(&w, "key", "value");
+  ck_assert_str_eq(small, "\"key\": ");
+  ck_assert_uint_eq(w.len, strlen("\"key\": \"value\""));
+  ck_assert_int_eq(json_writer_done(&w), -1);
+  json_writer_init(&w, buf, sizeof buf);
+  json_begin_array(&w, NULL);
+  ck_assert_int_eq(json_writer_done(&w), -1);
+  json_writer_init(&w, buf, sizeof buf);
+  json_end_object(&w);
+  ck_assert_int_eq(json_writer_done(&w), -1);
+  json_writer_init(&w, buf, sizeof buf);
+  for (int i = 0; i <= JSON_MAX_DEPTH; i++) json_begin_array(&w, NULL);
+  ck_assert_int_eq(json_writer_done(&w), -1);
+
+  /* The stream form writes the same text. */
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  json_writer_init_file(&w, f);
+  json_begin_object(&w, NULL);
+  json_put_string(&w, "k", "\x01");
+  json_end_object(&w);
+  ck_assert_int_eq(json_writer_done(&w), 0);
+  fclose(f);
+  ck_assert_str_eq(text, "{\"k\": \"\\u0001\"}");
+  free(text);
 }
 END_TEST
 
@@ -531,6 +609,7 @@ static Suite *base_suite(void) {
   suite_add_tcase(s, t);
   TCase *j = tcase_create("json");
   tcase_add_test(j, json_escaping);
+  tcase_add_test(j, json_writer_builds_texts);
   tcase_add_test(j, json_reads_metrics_lines);
   tcase_add_test(j, json_rejects_malformed_lines);
   suite_add_tcase(s, j);
