@@ -57,6 +57,9 @@ $(DEPS_OK):
 deps:
 	@sh scripts/install-deps.sh
 
+# The shipped networks (models/) are found from the tree the binary is built in.
+$(BUILD)/search/agent_net.o: CFLAGS += -DSOWZERO_MODELS_DIR='"$(CURDIR)/models"'
+
 $(BUILD)/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
@@ -82,7 +85,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 # The suites that include tests/gametest.h: the game suites share their
 # skeleton, the search suites its helpers.
 GAME_SUITES := oware namnam bao_kenya bao_laps kujifunza search agents alphabeta mcts_batch \
-               mcts_values arena openings
+               mcts_values arena openings models
 $(GAME_SUITES:%=$(BUILD)/tests/test_%): $(BUILD)/tests/gametest.o
 
 $(BUILD)/tests/test_export: $(BUILD)/tests/test_export.o $(EXP_LIB) $(LIB)

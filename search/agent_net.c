@@ -4,17 +4,54 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "search/agent_internal.h"
 
 const char *const agent_precision_names[] = {"auto", "fp32", "bf16", NULL};
 const char *const agent_rules_names[] = {"own", "any", NULL};
 
+#ifndef SOWZERO_MODELS_DIR
+#define SOWZERO_MODELS_DIR "models" /* the build names the source tree's folder */
+#endif
+
+/* The shipped network of g's game, NAME.weights in the folder
+ * $SOWZERO_MODELS when it is set (alone, so that it can also turn the
+ * shipped networks off), else in the first that has it of the models/
+ * folder of the tree the binary was built from and models/ beside the
+ * executable. 0 and path set, or -1. */
+static int shipped_weights(const game *g, char *path, size_t len) {
+  char exe[4096], beside[4096 + 16];
+  const char *env = getenv("SOWZERO_MODELS");
+  const char *dirs[3] = {env ? env : SOWZERO_MODELS_DIR, NULL, NULL};
+  ssize_t k = env ? -1 : readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (k > 0) {
+    exe[k] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = 0;
+    snprintf(beside, sizeof beside, "%s/models", exe);
+    dirs[2] = beside;
+  }
+  for (int i = 0; i < 3; i++) {
+    if (!dirs[i]) continue;
+    int w = snprintf(path, len, "%s/%s.weights", dirs[i], g->rules->name);
+    if (w > 0 && (size_t)w < len && access(path, R_OK) == 0) return 0;
+  }
+  return -1;
+}
+
 int agent_network_open(agent_network *n, agent *a, const char *weights, int precision, int rules,
                        char *err, size_t errlen) {
+  char shipped[4200];
   if (!weights[0]) {
-    errf(err, errlen, "agent %s needs weights=FILE", a->kind->kind);
-    return -1;
+    if (shipped_weights(&a->g, shipped, sizeof shipped) != 0) {
+      errf(err, errlen,
+           "agent %s: no weights=FILE given and no shipped network of %s (models/, or "
+           "$SOWZERO_MODELS)",
+           a->kind->kind, a->g.rules->name);
+      return -1;
+    }
+    weights = shipped;
   }
   if (precision == NN_PRECISION_BF16 && !nn_bf16_supported()) {
     errf(err, errlen,
