@@ -4,11 +4,12 @@
 //   --run      a training run: its DIR/best.weights is served as
 //              /models/best.weights
 //   --weights  a weight file, served as /models/ and its name (repeatable)
+//   neither    the shipped networks, models/*.weights of this tree
 // The page is web/; the WebAssembly module (make web) is served from
 // build/web/ at /wasm/ (SOWZERO_WASM_DIR moves it); GET /models/ lists the
 // networks as JSON, [{"name", "size"}]. The browser test starts it on a
 // free port with its own networks (serve({port: 0, models})).
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,6 +107,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       const f = value();
       models[path.basename(f)] = f;
     } else fail(`unknown argument ${args[i]} (--port N, --run DIR, --weights FILE)`);
+  }
+  if (Object.keys(models).length === 0) {
+    const shipped = path.join(REPO_DIR, 'models');
+    for (const f of existsSync(shipped) ? readdirSync(shipped).sort() : [])
+      if (f.endsWith('.weights')) models[f] = path.join(shipped, f);
   }
   for (const f of Object.values(models)) if (!existsSync(f)) fail(`${f} does not exist`);
   for (const f of ['sowzero.mjs', 'sowzero.wasm'])
