@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arena/arena_internal.h"
+#include "arena/match.h"
 #include "base/base.h"
 #include "base/pool.h"
 
@@ -213,7 +214,8 @@ static int match_game(void *ctx, int worker, int k, char *err, size_t errlen) {
   arena_game *rec = w->rec;
   int np = m->res->n_pairings, pi = k % np, i = k / np;
   const arena_pairing *q = &m->res->pairings[pi];
-  int south = i % 2 == 0 ? q->a : q->b, north = i % 2 == 0 ? q->b : q->a;
+  int a_south = match_a_south(i);
+  int south = a_south ? q->a : q->b, north = a_south ? q->b : q->a;
   int o = m->p->openings > 0 ? (i / 2) % m->p->openings : -1;
   agent *as = w->ag[south], *an = w->ag[north];
   arena_seat_for_game(as, m->p->seed, k, 0);
@@ -225,22 +227,14 @@ static int match_game(void *ctx, int worker, int k, char *err, size_t errlen) {
   rec->opening = o;
   if (arena_play(m->g, as, an, o >= 0 ? &m->book[o] : NULL, rec, err, errlen)) return -1;
   int so = game_outcome(&rec->final, GAME_SOUTH);
-  int sa = south == q->a ? so : -so; /* for agent a */
+  int sa = a_south ? so : -so; /* for agent a */
   pthread_mutex_lock(&m->lock);
   arena_pairing *x = &m->res->pairings[pi];
-  x->wins += sa > 0;
-  x->draws += sa == 0;
-  x->losses += sa < 0;
-  if (south == q->a) {
-    x->a_south_wins += sa > 0;
-    x->a_south_draws += sa == 0;
-    x->a_south_losses += sa < 0;
-  }
+  match_count(&x->wins, &x->draws, &x->losses, sa);
+  if (a_south) match_count(&x->a_south_wins, &x->a_south_draws, &x->a_south_losses, sa);
   m->game_hash[k] = game_hash(rec);
   m->res->games++;
-  m->res->south_wins += so > 0;
-  m->res->draws += so == 0;
-  m->res->north_wins += so < 0;
+  match_count(&m->res->south_wins, &m->res->draws, &m->res->north_wins, so);
   if (m->on_game) m->on_game(rec, m->res, m->ud);
   pthread_mutex_unlock(&m->lock);
   return 0;

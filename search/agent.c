@@ -13,6 +13,28 @@ static const agent_kind *const kinds[] = {&agent_random,   &agent_greedy, &agent
 
 const char *agent_usage(int i) { return i >= 0 && i < N_KINDS ? kinds[i]->usage : NULL; }
 
+/* An agent of kind k: from spec's settings (argv), or from zp (a typed
+ * zero agent). spec is what agent_spec reports. */
+static agent *agent_new(const game *g, const agent_kind *k, const char *spec, uint64_t seed,
+                        int argc, char *const *argv, const agent_zero_params *zp, char *err,
+                        size_t errlen) {
+  agent *a = calloc(1, sizeof *a);
+  if (!a) {
+    errf(err, errlen, "out of memory");
+    return NULL;
+  }
+  a->kind = k;
+  a->g = *g;
+  agent_reseed(a, seed, 0x61676e74);
+  snprintf(a->spec, sizeof a->spec, "%s", spec);
+  int rc = zp ? agent_zero_build(a, zp, err, errlen) : k->create(a, argc, argv, err, errlen);
+  if (rc != 0) {
+    free(a);
+    return NULL;
+  }
+  return a;
+}
+
 agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err, size_t errlen) {
   char buf[256], *argv[32], *save = NULL;
   int argc = 0;
@@ -44,20 +66,18 @@ agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err, s
     errf(err, errlen, "unknown agent '%s' (known: %s)", argv[0], names);
     return NULL;
   }
-  agent *a = calloc(1, sizeof *a);
-  if (!a) {
-    errf(err, errlen, "out of memory");
+  return agent_new(g, k, spec, seed, argc - 1, argv + 1, NULL, err, errlen);
+}
+
+agent *agent_zero_create(const game *g, const agent_zero_params *p, uint64_t seed, char *err,
+                         size_t errlen) {
+  char spec[256];
+  if ((size_t)snprintf(spec, sizeof spec, "zero weights=%s sims=%d precision=%s", p->weights,
+                       p->sims, nn_precision_name((nn_precision)p->precision)) >= sizeof spec) {
+    errf(err, errlen, "agent zero: weight file name too long: %s", p->weights);
     return NULL;
   }
-  a->kind = k;
-  a->g = *g;
-  agent_reseed(a, seed, 0x61676e74);
-  snprintf(a->spec, sizeof a->spec, "%s", spec);
-  if (k->create(a, argc - 1, argv + 1, err, errlen) != 0) {
-    free(a);
-    return NULL;
-  }
-  return a;
+  return agent_new(g, &agent_zero, spec, seed, 0, NULL, p, err, errlen);
 }
 
 void agent_free(agent *a) {

@@ -31,6 +31,17 @@ typedef struct {
 /* Makes an agent for game g from a spec; seed fixes its random choices.
  * Returns NULL with a message naming the culprit on a bad spec. */
 agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err, size_t errlen);
+/* A `zero` agent from typed settings instead of a spec string (what the
+ * trainer's evaluation plays): the network of weight file `weights`, `sims`
+ * simulations a move, precision an nn_precision; every other setting the
+ * kind's default. agent_spec gives the spec it equals. */
+typedef struct {
+  const char *weights;
+  int sims;
+  int precision;
+} agent_zero_params;
+agent *agent_zero_create(const game *g, const agent_zero_params *p, uint64_t seed, char *err,
+                         size_t errlen);
 void agent_free(agent *a);
 /* Chooses an action for p; -1 on failure (message: agent_error). */
 int agent_choose(agent *a, const game_pos *p, const game_hist *h);

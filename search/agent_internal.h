@@ -42,6 +42,9 @@ extern const agent_kind agent_zero;      /* search/agent_search.c */
 extern const agent_kind agent_net;       /* search/agent_net.c */
 extern const agent_kind agent_egdb_kind; /* search/agent_egdb.c */
 
+/* Makes a's zero search from typed settings (search/agent_search.c). */
+int agent_zero_build(agent *a, const agent_zero_params *p, char *err, size_t errlen);
+
 /* Parses a kind's settings (argv: "key=value" tokens) into the targets
  * (base/kv.h: unknown and repeated keys, bad values); messages start with
  * "agent KIND: ". */

@@ -87,16 +87,11 @@ static int endgame_move(agent *a, const game_pos *p, const game_hist *h, int *fa
   return r.best;
 }
 
-/* p: the kind's default search parameters; own: its other settings. */
-static int search_create(agent *a, int argc, char *const *argv, mcts_params p, const kv_table *own,
-                         char *err, size_t errlen) {
-  search_opts o;
-  memset(&o, 0, sizeof o);
-  kv_defaults(own, &o, NULL, 0);
-  agent_egdb_opts eo;
-  agent_egdb_defaults(&eo);
-  kv_target tg[3] = {{own, &o, 0}, {mcts_params_table(), &p, 0}, {agent_egdb_table(), &eo, 0}};
-  if (agent_settings(a, tg, 3, argc, argv, err, errlen)) return -1;
+/* The search of a's kind (own: its settings' table) from settings read. */
+static int search_build(agent *a, const mcts_params *pp, const search_opts *op,
+                        const agent_egdb_opts *eo, const kv_table *own, char *err, size_t errlen) {
+  mcts_params p = *pp;
+  search_opts o = *op;
   search_agent *s = calloc(1, sizeof *s);
   if (!s) {
     errf(err, errlen, "out of memory");
@@ -112,7 +107,7 @@ static int search_create(agent *a, int argc, char *const *argv, mcts_params p, c
     if (s->ro) ev = mcts_rollout_eval(s->ro);
   }
   if (ev.evaluate) s->m = mcts_create(&a->g, &p, &ev, rng_u64(&a->rng), err, errlen);
-  if (!s->m || agent_egdb_open(&s->db, a, &eo, err, errlen)) {
+  if (!s->m || agent_egdb_open(&s->db, a, eo, err, errlen)) {
     search_free_parts(s);
     return -1;
   }
@@ -133,15 +128,45 @@ static int search_create(agent *a, int argc, char *const *argv, mcts_params p, c
   return 0;
 }
 
+/* p: the kind's default search parameters; own: its other settings. */
+static int search_create(agent *a, int argc, char *const *argv, mcts_params p, const kv_table *own,
+                         char *err, size_t errlen) {
+  search_opts o;
+  memset(&o, 0, sizeof o);
+  kv_defaults(own, &o, NULL, 0);
+  agent_egdb_opts eo;
+  agent_egdb_defaults(&eo);
+  kv_target tg[3] = {{own, &o, 0}, {mcts_params_table(), &p, 0}, {agent_egdb_table(), &eo, 0}};
+  if (agent_settings(a, tg, 3, argc, argv, err, errlen)) return -1;
+  return search_build(a, &p, &o, &eo, own, err, errlen);
+}
+
 static int mcts_agent_create(agent *a, int argc, char *const *argv, char *err, size_t errlen) {
   return search_create(a, argc, argv, mcts_rollout_defaults(), &mcts_opts, err, errlen);
 }
 
-static int zero_create(agent *a, int argc, char *const *argv, char *err, size_t errlen) {
+static mcts_params zero_defaults(void) {
   mcts_params p = mcts_defaults();
   p.sims = 400;
   p.node_cap = 1 << 18;
-  return search_create(a, argc, argv, p, &zero_opts, err, errlen);
+  return p;
+}
+
+static int zero_create(agent *a, int argc, char *const *argv, char *err, size_t errlen) {
+  return search_create(a, argc, argv, zero_defaults(), &zero_opts, err, errlen);
+}
+
+int agent_zero_build(agent *a, const agent_zero_params *zp, char *err, size_t errlen) {
+  mcts_params p = zero_defaults();
+  p.sims = zp->sims;
+  search_opts o;
+  memset(&o, 0, sizeof o);
+  kv_defaults(&zero_opts, &o, NULL, 0);
+  snprintf(o.weights, sizeof o.weights, "%s", zp->weights);
+  o.precision = zp->precision;
+  agent_egdb_opts eo;
+  agent_egdb_defaults(&eo);
+  return search_build(a, &p, &o, &eo, &zero_opts, err, errlen);
 }
 
 /* Sets the root and runs the search's budget; errors go to a->err. */

@@ -354,7 +354,10 @@ START_TEST(selfplay_targets_are_exact) {
   p.seed = 5;
   p.phased = 1;
   p.db = DB;
-  selfplay *sp = selfplay_start(&p, 1, slot, buf, &cnt, NULL, NULL, err, sizeof err);
+  selfplay_store store = {buf, NULL};
+  p.sink = selfplay_store_game;
+  p.sink_ctx = &store;
+  selfplay *sp = selfplay_start(&p, 1, slot, &cnt, err, sizeof err);
   ck_assert_msg(sp != NULL, "%s", err);
   ck_assert_int_eq(selfplay_phase(sp, 200, NULL), 0);
   ck_assert_int_eq(selfplay_stop(sp, err, sizeof err), 0);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena/match.h"
 #include "base/base.h"
 #include "game/game.h"
 #include "nn/nn.h"
@@ -169,7 +170,7 @@ START_TEST(promotion_follows_the_verdict) {
 }
 END_TEST
 
-/* ---- anchor_match -------------------------------------------------------------------------- */
+/* ---- match_specs ---------------------------------------------------------------------------- */
 
 static match_result anchor(const char *a, const char *b, int games, uint64_t seed) {
   match_params p = {.games = games,
@@ -181,7 +182,7 @@ static match_result anchor(const char *a, const char *b, int games, uint64_t see
                     .beta = 0.05};
   match_result r;
   char err[512];
-  ck_assert_msg(anchor_match(&G, a, b, &p, &r, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(match_specs(&G, a, b, &p, &r, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(r.wins + r.draws + r.losses, r.games);
   return r;
 }
@@ -216,10 +217,10 @@ START_TEST(bad_specs_are_refused) {
   match_params p = {.games = 2, .opening_plies = 2, .seed = 1};
   match_result r;
   char err[512] = "";
-  ck_assert_int_eq(anchor_match(&G, "wizard", "random", &p, &r, err, sizeof err), -1);
+  ck_assert_int_eq(match_specs(&G, "wizard", "random", &p, &r, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "unknown agent 'wizard'") != NULL, "%s", err);
   err[0] = 0;
-  ck_assert_int_eq(anchor_match(&G, "random", "greedy depth=3", &p, &r, err, sizeof err), -1);
+  ck_assert_int_eq(match_specs(&G, "random", "greedy depth=3", &p, &r, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "agent greedy takes no settings") != NULL, "%s", err);
 }
 END_TEST

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arena/match.h"
 #include "base/base.h"
 #include "base/json.h"
 #include "nn/nn.h"
@@ -116,9 +117,9 @@ START_TEST(tiny_run_learns) {
   match_params mp = {
       .games = 200, .opening_plies = 2, .seed = 99, .elo1 = 35, .alpha = 0.05, .beta = 0.05};
   match_result vs_random, vs_fresh;
-  ck_assert_msg(anchor_match(&c.g, me, "random", &mp, &vs_random, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(match_specs(&c.g, me, "random", &mp, &vs_random, err, sizeof err) == 0, "%s", err);
   snprintf(them, sizeof them, "zero weights=%s sims=24", fresh_path);
-  ck_assert_msg(anchor_match(&c.g, me, them, &mp, &vs_fresh, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(match_specs(&c.g, me, them, &mp, &vs_fresh, err, sizeof err) == 0, "%s", err);
   fprintf(stderr, "tiny run: vs random %d-%d-%d (%.1f%%), vs untrained %d-%d-%d (%.1f%%)\n",
           vs_random.wins, vs_random.draws, vs_random.losses, 100 * vs_random.score, vs_fresh.wins,
           vs_fresh.draws, vs_fresh.losses, 100 * vs_fresh.score);

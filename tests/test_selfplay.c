@@ -73,6 +73,24 @@ typedef struct {
   nn_net *net;
 } session;
 
+/* The sink: the run's store (the buffer), and the kept games' moves seen. */
+static int sink(void *ctx, const selfplay_game *gm) {
+  session *s = ctx;
+  selfplay_store st = {s->buffer, NULL};
+  if (selfplay_store_game(&st, gm) != 0) return -1;
+  if (gm->keep) record(&s->seen, gm->g, gm->moves, gm->nmoves, gm->final);
+  return 0;
+}
+
+/* Starts workers of p whose games go to s. */
+static selfplay *start(session *s, const selfplay_params *p, int threads, char *err,
+                       size_t errlen) {
+  selfplay_params q = *p;
+  q.sink = sink;
+  q.sink_ctx = s;
+  return selfplay_start(&q, threads, s->slot, &s->counters, err, errlen);
+}
+
 static selfplay_params params(uint64_t seed) {
   selfplay_params p;
   memset(&p, 0, sizeof p);
@@ -107,8 +125,7 @@ static void run_session(session *s, const selfplay_params *p, int threads, uint6
   ck_assert_msg(s->slot != NULL, "%s", err);
   s->buffer = replay_create(&G, 1 << 17, err, sizeof err);
   ck_assert_msg(s->buffer != NULL, "%s", err);
-  selfplay *sp = selfplay_start(p, threads, s->slot, s->buffer, &s->counters, record, &s->seen, err,
-                                sizeof err);
+  selfplay *sp = start(s, p, threads, err, sizeof err);
   ck_assert_msg(sp != NULL, "%s", err);
   double t0 = clock_wall();
   for (int k = 0; atomic_load(&s->counters.games) < (uint64_t)games; k++) {
@@ -434,8 +451,7 @@ static void phased_session(session *s, const char *buffer_path) {
   s->net = small_net(5);
   s->slot = netslot_create(s->net, err, sizeof err);
   s->buffer = replay_create(&G, 1 << 16, err, sizeof err);
-  selfplay *sp =
-      selfplay_start(&p, 2, s->slot, s->buffer, &s->counters, record, &s->seen, err, sizeof err);
+  selfplay *sp = start(s, &p, 2, err, sizeof err);
   ck_assert_msg(sp != NULL, "%s", err);
   for (int phase = 0; phase < 2; phase++) {
     replay_stats a, b;
@@ -489,8 +505,7 @@ START_TEST(a_stop_ends_a_phase_with_nothing_added) {
   s.buffer = replay_create(&G, 1 << 16, err, sizeof err);
   selfplay_params p = params(41);
   p.phased = 1;
-  selfplay *sp =
-      selfplay_start(&p, 2, s.slot, s.buffer, &s.counters, record, &s.seen, err, sizeof err);
+  selfplay *sp = start(&s, &p, 2, err, sizeof err);
   ck_assert_msg(sp != NULL, "%s", err);
   volatile sig_atomic_t stop = 1;
   ck_assert_int_eq(selfplay_phase(sp, 1000000000, &stop), 1);
@@ -511,10 +526,15 @@ START_TEST(start_refuses_no_threads_or_games) {
   selfplay_counters c;
   memset(&c, 0, sizeof c);
   selfplay_params p = params(1);
-  ck_assert_ptr_null(selfplay_start(&p, 0, slot, r, &c, NULL, NULL, err, sizeof err));
+  selfplay_store st = {r, NULL};
+  ck_assert_ptr_null(selfplay_start(&p, 1, slot, &c, err, sizeof err));
+  ck_assert_str_eq(err, "self-play needs a sink for its finished games");
+  p.sink = selfplay_store_game;
+  p.sink_ctx = &st;
+  ck_assert_ptr_null(selfplay_start(&p, 0, slot, &c, err, sizeof err));
   ck_assert_str_eq(err, "self-play needs at least one thread and one game");
   p.games = 0;
-  ck_assert_ptr_null(selfplay_start(&p, 1, slot, r, &c, NULL, NULL, err, sizeof err));
+  ck_assert_ptr_null(selfplay_start(&p, 1, slot, &c, err, sizeof err));
   ck_assert_str_eq(err, "self-play needs at least one thread and one game");
   replay_free(r);
   netslot_free(slot);

@@ -395,18 +395,29 @@ static int check(const train_config *c, char *err, size_t errlen) {
   return 0;
 }
 
+void config_anchors(const train_config *c, config_anchor_list *out) {
+  _Static_assert(sizeof out->text == sizeof c->anchors, "an anchor list holds eval.anchors");
+  _Static_assert(sizeof out->name / sizeof out->name[0] >= sizeof c->anchors / 2,
+                 "room for every anchor of eval.anchors");
+  out->n = 0;
+  snprintf(out->text, sizeof out->text, "%s", c->anchors);
+  for (char *save = NULL, *t = strtok_r(out->text, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
+    while (*t == ' ') t++;
+    if (*t) out->name[out->n++] = t;
+  }
+}
+
 /* Every anchor of eval.anchors makes an agent of the run's game, so that a
  * typo fails here, naming file, line and key, rather than at the first
- * evaluation, hours into the run. Anchors are split as evaluate() splits
- * them: at ';', leading spaces dropped, empty ones skipped. */
+ * evaluation, hours into the run. */
 static int check_anchors(const train_config *c, ini *f, const char *path, char *err,
                          size_t errlen) {
-  char list[sizeof c->anchors], e[512];
-  snprintf(list, sizeof list, "%s", c->anchors);
-  for (char *save = NULL, *t = strtok_r(list, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
-    while (*t == ' ') t++;
-    if (!*t) continue;
-    /* Anchors play under every variant (gating.c). */
+  char e[512];
+  config_anchor_list list;
+  config_anchors(c, &list);
+  for (int i = 0; i < list.n; i++) {
+    const char *t = list.name[i];
+    /* Anchors play under every variant (evaluate.c). */
     agent *a = NULL;
     int k = 0;
     for (; k < c->n_variants; k++) {

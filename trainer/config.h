@@ -98,6 +98,15 @@ int config_write(const train_config *c, FILE *out);
 /* Every key with its default and meaning, as INI comments. */
 void config_describe(FILE *out);
 
+/* The anchors of eval.anchors, in order: split at ';', leading spaces
+ * dropped, empty ones skipped. The names point into text. */
+typedef struct {
+  int n;
+  const char *name[128];
+  char text[256];
+} config_anchor_list;
+void config_anchors(const train_config *c, config_anchor_list *out);
+
 /* Resuming a run: 1 if "section.key" may differ between a run's own
  * config and the one a resume asks for (the budget, run.minutes and
  * run.iterations, selfplay.threads, selfplay.learner_plays, selfplay.actor_outbox_mb,

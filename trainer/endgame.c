@@ -96,7 +96,7 @@ static void judge(const game_pos *p, const int *values, game_moves legal, int a,
 }
 
 int endgame_measure(const endgame_set *e, const nn_net *net, float score_scale, int sims,
-                    char *json, size_t jlen, char *err, size_t errlen) {
+                    json_writer *w, char *err, size_t errlen) {
   mcts_nn *ev = mcts_nn_create(&e->g, net, 1, err, errlen);
   if (!ev) return -1;
   mcts_params sp = mcts_defaults();
@@ -158,24 +158,48 @@ int endgame_measure(const endgame_set *e, const nn_net *net, float score_scale, 
   free(policy);
   if (rc) return -1;
   /* Overall, then per seed count (keys: the seed counts). */
-  size_t k = 0;
+  json_begin_object(w, "egdb");
   for (int lv = -1; lv < e->levels; lv++) {
     const tally *x = lv < 0 ? &all : &t[lv];
     double n = x->n ? x->n : 1;
-    char head[32];
-    if (lv < 0)
-      snprintf(head, sizeof head, "\"egdb\": {");
-    else
-      snprintf(head, sizeof head, "%s\"%d\": {", lv ? ", " : "\"seeds\": {", e->top - lv);
-    k += (size_t)snprintf(json + k, jlen - k,
-                          "%s\"positions\": %d, \"value_mae\": %.4f, \"margin_mae\": %.3f, "
-                          "\"policy_result\": %.4f, \"policy_margin\": %.4f, "
-                          "\"search_result\": %.4f, \"search_margin\": %.4f%s",
-                          head, x->n, x->value_err / n, x->margin_err / n, x->policy_result / n,
-                          x->policy_margin / n, x->search_result / n, x->search_margin / n,
-                          lv < 0 ? ", " : "}");
-    if (k >= jlen) k = jlen - 1;
+    char key[16];
+    snprintf(key, sizeof key, "%d", e->top - lv);
+    if (lv == 0) json_begin_object(w, "seeds");
+    if (lv >= 0) json_begin_object(w, key);
+    json_put_int(w, "positions", x->n);
+    json_put_fixed(w, "value_mae", x->value_err / n, 4);
+    json_put_fixed(w, "margin_mae", x->margin_err / n, 3);
+    json_put_fixed(w, "policy_result", x->policy_result / n, 4);
+    json_put_fixed(w, "policy_margin", x->policy_margin / n, 4);
+    json_put_fixed(w, "search_result", x->search_result / n, 4);
+    json_put_fixed(w, "search_margin", x->search_margin / n, 4);
+    if (lv >= 0) json_end_object(w);
   }
-  snprintf(json + k, jlen - k, "}}");
+  if (e->levels > 0) json_end_object(w);
+  json_end_object(w);
+  return 0;
+}
+
+/* [egdb]: the database (one shared copy) and its folder. */
+int endgame_acquire_db(const train_config *c, egdb **db, char *dir, size_t dlen, char *err,
+                       size_t errlen) {
+  char e[1024];
+  *db = NULL;
+  if (!c->egdb_enabled) return 0;
+  if (c->egdb_dir[0])
+    snprintf(dir, dlen, "%s", c->egdb_dir);
+  else if (egdb_default_dir(dir, dlen, e, sizeof e)) {
+    errf(err, errlen, "egdb.dir: %s", e);
+    return -1;
+  }
+  if (!(*db = egdb_acquire(dir, e, sizeof e))) {
+    errf(err, errlen, "egdb.dir%s: %s", c->egdb_dir[0] ? "" : " (default)", e);
+    return -1;
+  }
+  if (!egdb_serves(*db, &c->g)) {
+    errf(err, errlen, "egdb: the database in %s is for oware %s, not this run's %s", dir,
+         egdb_rules(*db), c->g.preset);
+    return -1;
+  }
   return 0;
 }

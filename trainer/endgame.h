@@ -14,11 +14,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/json.h"
 #include "egdb/egdb.h"
 #include "game/game.h"
 #include "nn/nn.h"
+#include "trainer/config.h"
 
 typedef struct endgame_set endgame_set;
+
+/* A run's database as its [egdb] keys ask (one shared copy, egdb_acquire,
+ * checked to serve the run's game) and its folder in dir; *db NULL when the
+ * run does not use one. The caller releases it (egdb_release). */
+int endgame_acquire_db(const train_config *c, egdb **db, char *dir, size_t dlen, char *err,
+                       size_t errlen);
 
 /* The positions; NULL with a message if memory runs out. db is borrowed. */
 endgame_set *endgame_sample(const egdb *db, const game *g, int per_level, int levels, uint64_t seed,
@@ -28,8 +36,8 @@ void endgame_free(endgame_set *e);
 int endgame_count(const endgame_set *e);
 
 /* Measures net (score output x score_scale = seeds) with a search of sims
- * simulations, and writes a JSON fragment "egdb": {...} into json. */
+ * simulations, and puts the member "egdb": {...} (docs/TRAINING.md). */
 int endgame_measure(const endgame_set *e, const nn_net *net, float score_scale, int sims,
-                    char *json, size_t jlen, char *err, size_t errlen);
+                    json_writer *w, char *err, size_t errlen);
 
 #endif

@@ -1,40 +1,11 @@
 #include "trainer/gating.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena/arena.h"
-#include "arena/openings.h"
-#include "arena/ratings.h"
 #include "base/base.h"
-#include "search/agent.h"
 #include "search/evaluator_nn.h"
-
-/* Score, interval and Elo as the arena reports them. */
-static void summarize(match_result *r) {
-  rating_summary m = rating_summarize(r->wins, r->draws, r->losses);
-  r->games = m.games;
-  r->score = m.score;
-  r->score_lo = m.score_lo;
-  r->score_hi = m.score_hi;
-  r->elo = m.elo;
-  r->elo_lo = m.elo_lo;
-  r->elo_hi = m.elo_hi;
-}
-
-static void tally(match_result *r, int outcome) {
-  if (outcome > 0)
-    r->wins++;
-  else if (outcome == 0)
-    r->draws++;
-  else
-    r->losses++;
-}
-
-/* The game pair k plays. */
-static const game *pair_game(const game *g, const match_params *p, int pair) {
-  return p->n_variants > 1 ? &p->variants[pair % p->n_variants] : g;
-}
 
 /* ---- Network against network, batched ---------------------------------------------
  * Game 2k and 2k+1 share opening k; in game 2k the candidate moves first.
@@ -81,11 +52,11 @@ int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts
       errf(err, errlen, "out of memory");
       goto done;
     }
-    const game *vg = pair_game(g, p, i / 2);
+    const game *vg = match_pair_game(g, p, i / 2);
     opening_line op;
-    opening_random(vg, p->opening_plies, p->seed, i / 2, &op, &x->pos, x->hist);
+    match_pair_start(g, p, i / 2, &op, &x->pos, x->hist);
     /* The candidate plays the side to move after the opening in even games. */
-    x->cand_side = (i % 2 == 0) ? x->pos.mover : 1 - x->pos.mover;
+    x->cand_side = match_a_south(i) ? x->pos.mover : 1 - x->pos.mover;
     x->done = x->pos.status != GAME_ONGOING;
     for (int k = 0; k < 2 && !x->done; k++) {
       mcts *m = mcts_batch_search(b[k], i);
@@ -94,7 +65,7 @@ int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts
       if (mcts_set_root(m, &x->pos, x->hist, err, errlen) != 0) goto done;
     }
   }
-  int pairs_done = 0;
+  int pairs_done = 0, stopped = 0;
   for (;;) {
     int live = 0;
     for (int k = 0; k < 2; k++) {
@@ -109,7 +80,7 @@ int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts
         if (!active[i]) continue;
         gate_game *x = &gg[i];
         int a = mcts_choose_action(mcts_batch_search(b[k], i));
-        game_step(pair_game(g, p, i / 2), &x->pos, x->hist, a);
+        game_step(match_pair_game(g, p, i / 2), &x->pos, x->hist, a);
         for (int j = 0; j < 2; j++) {
           int r = mcts_advance(mcts_batch_search(b[j], i), a, err, errlen);
           if (r < 0) goto done;
@@ -121,18 +92,16 @@ int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts
     while (pairs_done < pairs && gg[2 * pairs_done].done && gg[2 * pairs_done + 1].done) {
       for (int j = 0; j < 2; j++) {
         gate_game *x = &gg[2 * pairs_done + j];
-        tally(out, game_outcome(&x->pos, x->cand_side));
+        match_count(&out->wins, &out->draws, &out->losses, game_outcome(&x->pos, x->cand_side));
       }
       pairs_done++;
-      out->llr = rating_sprt_llr(out->wins, out->draws, out->losses, p->elo0, p->elo1);
-      out->sprt_verdict = rating_sprt_verdict(out->llr, p->alpha, p->beta);
-      if (p->sprt && out->sprt_verdict != 0) break;
+      if ((stopped = match_pair_end(out, p))) break;
     }
-    if (p->sprt && out->sprt_verdict != 0) break;
+    if (stopped) break;
     for (int i = 0; i < n; i++) live |= !gg[i].done;
     if (!live) break;
   }
-  summarize(out);
+  match_summarize(out);
   rc = 0;
 done:
   for (int k = 0; k < 2; k++) {
@@ -146,56 +115,67 @@ done:
   return rc;
 }
 
-/* ---- Agents by spec -----------------------------------------------------------------
- * The games themselves are the arena's (arena_play); only the pairing of
- * openings and seats is done here: in each pair, spec_a plays South once
- * and North once. */
-
-int anchor_match(const game *g, const char *spec_a, const char *spec_b, const match_params *p,
-                 match_result *out, char *err, size_t errlen) {
-  memset(out, 0, sizeof *out);
-  /* One pair of agents per variant, made for its rules. */
-  int nv = p->n_variants > 1 ? p->n_variants : 1;
-  agent *a[GAME_MAX_VARIANTS] = {NULL}, *b[GAME_MAX_VARIANTS] = {NULL};
-  game_hist *h = malloc(sizeof *h);
-  arena_game *rec = malloc(sizeof *rec);
-  int rc = -1;
-  if (!h || !rec) {
-    errf(err, errlen, "out of memory");
-    goto done;
-  }
-  for (int v = 0; v < nv; v++)
-    if (!(a[v] = agent_create(pair_game(g, p, v), spec_a, p->seed, err, errlen)) ||
-        !(b[v] = agent_create(pair_game(g, p, v), spec_b, p->seed + 1, err, errlen)))
-      goto done;
-  for (int pair = 0; pair < (p->games + 1) / 2; pair++) {
-    const game *vg = pair_game(g, p, pair);
-    agent *pa = a[pair % nv], *pb = b[pair % nv];
-    opening_line op;
-    game_pos pos;
-    opening_random(vg, p->opening_plies, p->seed, pair, &op, &pos, h);
-    for (int a_south = 1; a_south >= 0; a_south--) {
-      agent_reset(pa);
-      agent_reset(pb);
-      if (arena_play(vg, a_south ? pa : pb, a_south ? pb : pa, &op, rec, err, errlen) != 0)
-        goto done;
-      tally(out, game_outcome(&rec->final, a_south ? GAME_SOUTH : GAME_NORTH));
-    }
-  }
-  summarize(out);
-  out->llr = rating_sprt_llr(out->wins, out->draws, out->losses, p->elo0, p->elo1);
-  rc = 0;
-done:
-  for (int v = 0; v < nv; v++) {
-    agent_free(a[v]);
-    agent_free(b[v]);
-  }
-  free(h);
-  free(rec);
-  return rc;
-}
-
 int gate_promotes(const match_result *m, int sprt, double threshold) {
   if (sprt && m->sprt_verdict != 0) return m->sprt_verdict > 0;
   return m->score >= threshold;
+}
+
+/* ---- The gate ------------------------------------------------------------------------ */
+
+int gate_decide(const train_config *c, unsigned iteration, nn_net *cand, const nn_net *best,
+                gate_outcome *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  out->mode = c->gating;
+  if (c->gating == GATE_OFF) {
+    out->promoted = 1;
+    snprintf(out->summary, sizeof out->summary, "latest (gating off)");
+    return 0;
+  }
+  match_params mp = {.games = c->gate_games,
+                     .sims = c->gate_sims,
+                     .opening_plies = 4,
+                     .seed = c->seed ^ (0x67617465ULL + iteration),
+                     .sprt = c->gating == GATE_SPRT,
+                     .elo0 = 0,
+                     .elo1 = c->sprt_elo1,
+                     .alpha = c->sprt_alpha,
+                     .beta = c->sprt_beta,
+                     .variants = c->variant,
+                     .n_variants = c->n_variants};
+  double t0 = clock_thread_cpu();
+  if (nn_set_precision(cand, (nn_precision)c->precision, err, errlen) != 0) return -1;
+  if (gate_match(&c->g, cand, best, &c->search, &mp, &out->m, err, errlen) != 0) return -1;
+  out->ns = (uint64_t)((clock_thread_cpu() - t0) * 1e9);
+  out->promoted = gate_promotes(&out->m, c->gating == GATE_SPRT, c->gate_threshold);
+  snprintf(out->summary, sizeof out->summary, "%s %.1f%% (%+.0f Elo, %d games)",
+           out->promoted ? "promoted" : "rejected", 100 * out->m.score, out->m.elo, out->m.games);
+  return 0;
+}
+
+int gate_promote(nn_net *best, const nn_net *cand, const nn_meta *meta, const char *best_path,
+                 netslot *slot, char *err, size_t errlen) {
+  nn_copy(best, cand);
+  if (nn_save(best, meta, best_path, err, errlen) != 0) return -1;
+  if (slot) netslot_publish(slot, best);
+  return 0;
+}
+
+void gate_json(json_writer *w, const gate_outcome *g) {
+  json_begin_object(w, "gating");
+  if (g->mode == GATE_OFF) {
+    json_put_string(w, "mode", "off");
+    json_put_bool(w, "promoted", 1);
+  } else {
+    const match_result *m = &g->m;
+    json_put_string(w, "mode", g->mode == GATE_SPRT ? "sprt" : "threshold");
+    json_put_int(w, "games", m->games);
+    json_put_int(w, "wins", m->wins);
+    json_put_int(w, "draws", m->draws);
+    json_put_int(w, "losses", m->losses);
+    json_put_fixed(w, "score", m->score, 4);
+    json_put_fixed(w, "elo", m->elo, 1);
+    json_put_fixed(w, "llr", m->llr, 3);
+    json_put_bool(w, "promoted", g->promoted);
+  }
+  json_end_object(w);
 }

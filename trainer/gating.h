@@ -1,63 +1,64 @@
-/* gating: matches that decide promotions and measure strength.
+/* gating: the gatekeeper — whether a candidate replaces the best network,
+ * and the promotion when it does.
  *
- * gate_match plays a candidate network against the best over paired games
- * (each opening with both colours), both sides searching with the same
- * settings and no noise, all games advanced together with batched
- * evaluation. It stops early when the SPRT decides. anchor_match plays any
- * two agent specs (the periodic evaluation against fixed anchors).
+ * gate_decide plays the candidate against the best per the config's
+ * [gating] (or promotes at once with gating off) and decides
+ * (gate_promotes); gate_promote makes a promoted network the best:
+ * best.weights rewritten and the self-play workers' slot published.
  *
- * Openings are arena/openings.h's random openings (pair k uses opening k
- * of the seed); the statistics (score, Elo, SPRT) are arena/ratings.h's.
- * Nothing here keeps state between calls; the caller's thread does all the
- * work. */
+ * gate_match is the match itself: paired games (arena/match.h: each
+ * opening with both colours, variants, tally, SPRT), both sides searching
+ * with the same settings and no noise, all games advanced together with
+ * batched evaluation; it stops early when the SPRT decides. Nothing here
+ * keeps state between calls; the caller's thread does all the work. */
 #ifndef SOWZERO_GATING_H
 #define SOWZERO_GATING_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arena/match.h"
+#include "base/json.h"
 #include "game/game.h"
 #include "nn/nn.h"
 #include "search/mcts.h"
-
-typedef struct {
-  int games;         /* at most this many games (rounded up to pairs) */
-  int sims;          /* simulations per move, both sides */
-  int opening_plies; /* random plies that make each pair's opening */
-  uint64_t seed;
-  int sprt;           /* 1: stop when the SPRT decides */
-  double elo0, elo1;  /* SPRT hypotheses */
-  double alpha, beta; /* SPRT error rates */
-  /* Variants of the game (borrowed; n_variants <= 1: the game alone):
-   * pair k plays variant k mod n_variants. */
-  const game *variants;
-  int n_variants;
-} match_params;
-
-typedef struct {
-  int wins, draws, losses;    /* for the first side (the candidate) */
-  double score;               /* (wins + draws/2) / games */
-  double score_lo, score_hi;  /* 95% confidence interval of the score */
-  double elo, elo_lo, elo_hi; /* Elo difference and its 95% interval */
-  double llr;                 /* SPRT log-likelihood ratio */
-  int sprt_verdict;           /* +1 H1 accepted, -1 H0 accepted, 0 undecided */
-  int games;
-} match_result;
+#include "trainer/config.h"
+#include "trainer/netslot.h"
 
 /* Candidate against best. search gives the search settings (noise is
  * switched off; temperature 0 after the opening). */
 int gate_match(const game *g, const nn_net *cand, const nn_net *best, const mcts_params *search,
                const match_params *p, match_result *out, char *err, size_t errlen);
 
-/* Two agents by spec (the first is "ours"): paired games, opening_plies
- * random plies for each pair. */
 /* Whether a gating result promotes the candidate: with the SPRT (sprt = 1)
  * its verdict when it decided; otherwise, and when the SPRT is still
  * undecided after all the games (as Leela Zero's gating did), the score
  * against the threshold. */
 int gate_promotes(const match_result *m, int sprt, double threshold);
 
-int anchor_match(const game *g, const char *spec_a, const char *spec_b, const match_params *p,
-                 match_result *out, char *err, size_t errlen);
+/* A streak of this many rejections is reported as a run that has stopped
+ * improving (docs/TRAINING.md, "When gating stops promoting"). */
+#define GATE_STUCK_STREAK 20
+
+/* One iteration's gate. */
+typedef struct {
+  int mode;         /* the config's GATE_* */
+  int promoted;     /* 1: the candidate is to become the best */
+  match_result m;   /* the match (gating on) */
+  uint64_t ns;      /* the thread's CPU time it took */
+  char summary[96]; /* "promoted 58.0% (+56 Elo, 40 games)" */
+} gate_outcome;
+
+/* The decision for candidate cand of iteration `iteration` against best,
+ * by c's [gating] and seed. cand is converted to c's precision first
+ * (training leaves its bf16 copy stale). */
+int gate_decide(const train_config *c, unsigned iteration, nn_net *cand, const nn_net *best,
+                gate_outcome *out, char *err, size_t errlen);
+/* The promotion: cand copied into best, best written to best_path
+ * (atomically, with meta) and published to slot. */
+int gate_promote(nn_net *best, const nn_net *cand, const nn_meta *meta, const char *best_path,
+                 netslot *slot, char *err, size_t errlen);
+/* metrics.jsonl's "gating" member of an outcome (docs/TRAINING.md). */
+void gate_json(json_writer *w, const gate_outcome *g);
 
 #endif

@@ -10,10 +10,15 @@
  * not MPI's completion of sends, since MPI completes small sends at once
  * into the receiver's memory. No finished game is dropped while the run
  * goes on. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "base/base.h"
+#include "trainer/endgame.h"
+#include "trainer/rundir.h"
+#include "trainer/train.h"
 #include "trainer/train_internal.h"
 
 typedef struct {
@@ -208,7 +213,7 @@ static void close_outbox(outbox *o) {
 }
 
 int train_actor(const train_args *a, dist *d, char *err, size_t errlen) {
-  int same = train_dist_same_build(d, err, errlen);
+  int same = train_same_build(d, err, errlen);
   if (same > 0) err[0] = 0; /* rank 0 names the rank that differs */
   if (same != 0) return same;
   train_config c;
@@ -229,9 +234,9 @@ int train_actor(const train_args *a, dist *d, char *err, size_t errlen) {
   unsigned char *buf = NULL;
   size_t cap = 0, len = 0;
   int from, tag, stopped = 0, bye = 0;
-  char dir[PATH_MAX_LEN], e[512];
+  char dir[RUNDIR_PATH_MAX], e[512];
   rc = -1;
-  if (!tmp || train_egdb_acquire(&c, &db, dir, sizeof dir, err, errlen) != 0) goto out;
+  if (!tmp || endgame_acquire_db(&c, &db, dir, sizeof dir, err, errlen) != 0) goto out;
   /* The first network, before any game (or the stop of a run that ends at once). */
   while (!dist_probe(d, 0, &from, &tag, &len)) {
     struct timespec ts = {0, 2 * 1000000};
@@ -252,8 +257,7 @@ int train_actor(const train_args *a, dist *d, char *err, size_t errlen) {
     sp_p.db = db;
     sp_p.sink = sink;
     sp_p.sink_ctx = &o;
-    if (!(sp = selfplay_start(&sp_p, c.threads, slot, NULL, &ct, NULL, NULL, err, errlen)))
-      goto out;
+    if (!(sp = selfplay_start(&sp_p, c.threads, slot, &ct, err, errlen))) goto out;
   }
   for (;;) {
     if (sp && selfplay_failed(sp)) {

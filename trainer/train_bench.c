@@ -1,88 +1,86 @@
 /* train_bench: the overlapped schedule of a config, in memory, for a
  * fixed time. The workers, the hosted worker and the learner are the run's
- * own (selfplay.c, train_loop.c); only the files, gating and evaluation
- * are left out. train_bench_learner: the learner alone, its steps and its
- * intake of actors' games (train_dist.c). */
+ * own (selfplay.c, learner.c, train_loop.c); only the files, gating and
+ * evaluation are left out. train_bench_learner: the learner alone, its
+ * steps and its intake of actors' games (dist_learner.c). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
+#include "trainer/dist_learner.h"
+#include "trainer/learner.h"
+#include "trainer/train.h"
 #include "trainer/train_internal.h"
+#include "trainer/train_loop.h"
 
-/* A run in memory for a benchmark: config c, no files, no arguments. */
-static run *bench_run(const train_config *c, char *err, size_t errlen) {
-  run *r = calloc(1, sizeof *r);
-  train_args *a = calloc(1, sizeof *a);
-  if (!r || !a) {
-    free(r);
-    free(a);
-    errf(err, errlen, "out of memory");
-    return NULL;
-  }
-  r->a = a;
-  r->lock_fd = -1;
-  pthread_mutex_init(&r->rec_lock, NULL);
-  r->cfg = *c;
-  return r;
-}
-
-static void bench_run_free(run *r) {
-  const train_args *a = r->a;
-  train_teardown(r);
-  free(r);
-  free((void *)a);
-}
-
-int train_bench(const train_config *c, double seconds, train_bench_result *out, char *err,
+int train_bench(const train_config *config, double seconds, train_bench_result *out, char *err,
                 size_t errlen) {
   memset(out, 0, sizeof *out);
-  run *r = bench_run(c, err, errlen);
-  if (!r) return -1;
-  r->cfg.deterministic = 0;
-  r->cfg.minutes = 0;
-  r->cfg.iterations = 0;
+  train_config *c = malloc(sizeof *c);
+  if (!c) {
+    errf(err, errlen, "out of memory");
+    return -1;
+  }
+  *c = *config;
+  c->deterministic = 0;
+  c->minutes = 0;
+  c->iterations = 0;
   /* Train from the first batch: the benchmark measures the steady state. */
-  r->cfg.min_samples = c->batch;
-  c = &r->cfg;
+  c->min_samples = c->batch;
   int rc = -1;
+  learner l;
+  run_counters counters = {0};
+  selfplay_counters sc;
+  memset(&sc, 0, sizeof sc);
+  nn_net *best = NULL;
+  replay *buf = NULL;
+  netslot *slot = NULL;
   nn_config nc = {c->g.n_features, c->hidden, c->blocks, c->g.n_actions};
-  if (train_learner_init(r, err, errlen) != 0) goto out;
-  if (!(r->best = nn_create(&nc, c->seed, err, errlen))) goto out;
-  if (nn_set_precision(r->best, (nn_precision)c->precision, err, errlen) != 0) goto out;
-  if (!(r->buf = replay_create(&c->g, c->window, err, errlen))) goto out;
-  if (!(r->slot = netslot_create(r->best, err, errlen))) goto out;
+  train_loop L = {.c = c, .l = &l, .rc = &counters, .counters = &sc};
+  if (learner_init(&l, c, err, errlen) != 0) goto out;
+  if (!(best = nn_create(&nc, c->seed, err, errlen))) goto out;
+  if (nn_set_precision(best, (nn_precision)c->precision, err, errlen) != 0) goto out;
+  if (!(buf = replay_create(&c->g, c->window, err, errlen))) goto out;
+  if (!(slot = netslot_create(best, err, errlen))) goto out;
   selfplay_params sp = train_selfplay_params(c);
+  selfplay_store store = {buf, NULL};
   sp.seed = c->seed;
   sp.hosted = c->learner_plays;
-  if (!(r->sp = selfplay_start(&sp, c->threads, r->slot, r->buf, &r->counters, NULL, NULL, err,
-                               errlen)))
-    goto out;
-  r->t_start = clock_wall();
-  r->cpu_start = clock_process_cpu();
-  r->bench_until = r->t_start + seconds;
+  sp.sink = selfplay_store_game;
+  sp.sink_ctx = &store;
+  L.buf = buf;
+  if (!(L.sp = selfplay_start(&sp, c->threads, slot, &sc, err, errlen))) goto out;
+  L.t_start = clock_wall();
+  L.cpu_start = clock_process_cpu();
+  L.bench_until = L.t_start + seconds;
   /* What the threads would use on an idle machine, whatever else runs. */
   double run0 = clock_process_runnable();
-  rc = train_loop_overlapped(r, r->t_start, err, errlen);
+  rc = train_loop_next(&L, err, errlen);
   if (rc == 0) {
     double run1 = clock_process_runnable();
     /* Read before the workers stop: their last rounds would count
      * without their wall time. */
-    out->seconds = clock_wall() - r->t_start;
-    train_time_shares(r, out->share, &out->cores_used);
-    out->games = atomic_load(&r->counters.games);
-    out->samples = atomic_load(&r->counters.samples);
-    out->evals = atomic_load(&r->counters.evals);
-    out->steps = r->rc.steps;
+    out->seconds = clock_wall() - L.t_start;
+    train_loop_shares(&L, out->share, &out->cores_used);
+    out->games = atomic_load(&sc.games);
+    out->samples = atomic_load(&sc.samples);
+    out->evals = atomic_load(&sc.evals);
+    out->steps = counters.steps;
     out->threads_runnable = run0 >= 0 && run1 >= 0 ? (run1 - run0) / out->seconds : -1;
   }
   char e[256];
-  if (r->sp && selfplay_stop(r->sp, e, sizeof e) != 0 && rc == 0) {
+  if (L.sp && selfplay_stop(L.sp, e, sizeof e) != 0 && rc == 0) {
     errf(err, errlen, "%s", e);
     rc = -1;
   }
-  r->sp = NULL;
+  L.sp = NULL;
 out:
-  bench_run_free(r);
+  learner_free(&l);
+  nn_free(best);
+  replay_free(buf);
+  netslot_free(slot);
+  free(c);
   return rc;
 }
 
@@ -131,37 +129,48 @@ static unsigned char *random_messages(const game *g, int samples, uint64_t seed,
   return all;
 }
 
-int train_bench_learner(const train_config *c, double seconds, train_learner_result *out, char *err,
-                        size_t errlen) {
+int train_bench_learner(const train_config *config, double seconds, train_learner_result *out,
+                        char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
-  run *r = bench_run(c, err, errlen);
+  train_config *c = malloc(sizeof *c);
+  if (!c) {
+    errf(err, errlen, "out of memory");
+    return -1;
+  }
+  *c = *config;
+  c->record_every = 0;
   unsigned char *msgs = NULL;
   int rc = -1;
-  if (!r) return -1;
-  r->cfg.record_every = 0;
-  c = &r->cfg;
+  learner l;
+  run_counters counters = {0};
+  selfplay_counters sc;
+  memset(&sc, 0, sizeof sc);
+  replay *buf = NULL;
   size_t total = 0;
-  if (train_learner_init(r, err, errlen) != 0) goto out;
-  if (!(r->buf = replay_create(&c->g, c->window, err, errlen))) goto out;
+  uint32_t promotions = 0;
+  if (learner_init(&l, c, err, errlen) != 0) goto out;
+  if (!(buf = replay_create(&c->g, c->window, err, errlen))) goto out;
   int want = c->window < 20000 ? c->window : 20000;
   if (!(msgs = random_messages(&c->g, want > c->batch ? want : c->batch, c->seed, &total))) {
     errf(err, errlen, "out of memory");
     goto out;
   }
   /* Intake: the same messages again and again into the ring. */
+  dist_learner_env env = {.c = c, .buf = buf, .counters = &sc, .promotions = &promotions};
   double t0 = clock_thread_cpu(), t1 = t0;
-  uint64_t n0 = atomic_load(&r->counters.samples);
+  uint64_t n0 = atomic_load(&sc.samples);
   while (t1 - t0 < seconds / 2) {
-    if (train_dist_ingest(r, msgs, total, err, errlen) != 0) goto out;
+    if (dist_learner_ingest(&env, msgs, total, err, errlen) != 0) goto out;
     t1 = clock_thread_cpu();
   }
-  out->intake_per_s = (double)(atomic_load(&r->counters.samples) - n0) / (t1 - t0);
+  out->intake_per_s = (double)(atomic_load(&sc.samples) - n0) / (t1 - t0);
   /* Steps on the full buffer. */
-  nn_losses avg = {0};
+  nn_losses avg = {0}, last;
   uint64_t steps = 0;
   t0 = t1 = clock_thread_cpu();
   while (t1 - t0 < seconds / 2) {
-    if (train_learner_step(r, 0, &avg, err, errlen) != 0) goto out;
+    float lr = learner_rate(c, &counters, 0);
+    if (learner_step(&l, buf, lr, &counters, &last, &avg, err, errlen) != 0) goto out;
     steps++;
     t1 = clock_thread_cpu();
   }
@@ -171,6 +180,8 @@ int train_bench_learner(const train_config *c, double seconds, train_learner_res
   rc = 0;
 out:
   free(msgs);
-  bench_run_free(r);
+  learner_free(&l);
+  replay_free(buf);
+  free(c);
   return rc;
 }

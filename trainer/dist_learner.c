@@ -5,14 +5,19 @@
  * and at the end stops the actors and takes their last games.
  *
  * Only the learner's thread calls these (MPI_THREAD_FUNNELED). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "trainer/dist_learner.h"
+
+#include "trainer/records.h"
 #include "trainer/train_internal.h"
 
-typedef struct learner_dist {
+struct dist_learner {
+  dist_learner_env env;
   dist *d;
   int size;
   uint64_t *games, *samples; /* per rank, this session */
@@ -25,9 +30,9 @@ typedef struct learner_dist {
   uint64_t lag_sum, lag_max, lag_games, paused_ms, bytes, version_max;
   uint64_t taken; /* games taken in, this session */
   int stopped, finished;
-} learner_dist;
+};
 
-int train_dist_same_build(dist *d, char *err, size_t errlen) {
+int train_same_build(dist *d, char *err, size_t errlen) {
   /* The executable's bytes: two builds of different sources, flags or
    * libraries differ here, and so would their messages. */
   uint64_t h = 0;
@@ -72,15 +77,14 @@ static char *config_text(const train_config *c, size_t *len) {
   return t;
 }
 
-static int send_net(run *r, int rank, char *err, size_t errlen) {
-  learner_dist *ld = r->ld;
-  size_t np = nn_param_count(r->best);
+static int send_net(dist_learner *ld, const nn_net *best, int rank, char *err, size_t errlen) {
+  size_t np = nn_param_count(best);
   size_t len = sizeof(dist_net_msg) + np * sizeof(float);
   unsigned char *m = malloc(len);
   if (!m) return errf(err, errlen, "out of memory"), -1;
-  dist_net_msg h = {r->rc.promotions, (uint32_t)np};
+  dist_net_msg h = {*ld->env.promotions, (uint32_t)np};
   memcpy(m, &h, sizeof h);
-  memcpy(m + sizeof h, nn_params(r->best), np * sizeof(float));
+  memcpy(m + sizeof h, nn_params(best), np * sizeof(float));
   int rc = 0;
   for (int k = rank < 0 ? 1 : rank; rc == 0 && k < (rank < 0 ? ld->size : rank + 1); k++)
     if (!ld->gone[k]) rc = dist_send(ld->d, k, DIST_TAG_NET, m, len, err, errlen);
@@ -88,8 +92,7 @@ static int send_net(run *r, int rank, char *err, size_t errlen) {
   return rc;
 }
 
-/* Tells the actors the learner failed before the run started. */
-static void start_failed(dist *d) {
+void dist_learner_failed(dist *d) {
   dist_start_msg h = {0};
   void *p = &h;
   size_t n = sizeof h;
@@ -97,23 +100,22 @@ static void start_failed(dist *d) {
   dist_bcast(d, &p, &n, e, sizeof e);
 }
 
-int train_dist_start(run *r, dist *d, char *err, size_t errlen) {
-  if (!r) {
-    start_failed(d);
-    return 0;
-  }
-  const train_config *c = &r->cfg;
-  if (c->deterministic) {
-    start_failed(d);
-    errf(err, errlen,
-         "run.deterministic = 1 needs one process: a distributed run's schedule depends on "
-         "timing (set run.deterministic = 0, or run without mpirun)");
-    return -1;
-  }
-  learner_dist *ld = r->ld = calloc(1, sizeof *ld);
-  if (!ld) return start_failed(d), errf(err, errlen, "out of memory"), -1;
-  ld->d = d;
-  ld->size = dist_size(d);
+static void say(const dist_learner *ld, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const dist_learner *ld, const char *fmt, ...) {
+  if (!ld->env.say) return;
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  ld->env.say(ld->env.say_ctx, line);
+}
+
+/* The start, up to the first network; ld is freed by the caller. */
+static int start(dist_learner *ld, unsigned iteration, const nn_net *best, char *err,
+                 size_t errlen) {
+  dist *d = ld->d;
+  const train_config *c = ld->env.c;
   int n = ld->size;
   ld->games = calloc((size_t)n, sizeof *ld->games);
   ld->samples = calloc((size_t)n, sizeof *ld->samples);
@@ -123,7 +125,8 @@ int train_dist_start(run *r, dist *d, char *err, size_t errlen) {
   char *text = config_text(c, &tlen);
   if (!ld->games || !ld->samples || !ld->gone || !ld->unacked || !text) {
     free(text);
-    start_failed(d);
+    dist_learner_failed(d);
+    ld->stopped = ld->finished = 1; /* the actors end by themselves */
     return errf(err, errlen, "out of memory"), -1;
   }
   /* The start message and the config's text, in one broadcast. */
@@ -131,10 +134,11 @@ int train_dist_start(run *r, dist *d, char *err, size_t errlen) {
   unsigned char *m = malloc(len);
   if (!m) {
     free(text);
-    start_failed(d);
+    dist_learner_failed(d);
+    ld->stopped = ld->finished = 1; /* the actors end by themselves */
     return errf(err, errlen, "out of memory"), -1;
   }
-  dist_start_msg h = {1, r->rc.iteration};
+  dist_start_msg h = {1, iteration};
   memcpy(m, &h, sizeof h);
   memcpy(m + sizeof h, text, tlen + 1);
   free(text);
@@ -159,16 +163,39 @@ int train_dist_start(run *r, dist *d, char *err, size_t errlen) {
     ld->stopped = ld->finished = 1; /* every rank knows: nothing to stop */
     return -1;
   }
-  if (send_net(r, -1, err, errlen) != 0) return -1;
-  train_emit(r, 1, "distributed: learner on %s, %d actor rank(s) of %d self-play thread(s)",
-             dist_host(d, 0), n - 1, c->threads);
+  if (send_net(ld, best, -1, err, errlen) != 0) return -1;
+  say(ld, "distributed: learner on %s, %d actor rank(s) of %d self-play thread(s)", dist_host(d, 0),
+      n - 1, c->threads);
   return 0;
 }
 
+dist_learner *dist_learner_start(dist *d, const dist_learner_env *env, unsigned iteration,
+                                 const nn_net *best, char *err, size_t errlen) {
+  if (env->c->deterministic) {
+    dist_learner_failed(d);
+    errf(err, errlen,
+         "run.deterministic = 1 needs one process: a distributed run's schedule depends on "
+         "timing (set run.deterministic = 0, or run without mpirun)");
+    return NULL;
+  }
+  dist_learner *ld = calloc(1, sizeof *ld);
+  if (!ld) return dist_learner_failed(d), errf(err, errlen, "out of memory"), NULL;
+  ld->env = *env;
+  ld->d = d;
+  ld->size = dist_size(d);
+  if (start(ld, iteration, best, err, errlen) != 0) {
+    char e[256];
+    dist_learner_finish(ld, e, sizeof e); /* the actors stop, if they started */
+    dist_learner_free(ld);
+    return NULL;
+  }
+  return ld;
+}
+
 /* One game message from an actor: checked, into the buffer and counters. */
-static int take_game(run *r, int from, const unsigned char *m, size_t len, char *err,
+static int take_game(dist_learner *ld, int from, const unsigned char *m, size_t len, char *err,
                      size_t errlen) {
-  learner_dist *ld = r->ld;
+  const train_config *c = ld->env.c;
   dist_game_msg h;
   if (len < sizeof h) return errf(err, errlen, "rank %d sent a short game message", from), -1;
   memcpy(&h, m, sizeof h);
@@ -177,18 +204,19 @@ static int take_game(run *r, int from, const unsigned char *m, size_t len, char 
     return errf(err, errlen, "rank %d sent a game message of the wrong size", from), -1;
   const replay_sample *s = (const replay_sample *)(m + sizeof h);
   /* The learner encodes each sample with its variant's rules. */
-  int bad = h.variant >= (uint32_t)r->cfg.n_variants;
-  for (uint32_t i = 0; i < h.n && !bad; i++) bad = s[i].variant >= r->cfg.n_variants;
+  int bad = h.variant >= (uint32_t)c->n_variants;
+  for (uint32_t i = 0; i < h.n && !bad; i++) bad = s[i].variant >= c->n_variants;
   if (bad)
     return errf(err, errlen, "rank %d sent a game of a variant the run does not have", from), -1;
-  if (h.n) replay_add(r->buf, s, (int)h.n);
-  selfplay_counters *ct = &r->counters;
-  selfplay_count_game(ct, &h.final, game_first_mover(&r->cfg.variant[h.variant]), h.n);
+  if (h.n) replay_add(ld->env.buf, s, (int)h.n);
+  selfplay_counters *ct = ld->env.counters;
+  selfplay_count_game(ct, &h.final, game_first_mover(&c->variant[h.variant]), h.n);
   atomic_fetch_add(&ct->evals, h.evals);
   atomic_fetch_add(&ct->eval_calls, h.eval_calls);
   atomic_fetch_add(&ct->search_ns, h.search_ns);
   atomic_fetch_add(&ct->net_ns, h.net_ns);
-  uint64_t lag = r->rc.promotions > h.version ? r->rc.promotions - h.version : 0;
+  uint32_t version = *ld->env.promotions;
+  uint64_t lag = version > h.version ? version - h.version : 0;
   ld->lag_sum += lag;
   ld->lag_games++;
   if (lag > ld->lag_max) ld->lag_max = lag;
@@ -197,9 +225,10 @@ static int take_game(run *r, int from, const unsigned char *m, size_t len, char 
   ld->bytes += len;
   ld->games[from]++;
   ld->samples[from] += h.n;
-  if (r->cfg.record_every > 0 && h.nmoves && ld->taken % (uint64_t)r->cfg.record_every == 0)
-    train_record_game(r, &r->cfg.variant[h.variant],
-                      m + sizeof h + (size_t)h.n * sizeof(replay_sample), (int)h.nmoves, &h.final);
+  if (ld->env.records && c->record_every > 0 && h.nmoves &&
+      ld->taken % (uint64_t)c->record_every == 0)
+    records_add(ld->env.records, &c->variant[h.variant],
+                m + sizeof h + (size_t)h.n * sizeof(replay_sample), (int)h.nmoves, &h.final);
   ld->taken++;
   /* The actor's room for more; none after the stop, which ends what it
    * reads from this rank. */
@@ -212,8 +241,7 @@ static int take_game(run *r, int from, const unsigned char *m, size_t len, char 
 }
 
 /* Takes every message waiting (from src; -1: any); 0, or -1 on failure. */
-static int take_all(run *r, int src, char *err, size_t errlen) {
-  learner_dist *ld = r->ld;
+static int take_all(dist_learner *ld, int src, char *err, size_t errlen) {
   int from, tag;
   size_t len;
   while (dist_probe(ld->d, src, &from, &tag, &len)) {
@@ -221,12 +249,12 @@ static int take_all(run *r, int src, char *err, size_t errlen) {
     if (from <= 0 || from >= ld->size)
       return errf(err, errlen, "a message from rank %d, which is no actor", from), -1;
     if (tag == DIST_TAG_GAME) {
-      if (take_game(r, from, ld->buf, len, err, errlen) != 0) return -1;
+      if (take_game(ld, from, ld->buf, len, err, errlen) != 0) return -1;
     } else if (tag == DIST_TAG_BYE) {
       if (!ld->gone[from]) {
         ld->gone[from] = 1;
         ld->n_gone++;
-        train_emit(r, 1, "distributed: actor rank %d (host %s) left", from, dist_host(ld->d, from));
+        say(ld, "distributed: actor rank %d (host %s) left", from, dist_host(ld->d, from));
       }
     } else {
       return errf(err, errlen, "rank %d sent a message of unknown tag %d", from, tag), -1;
@@ -236,34 +264,34 @@ static int take_all(run *r, int src, char *err, size_t errlen) {
   return 0;
 }
 
-int train_dist_poll(run *r, char *err, size_t errlen) { return take_all(r, -1, err, errlen); }
+int dist_learner_poll(dist_learner *ld, char *err, size_t errlen) {
+  return take_all(ld, -1, err, errlen);
+}
 
-int train_dist_ingest(run *r, const unsigned char *msgs, size_t total, char *err, size_t errlen) {
-  learner_dist one = {.size = 2}, *keep = r->ld;
+int dist_learner_ingest(const dist_learner_env *env, const unsigned char *msgs, size_t total,
+                        char *err, size_t errlen) {
+  dist_learner one = {.env = *env, .size = 2};
   uint64_t games[2] = {0}, samples[2] = {0};
   one.games = games;
   one.samples = samples;
-  r->ld = &one;
   int rc = 0;
   for (size_t k = 0; rc == 0 && k + sizeof(dist_game_msg) <= total;) {
     dist_game_msg h;
     memcpy(&h, msgs + k, sizeof h);
     size_t len = sizeof h + (size_t)h.n * sizeof(replay_sample) + h.nmoves;
-    rc = take_game(r, 1, msgs + k, len <= total - k ? len : total - k, err, errlen);
+    rc = take_game(&one, 1, msgs + k, len <= total - k ? len : total - k, err, errlen);
     k += len;
   }
-  r->ld = keep;
   return rc;
 }
 
-int train_dist_orphaned(const run *r) { return r->ld && r->ld->n_gone >= r->ld->size - 1; }
+int dist_learner_orphaned(const dist_learner *ld) { return ld && ld->n_gone >= ld->size - 1; }
 
-int train_dist_publish(run *r, char *err, size_t errlen) {
-  return r->ld ? send_net(r, -1, err, errlen) : 0;
+int dist_learner_publish(dist_learner *ld, const nn_net *best, char *err, size_t errlen) {
+  return ld ? send_net(ld, best, -1, err, errlen) : 0;
 }
 
-int train_dist_stop(run *r, char *err, size_t errlen) {
-  learner_dist *ld = r->ld;
+int dist_learner_stop(dist_learner *ld, char *err, size_t errlen) {
   if (!ld || ld->stopped) return 0;
   ld->stopped = 1;
   for (int k = 1; k < ld->size; k++)
@@ -271,14 +299,13 @@ int train_dist_stop(run *r, char *err, size_t errlen) {
   return 0;
 }
 
-int train_dist_finish(run *r, char *err, size_t errlen) {
-  learner_dist *ld = r->ld;
+int dist_learner_finish(dist_learner *ld, char *err, size_t errlen) {
   if (!ld || ld->finished) return 0;
-  int rc = train_dist_stop(r, err, errlen);
+  int rc = dist_learner_stop(ld, err, errlen);
   ld->finished = 1;
   /* Their last games, until each says nothing more comes. */
   while (rc == 0 && ld->n_gone < ld->size - 1) {
-    rc = take_all(r, -1, err, errlen);
+    rc = take_all(ld, -1, err, errlen);
     struct timespec ts = {0, 2 * 1000000};
     nanosleep(&ts, NULL);
   }
@@ -286,34 +313,27 @@ int train_dist_finish(run *r, char *err, size_t errlen) {
   return rc;
 }
 
-void train_dist_json(run *r, char *json, size_t len) {
-  learner_dist *ld = r->ld;
-  if (!ld) {
-    json[0] = 0;
-    return;
-  }
-  size_t k = (size_t)snprintf(
-      json, len,
-      ", \"dist\": {\"ranks\": %d, \"version\": %u, \"lag_mean\": %.3f, "
-      "\"lag_max\": %llu, \"game_version_max\": %llu, \"actors_paused_s\": %.3f, "
-      "\"ingest_mb\": %.3f, "
-      "\"games_by_rank\": [",
-      ld->size, r->rc.promotions, ld->lag_games ? (double)ld->lag_sum / (double)ld->lag_games : 0,
-      (unsigned long long)ld->lag_max, (unsigned long long)ld->version_max, ld->paused_ms / 1000.0,
-      ld->bytes / 1048576.0);
-  for (int i = 0; i < ld->size && k < len; i++)
-    k += (size_t)snprintf(json + k, len - k, "%s%llu", i ? ", " : "",
-                          (unsigned long long)ld->games[i]);
-  if (k < len) k += (size_t)snprintf(json + k, len - k, "], \"samples_by_rank\": [");
-  for (int i = 0; i < ld->size && k < len; i++)
-    k += (size_t)snprintf(json + k, len - k, "%s%llu", i ? ", " : "",
-                          (unsigned long long)ld->samples[i]);
-  if (k < len) snprintf(json + k, len - k, "]}");
+void dist_learner_json(dist_learner *ld, json_writer *w) {
+  if (!ld) return;
+  json_begin_object(w, "dist");
+  json_put_int(w, "ranks", ld->size);
+  json_put_uint(w, "version", *ld->env.promotions);
+  json_put_fixed(w, "lag_mean", ld->lag_games ? (double)ld->lag_sum / (double)ld->lag_games : 0, 3);
+  json_put_uint(w, "lag_max", (unsigned long long)ld->lag_max);
+  json_put_uint(w, "game_version_max", (unsigned long long)ld->version_max);
+  json_put_fixed(w, "actors_paused_s", ld->paused_ms / 1000.0, 3);
+  json_put_fixed(w, "ingest_mb", ld->bytes / 1048576.0, 3);
+  json_begin_array(w, "games_by_rank");
+  for (int i = 0; i < ld->size; i++) json_put_uint(w, NULL, (unsigned long long)ld->games[i]);
+  json_end_array(w);
+  json_begin_array(w, "samples_by_rank");
+  for (int i = 0; i < ld->size; i++) json_put_uint(w, NULL, (unsigned long long)ld->samples[i]);
+  json_end_array(w);
+  json_end_object(w);
   ld->lag_sum = ld->lag_max = ld->lag_games = ld->paused_ms = ld->bytes = ld->version_max = 0;
 }
 
-void train_dist_free(run *r) {
-  learner_dist *ld = r->ld;
+void dist_learner_free(dist_learner *ld) {
   if (!ld) return;
   free(ld->games);
   free(ld->samples);
@@ -321,5 +341,4 @@ void train_dist_free(run *r) {
   free(ld->unacked);
   free(ld->buf);
   free(ld);
-  r->ld = NULL;
 }

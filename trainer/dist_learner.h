@@ -1,0 +1,66 @@
+/* dist_learner: the learner's side of a distributed run
+ * (docs/DISTRIBUTED.md). Rank 0 checks that every rank runs the same
+ * build and config, gives the actors the resolved config and the best
+ * network, takes in their games between training steps without ever
+ * waiting for them (into the buffer, the self-play counters and the kept
+ * records, as a worker's games go), publishes each promotion, and at the
+ * end stops the actors and takes their last games.
+ *
+ * Only the learner's thread calls these (MPI_THREAD_FUNNELED). */
+#ifndef SOWZERO_DIST_LEARNER_H
+#define SOWZERO_DIST_LEARNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/json.h"
+#include "nn/nn.h"
+#include "trainer/config.h"
+#include "trainer/dist.h"
+#include "trainer/records.h"
+#include "trainer/replay.h"
+#include "trainer/selfplay.h"
+
+typedef struct dist_learner dist_learner;
+
+/* Where the actors' games go, and what the learner reads of the run (all
+ * borrowed for the learner's lifetime). */
+typedef struct {
+  const train_config *c;
+  replay *buf;
+  selfplay_counters *counters;
+  records *records;                         /* NULL: none kept */
+  const uint32_t *promotions;               /* the run's promotions: the best's version */
+  void (*say)(void *ctx, const char *line); /* progress lines; may be NULL */
+  void *say_ctx;
+} dist_learner_env;
+
+/* Checks, then the config and best to the actors (the run at iteration
+ * `iteration`). NULL with a message on failure; the actors know and end. */
+dist_learner *dist_learner_start(dist *d, const dist_learner_env *env, unsigned iteration,
+                                 const nn_net *best, char *err, size_t errlen);
+/* Tells the actors the learner failed before it could start. */
+void dist_learner_failed(dist *d);
+/* Takes in every game waiting, without waiting for more. */
+int dist_learner_poll(dist_learner *l, char *err, size_t errlen);
+/* A promotion out to every actor. l may be NULL (no-op). */
+int dist_learner_publish(dist_learner *l, const nn_net *best, char *err, size_t errlen);
+/* Tells the actors to stop (once). */
+int dist_learner_stop(dist_learner *l, char *err, size_t errlen);
+/* Stops them if not yet done and takes their last games, until every
+ * actor has said bye. */
+int dist_learner_finish(dist_learner *l, char *err, size_t errlen);
+/* 1 once every actor has left (the run cannot go on). */
+int dist_learner_orphaned(const dist_learner *l);
+/* metrics.jsonl's "dist" member, of the games since the last (l NULL:
+ * nothing). */
+void dist_learner_json(dist_learner *l, json_writer *w);
+void dist_learner_free(dist_learner *l);
+
+/* Game messages (total bytes, back to back, as actors send them) through
+ * the learner's intake without MPI: the same checks, buffer and counters
+ * as dist_learner_poll (the learner benchmark). */
+int dist_learner_ingest(const dist_learner_env *env, const unsigned char *msgs, size_t total,
+                        char *err, size_t errlen);
+
+#endif
