@@ -9,173 +9,7 @@
 #include "egdb/egdb.h"
 #include "nn/nn.h"
 #include "search/agent.h"
-
-/* The [game] section without `variants`: one game, its options set one by
- * one so that an error names the key's line. */
-static int one_game(ini *f, const char *game_name, int name_line, game *g, char *err,
-                    size_t errlen) {
-  char e[256];
-  if (game_configure(g, game_name, 0, NULL, e, sizeof e) != 0) {
-    errf(err, errlen, "%s:%d: game.name: %s", f->path, name_line, e);
-    return -1;
-  }
-  for (int i = 0; i < f->n; i++) {
-    ini_entry *x = &f->e[i];
-    if (strcmp(x->section, "game") != 0 || !strcmp(x->key, "name")) continue;
-    x->used = 1;
-    if (game_set_option(g, x->key, x->value, e, sizeof e) != 0) {
-      errf(err, errlen, "%s:%d: game.%s: %s", f->path, x->line, x->key, e);
-      return -1;
-    }
-  }
-  /* Options that constrain each other are checked once all are set. */
-  if (game_setup(g, e, sizeof e) != 0) {
-    errf(err, errlen, "%s: [game]: %s", f->path, e);
-    return -1;
-  }
-  return 0;
-}
-
-/* `variant_weights`: n positive numbers separated by spaces or commas. */
-static int variant_weights(ini *f, ini_entry *x, int n, float *w, char *err, size_t errlen) {
-  char list[512];
-  snprintf(list, sizeof list, "%s", x->value);
-  int k = 0;
-  for (char *save = NULL, *t = strtok_r(list, " ,", &save); t; t = strtok_r(NULL, " ,", &save)) {
-    char *end;
-    double v = strtod(t, &end);
-    if (*end || !(v > 0 && v < 1e6)) {
-      errf(err, errlen, "%s:%d: game.variant_weights: bad weight '%s' (a number above 0)", f->path,
-           x->line, t);
-      return -1;
-    }
-    if (k < n) w[k] = (float)v;
-    k++;
-  }
-  if (k != n) {
-    errf(err, errlen, "%s:%d: game.variant_weights: %d weights for %d variants", f->path, x->line,
-         k, n);
-    return -1;
-  }
-  return 0;
-}
-
-/* The [game] section with `variants = V; V; ...`: each V a game or preset
- * and its own settings, on top of the section's other keys (shared by
- * every variant). Every variant has the rule inputs on. */
-static int game_variants(ini *f, ini_entry *list, const char *game_name, game *v, float *w, int *n,
-                         char *err, size_t errlen) {
-  char *shared[GAME_MAX_OPTIONS + 1];
-  char kv[GAME_MAX_OPTIONS + 1][sizeof f->e[0].key + sizeof f->e[0].value + 2];
-  int ns = 0;
-  for (int i = 0; i < f->n; i++) {
-    ini_entry *x = &f->e[i];
-    if (strcmp(x->section, "game") != 0 || !strcmp(x->key, "name") || !strcmp(x->key, "variants") ||
-        !strcmp(x->key, "variant_weights"))
-      continue;
-    x->used = 1;
-    if (ns == GAME_MAX_OPTIONS + 1) {
-      errf(err, errlen, "%s:%d: game.%s: too many settings", f->path, x->line, x->key);
-      return -1;
-    }
-    snprintf(kv[ns], sizeof kv[ns], "%s=%s", x->key, x->value);
-    shared[ns] = kv[ns];
-    ns++;
-  }
-  game named;
-  char e[256], items[1024];
-  if (game_configure(&named, game_name, 0, NULL, e, sizeof e) != 0) {
-    errf(err, errlen, "%s: game.name: %s", f->path, e);
-    return -1;
-  }
-  snprintf(items, sizeof items, "%s", list->value);
-  *n = 0;
-  for (char *s1 = NULL, *item = strtok_r(items, ";", &s1); item; item = strtok_r(NULL, ";", &s1)) {
-    char *settings[2 * GAME_MAX_OPTIONS + 2], *name = NULL;
-    int nset = 0;
-    for (int i = 0; i < ns; i++) settings[nset++] = shared[i];
-    for (char *s2 = NULL, *t = strtok_r(item, " ", &s2); t; t = strtok_r(NULL, " ", &s2)) {
-      if (!name) {
-        name = t;
-      } else if (nset == 2 * GAME_MAX_OPTIONS + 2) {
-        errf(err, errlen, "%s:%d: game.variants: variant %d: too many settings", f->path,
-             list->line, *n + 1);
-        return -1;
-      } else {
-        settings[nset++] = t;
-      }
-    }
-    if (!name) continue;
-    if (*n == GAME_MAX_VARIANTS) {
-      errf(err, errlen, "%s:%d: game.variants: more than %d variants", f->path, list->line,
-           GAME_MAX_VARIANTS);
-      return -1;
-    }
-    game *g = &v[*n];
-    if (game_configure(g, name, nset, settings, e, sizeof e) != 0) {
-      errf(err, errlen, "%s:%d: game.variants: variant %d '%s': %s", f->path, list->line, *n + 1,
-           name, e);
-      return -1;
-    }
-    if (g->rules != named.rules || g->n_actions != v[0].n_actions || g->n_pits != v[0].n_pits) {
-      errf(err, errlen,
-           "%s:%d: game.variants: variant %d '%s' is not a variant of %s with %d actions (one "
-           "network plays every variant)",
-           f->path, list->line, *n + 1, name, named.rules->name,
-           *n ? v[0].n_actions : named.n_actions);
-      return -1;
-    }
-    game_set_rule_inputs(g, 1);
-    if (*n && g->n_features != v[0].n_features) {
-      errf(err, errlen, "%s:%d: game.variants: variant %d '%s' encodes %d features, variant 1 %d",
-           f->path, list->line, *n + 1, name, g->n_features, v[0].n_features);
-      return -1;
-    }
-    w[*n] = 1;
-    (*n)++;
-  }
-  if (*n == 0) {
-    errf(err, errlen, "%s:%d: game.variants: no variant (games or presets separated by ';')",
-         f->path, list->line);
-    return -1;
-  }
-  if (*n == 1) {
-    errf(err, errlen,
-         "%s:%d: game.variants: one variant; a set needs two or more (for one, set game.name "
-         "and its options)",
-         f->path, list->line);
-    return -1;
-  }
-  return 0;
-}
-
-static int config_game_set(ini *f, game *v, float *w, int *n, char *err, size_t errlen) {
-  ini_entry *name = ini_get(f, "game", "name");
-  ini_entry *list = ini_get(f, "game", "variants");
-  ini_entry *weights = ini_get(f, "game", "variant_weights");
-  const char *game_name = name ? name->value : "oware";
-  if (!list) {
-    if (weights) {
-      errf(err, errlen, "%s:%d: game.variant_weights: only with game.variants", f->path,
-           weights->line);
-      return -1;
-    }
-    *n = 1;
-    w[0] = 1;
-    return one_game(f, game_name, name ? name->line : 0, &v[0], err, errlen);
-  }
-  if (game_variants(f, list, game_name, v, w, n, err, errlen) != 0) return -1;
-  return weights ? variant_weights(f, weights, *n, w, err, errlen) : 0;
-}
-
-int config_game(ini *f, game *g, char *err, size_t errlen) {
-  game v[GAME_MAX_VARIANTS];
-  float w[GAME_MAX_VARIANTS];
-  int n;
-  if (config_game_set(f, v, w, &n, err, errlen) != 0) return -1;
-  *g = v[0];
-  return 0;
-}
+#include "trainer/config_internal.h"
 
 #define K_(kind, name, field, ...) kind(name, train_config, field, __VA_ARGS__)
 static const char *const precision_names[] = {"auto", "fp32", "bf16", NULL}; /* nn_precision */
@@ -455,39 +289,6 @@ static int check_precision(const train_config *c, ini *f, const char *path, char
   return -1;
 }
 
-/* Writes option i of g as "key=value" (sep before it). */
-static int option_text(const game *g, int i, const char *sep, char *buf, size_t len) {
-  const game_option *o = &g->rules->options[i];
-  int w = o->values ? snprintf(buf, len, "%s%s=%s", sep, o->key, o->values[g->opt[i]])
-                    : snprintf(buf, len, "%s%s=%d", sep, o->key, g->opt[i]);
-  return w < 0 || (size_t)w >= len ? -1 : w;
-}
-
-/* Whether option i has one value in every variant. */
-static int shared_option(const train_config *c, int i) {
-  for (int k = 1; k < c->n_variants; k++)
-    if (c->variant[k].opt[i] != c->variant[0].opt[i]) return 0;
-  return 1;
-}
-
-/* The `variants` value config_write writes: each variant as its preset and
- * the options in which the variants differ. -1 when it does not fit. */
-static int variants_line(const train_config *c, char *line, size_t len) {
-  size_t at = 0;
-  line[0] = 0;
-  for (int k = 0; k < c->n_variants; k++) {
-    int w = snprintf(line + at, len - at, "%s%s", k ? "; " : "", c->variant[k].preset);
-    if (w < 0 || (size_t)w >= len - at) return -1;
-    at += (size_t)w;
-    for (int i = 0; c->variant[0].rules->options[i].key; i++) {
-      if (shared_option(c, i)) continue;
-      if ((w = option_text(&c->variant[k], i, " ", line + at, len - at)) < 0) return -1;
-      at += (size_t)w;
-    }
-  }
-  return 0;
-}
-
 /* A config from an INI read from `path` (a file's name, or what stands for
  * text) and the overrides; frees f. */
 static int load_ini(train_config *c, ini *f, const char *path, int n_over, char *const *over,
@@ -521,7 +322,7 @@ static int load_ini(train_config *c, ini *f, const char *path, int n_over, char 
   c->g = c->variant[0];
   /* The set must fit the files that keep it: config.ini and weight files. */
   char kept[sizeof((ini_entry *)0)->value], set[NN_RULES_MAX];
-  if (c->n_variants > 1 && (variants_line(c, kept, sizeof kept) != 0 ||
+  if (c->n_variants > 1 && (config_variants_line(c, kept, sizeof kept) != 0 ||
                             game_variants_string(c->variant, c->n_variants, set, sizeof set))) {
     errf(err, errlen,
          "%s: game.variants: the set does not fit a run's files (config.ini keeps %zu "
@@ -574,39 +375,9 @@ int config_parse(train_config *c, const char *name, const char *text, char *err,
   return load_ini(c, &f, name, 0, NULL, err, errlen);
 }
 
-/* [game] of a variant set: the options every variant shares as keys, then
- * the variants (variants_line) and their weights. */
-static int write_variants(const train_config *c, FILE *out) {
-  const game *v = c->variant;
-  char line[sizeof((ini_entry *)0)->value], one[160];
-  if (variants_line(c, line, sizeof line) != 0) return -1;
-  fprintf(out, "name = %s\n", v[0].rules->name);
-  for (int i = 0; v[0].rules->options[i].key; i++) {
-    if (!shared_option(c, i)) continue;
-    if (option_text(&v[0], i, "", one, sizeof one) < 0) return -1;
-    char *eq = strchr(one, '=');
-    fprintf(out, "%.*s = %s\n", (int)(eq - one), one, eq + 1);
-  }
-  fprintf(out, "variants = %s\nvariant_weights =", line);
-  for (int k = 0; k < c->n_variants; k++) fprintf(out, " %.9g", c->variant_weight[k]);
-  fprintf(out, "\n");
-  return 0;
-}
-
 int config_write(const train_config *c, FILE *out) {
-  fprintf(out, "# The resolved configuration of this run (every key).\n\n[game]\n");
-  if (c->n_variants > 1) {
-    if (write_variants(c, out) != 0) return -1;
-  } else {
-    char opts[512];
-    if (game_options_string(&c->g, opts, sizeof opts) != 0) return -1;
-    fprintf(out, "name = %s\n", c->g.preset);
-    for (char *save = NULL, *t = strtok_r(opts, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-      char *eq = strchr(t, '=');
-      *eq = 0;
-      fprintf(out, "%s = %s\n", t, eq + 1);
-    }
-  }
+  fprintf(out, "# The resolved configuration of this run (every key).\n\n");
+  if (config_write_game(c, out) != 0) return -1;
   char text[4096];
   for (int i = 0; i < N_SECTIONS; i++) {
     const section_desc *s = &sections[i];
@@ -651,46 +422,9 @@ int config_resumable(const char *key) {
   return 0;
 }
 
-/* Fills the outputs for a differing key; returns 1. */
-static int differs(const char *key, const char *va, const char *vb, config_diff *d) {
-  snprintf(d->key, sizeof d->key, "%s", key);
-  snprintf(d->a, sizeof d->a, "%s", va);
-  snprintf(d->b, sizeof d->b, "%s", vb);
-  return 1;
-}
-
 int config_compare(const train_config *a, const train_config *b, config_diff *d) {
-  memset(d, 0, sizeof *d);
-  /* The game: its rules and every option (the preset name is only a label). */
-  if (strcmp(a->g.rules->name, b->g.rules->name) != 0)
-    return differs("game.name", a->g.preset, b->g.preset, d);
-  char oa[512], ob[512], key[80];
-  if (a->n_variants > 1 || b->n_variants > 1) {
-    char sa[sizeof d->a], sb[sizeof d->b];
-    if (game_variants_string(a->variant, a->n_variants, sa, sizeof sa) != 0 ||
-        game_variants_string(b->variant, b->n_variants, sb, sizeof sb) != 0)
-      return differs("game.variants", "(too long)", "(too long)", d);
-    if (strcmp(sa, sb) != 0) return differs("game.variants", sa, sb, d);
-    for (int k = 0; k < a->n_variants; k++)
-      if (a->variant_weight[k] != b->variant_weight[k]) {
-        snprintf(sa, sizeof sa, "%.9g (variant %d)", a->variant_weight[k], k + 1);
-        snprintf(sb, sizeof sb, "%.9g (variant %d)", b->variant_weight[k], k + 1);
-        return differs("game.variant_weights", sa, sb, d);
-      }
-  }
-  if (game_options_string(&a->g, oa, sizeof oa) != 0 ||
-      game_options_string(&b->g, ob, sizeof ob) != 0)
-    return differs("game", "(options too long)", "(options too long)", d);
-  char *sa = NULL, *sb = NULL;
-  char *ta = strtok_r(oa, " ", &sa), *tb = strtok_r(ob, " ", &sb);
-  for (; ta || tb; ta = strtok_r(NULL, " ", &sa), tb = strtok_r(NULL, " ", &sb)) {
-    if (ta && tb && !strcmp(ta, tb)) continue;
-    const char *t = ta ? ta : tb, *eq = strchr(t, '=');
-    snprintf(key, sizeof key, "game.%.*s", eq ? (int)(eq - t) : (int)strlen(t), t);
-    const char *va = ta && strchr(ta, '=') ? strchr(ta, '=') + 1 : "(none)";
-    const char *vb = tb && strchr(tb, '=') ? strchr(tb, '=') + 1 : "(none)";
-    return differs(key, va, vb, d);
-  }
+  if (config_compare_game(a, b, d)) return 1;
+  char key[80];
   for (int i = 0; i < N_SECTIONS; i++) {
     const section_desc *s = &sections[i];
     const kv_table *t = section_keys(s);
@@ -700,8 +434,8 @@ int config_compare(const train_config *a, const train_config *b, config_diff *d)
       if (config_resumable(key)) continue;
       if (kv_format(&t->keys[k], section_base(s, (train_config *)a), va, sizeof va) != 0 ||
           kv_format(&t->keys[k], section_base(s, (train_config *)b), vb, sizeof vb) != 0)
-        return differs(key, "(too long)", "(too long)", d);
-      if (strcmp(va, vb) != 0) return differs(key, va, vb, d);
+        return config_differs(key, "(too long)", "(too long)", d);
+      if (strcmp(va, vb) != 0) return config_differs(key, va, vb, d);
     }
   }
   return 0;
