@@ -245,6 +245,50 @@ START_TEST(network_agents) {
 }
 END_TEST
 
+/* A zero agent from typed settings is the agent its spec makes: the same
+ * spec reported, the same moves for the same seed over a game's positions,
+ * and a missing weight file refused with its name. */
+START_TEST(zero_from_typed_settings) {
+  configure_game("oware", NULL);
+  char path[64], spec[200], err[256];
+  snprintf(path, sizeof path, "%s/sowzero-test-typed-%d.weights", test_tmp(), (int)getpid());
+  save_tiny_net(&G, path);
+  agent_zero_params zp = {path, 12, NN_PRECISION_FP32};
+  snprintf(spec, sizeof spec, "zero weights=%s sims=12 precision=fp32", path);
+  agent *typed = agent_zero_create(&G, &zp, 3, err, sizeof err);
+  ck_assert_msg(typed != NULL, "%s", err);
+  agent *parsed = agent_create(&G, spec, 3, err, sizeof err);
+  ck_assert_msg(parsed != NULL, "%s", err);
+  ck_assert_str_eq(agent_spec(typed), spec);
+  game_pos p;
+  game_start(&G, &p);
+  game_hist *h = malloc(sizeof *h);
+  game_hist_reset(h, &p);
+  rng_t r;
+  rng_seed(&r, 4, 0);
+  int plies = 0;
+  for (; p.status == GAME_ONGOING && plies < 40; plies++) {
+    agent_reseed(typed, 7, (uint64_t)plies);
+    agent_reseed(parsed, 7, (uint64_t)plies);
+    agent_reset(typed);
+    agent_reset(parsed);
+    int a = agent_choose(typed, &p, h), b = agent_choose(parsed, &p, h);
+    ck_assert_int_ge(a, 0);
+    ck_assert_int_eq(a, b);
+    /* Random moves between, so the positions differ from a self-play line. */
+    game_step(&G, &p, h, plies % 2 ? a : game_random_action(&r, game_legal(&G, &p)));
+  }
+  ck_assert_int_gt(plies, 10);
+  agent_free(typed);
+  agent_free(parsed);
+  free(h);
+  zp.weights = "/nonexistent/typed.weights";
+  ck_assert_ptr_null(agent_zero_create(&G, &zp, 3, err, sizeof err));
+  ck_assert_msg(strstr(err, "/nonexistent/typed.weights") != NULL, "%s", err);
+  unlink(path);
+}
+END_TEST
+
 /* analyze's predicted margin is the network's score output for the root
  * times score_scale, from `net` and `zero` alike; a rollout search has none. */
 START_TEST(network_agents_predict_the_margin) {
@@ -356,6 +400,7 @@ static Suite *agents_suite(void) {
   tcase_add_test(t, agents_reproducible);
   tcase_add_test(t, reseed_replays_a_game);
   tcase_add_test(t, network_agents);
+  tcase_add_test(t, zero_from_typed_settings);
   tcase_add_test(t, network_agents_predict_the_margin);
   tcase_add_test(t, network_agents_precision);
   suite_add_tcase(s, t);

@@ -205,6 +205,29 @@ START_TEST(bad_anchors_fail_at_load) {
 }
 END_TEST
 
+/* The one splitter of eval.anchors, which the load's check and the
+ * evaluation both use: at ';', leading spaces dropped, empty ones skipped. */
+START_TEST(anchors_split_in_order) {
+  train_config c;
+  config_defaults(&c);
+  config_anchor_list l;
+  snprintf(c.anchors, sizeof c.anchors, "%s", " random;; greedy ;  ;alphabeta depth=2");
+  config_anchors(&c, &l);
+  ck_assert_int_eq(l.n, 3);
+  ck_assert_str_eq(l.name[0], "random");
+  ck_assert_str_eq(l.name[1], "greedy ");
+  ck_assert_str_eq(l.name[2], "alphabeta depth=2");
+  c.anchors[0] = 0;
+  config_anchors(&c, &l);
+  ck_assert_int_eq(l.n, 0);
+  /* The longest list of one-letter anchors fits. */
+  memset(c.anchors, 0, sizeof c.anchors);
+  for (size_t i = 0; i + 1 < sizeof c.anchors; i++) c.anchors[i] = i % 2 ? ';' : 'a';
+  config_anchors(&c, &l);
+  ck_assert_int_eq(l.n, (int)sizeof c.anchors / 2);
+}
+END_TEST
+
 /* config_compare of tiny.ini with and without the overrides. */
 static int compare_with(int n_over, char *const *over, config_diff *d) {
   train_config a, b;
@@ -260,6 +283,7 @@ Suite *config_suite(void) {
   tcase_add_test(c, values_and_overrides);
   tcase_add_test(c, bad_configs_name_the_culprit);
   tcase_add_test(c, bad_anchors_fail_at_load);
+  tcase_add_test(c, anchors_split_in_order);
   tcase_add_test(c, precision_setting);
   tcase_add_test(c, configs_compare_key_by_key);
   suite_add_tcase(s, c);
