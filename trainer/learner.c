@@ -65,8 +65,8 @@ int learner_step(learner *l, replay *buf, float lr, run_counters *rc, nn_losses 
   int b = c->batch, nf = g->n_features, na = g->n_actions;
   double t0 = clock_thread_cpu();
   nn_losses x;
-  int rc_ = replay_sample_batch(buf, &l->rng, l->batch, b);
-  for (int i = 0; rc_ == 0 && i < b; i++) {
+  int bad = replay_sample_batch(buf, &l->rng, l->batch, b);
+  for (int i = 0; !bad && i < b; i++) {
     const replay_sample *s = &l->batch[i];
     const game *v = c->n_variants > 1 && s->variant < c->n_variants ? &c->variant[s->variant] : g;
     game_encode(v, &s->pos, l->x + (size_t)i * (size_t)nf); /* row i: n_features */
@@ -75,8 +75,8 @@ int learner_step(learner *l, replay *buf, float lr, run_counters *rc, nn_losses 
     l->z[i] = s->z;
     l->score[i] = (float)s->margin / c->score_scale;
   }
-  if (rc_ != 0 || nn_train_step(l->cand, l->trainer, l->ws, l->x, l->legal, l->pi, l->z, l->score,
-                                b, lr, &x) != 0) {
+  if (bad || nn_train_step(l->cand, l->trainer, l->ws, l->x, l->legal, l->pi, l->z, l->score, b, lr,
+                           &x) != 0) {
     errf(err, errlen, "training step failed");
     return -1;
   }

@@ -91,8 +91,8 @@ static void status(void *ctx, const char *phase) {
 
 /* ---- Set-up and resume ------------------------------------------------------------------ */
 
-/* The first line of a session: what was resumed, or what the new run is. */
-static void announce(run *r, int lost_buffer) {
+/* The banner, a session's first line: what was resumed, or what the new run is. */
+static void banner(run *r, int lost_buffer) {
   const train_config *c = &r->cfg;
   replay_stats rs;
   replay_get_stats(r->buf, &rs);
@@ -184,7 +184,7 @@ static int setup(run *r, char *err, size_t errlen) {
   if (make_best && nn_save(r->best, &r->meta, path, err, errlen) != 0) return -1;
   if (!(r->slot = netslot_create(r->best, err, errlen))) return -1;
   if (!(r->records = records_create(err, errlen))) return -1;
-  announce(r, lost_buffer);
+  banner(r, lost_buffer);
   return 0;
 }
 
