@@ -11,6 +11,7 @@
 /* Subcommands: each takes the arguments after its name and returns the
  * process exit code (0 ok, 1 failure, 2 usage error). */
 int cmd_engine(int argc, char **argv);
+int cmd_analysis(int argc, char **argv);
 int cmd_play(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

@@ -14,6 +14,7 @@ static const struct {
     {"demo", cmd_demo, "play a demo game between two built-in agents"},
     {"play", cmd_play, "play against an agent in the terminal"},
     {"engine", cmd_engine, "the engine protocol on stdin/stdout (docs/PROTOCOL.md)"},
+    {"analysis", cmd_analysis, "the JSON analysis engine on stdin/stdout (docs/ANALYSIS.md)"},
     {"arena", cmd_arena, "tournaments between agents: scores, Elo, records"},
     {"stats", cmd_stats, "statistics of a rule variant over many games"},
     {"study", cmd_study, "how rule variants play, compared: report.md, study.json, plots"},

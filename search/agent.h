@@ -15,6 +15,8 @@
 
 typedef struct agent agent;
 
+#define AGENT_PV_MAX 16 /* moves of a principal variation kept per move */
+
 /* What a searching agent thinks of a position (protocol `analyze`). */
 typedef struct {
   int n; /* entries below: the legal actions */
@@ -26,6 +28,14 @@ typedef struct {
   int best;                      /* the action it would play */
   int has_margin;                /* 1: margin holds the network's prediction */
   float margin;                  /* predicted final seed margin for the mover */
+  /* Per move, from the mover's view: the network's predicted final margin
+   * after it (exact when it ends the game); valid when has_margin. */
+  float move_margin[GAME_MAX_ACTIONS];
+  /* Per move: the line the search expects, the move itself first, then the
+   * most visited child at each node below (mover-relative actions, each for
+   * the side to move there); pv_len 0 for a move the search never tried. */
+  int pv_len[GAME_MAX_ACTIONS];
+  uint8_t pv[GAME_MAX_ACTIONS][AGENT_PV_MAX];
 } agent_analysis;
 
 /* Makes an agent for game g from a spec; seed fixes its random choices.

@@ -218,6 +218,7 @@ static int egdb_agent_analyze(agent *a, const game_pos *p, const game_hist *h,
     out->action[i] = act[i];
     out->prior[i] = 1.0f / (float)n;
     out->value[i] = (float)res[i].outcome;
+    out->move_margin[i] = (float)res[i].margin;
     if (act[i] == out->best) {
       out->root_value = (float)res[i].outcome;
       out->margin = (float)res[i].margin;

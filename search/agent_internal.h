@@ -65,8 +65,9 @@ typedef struct {
 int agent_network_open(agent_network *n, agent *a, const char *weights, int precision, int rules,
                        char *err, size_t errlen);
 void agent_network_close(agent_network *n);
-/* Fills out->margin from the network's score output for p (has_margin). */
-void agent_network_margin(agent_network *n, const game_pos *p, agent_analysis *out);
+/* Fills out->margin and out->move_margin (out->n moves already listed)
+ * from the network's score output for p and after each move (has_margin). */
+void agent_network_margin(agent_network *n, const game *g, const game_pos *p, agent_analysis *out);
 /* The setting that goes with weights=: the score_scale the network was
  * trained with (the trainer's default). */
 #define AGENT_SCORE_SCALE_KEY(T, F) \

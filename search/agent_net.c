@@ -67,9 +67,22 @@ int agent_network_open(agent_network *n, agent *a, const char *weights, int prec
   return n->ev ? 0 : -1;
 }
 
-void agent_network_margin(agent_network *n, const game_pos *p, agent_analysis *out) {
+void agent_network_margin(agent_network *n, const game *g, const game_pos *p, agent_analysis *out) {
   float score;
   if (p->status != GAME_ONGOING || mcts_nn_score(n->ev, p, &score)) return;
+  /* Each move's margin: exact when it ends the game, else the network's
+   * score after it, turned to p's mover's view. */
+  for (int i = 0; i < out->n; i++) {
+    game_pos c = *p;
+    game_play(g, &c, out->action[i]);
+    float s = 0.0f;
+    if (c.status != GAME_ONGOING)
+      out->move_margin[i] = (float)game_margin(&c, p->mover);
+    else if (mcts_nn_score(n->ev, &c, &s) == 0)
+      out->move_margin[i] = (float)(s * n->score_scale) * (c.mover == p->mover ? 1.0f : -1.0f);
+    else
+      return;
+  }
   out->has_margin = 1;
   out->margin = (float)(score * n->score_scale);
 }
@@ -183,7 +196,7 @@ static int net_analyze(agent *a, const game_pos *p, const game_hist *h, agent_an
   }
   out->root_value = value;
   out->best = best;
-  agent_network_margin(&((net_agent *)a->impl)->nw, p, out);
+  agent_network_margin(&((net_agent *)a->impl)->nw, &a->g, p, out);
   return 0;
 }
 

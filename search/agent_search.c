@@ -184,6 +184,31 @@ static int search_choose(agent *a, const game_pos *p, const game_hist *h) {
   return m ? mcts_choose_action(m) : -1;
 }
 
+/* Each root move's principal variation: the move, then the most visited
+ * child at each node below it, as the tree stands. */
+static void search_pv(const mcts *m, agent_analysis *out) {
+  mcts_node_view root, v, c;
+  if (mcts_node_at(m, 0, &root)) return;
+  for (int k = 0; k < root.nchild && mcts_node_at(m, root.first_child + k, &v) == 0; k++) {
+    int i = 0;
+    while (i < out->n && out->action[i] != v.action) i++;
+    if (i == out->n || v.visits == 0) continue;
+    int len = 0;
+    out->pv[i][len++] = (uint8_t)v.action;
+    while (len < AGENT_PV_MAX && v.nchild > 0) {
+      int best = -1, best_visits = 0;
+      for (int j = 0; j < v.nchild; j++)
+        if (mcts_node_at(m, v.first_child + j, &c) == 0 && c.visits > best_visits) {
+          best = v.first_child + j;
+          best_visits = c.visits;
+        }
+      if (best < 0 || mcts_node_at(m, best, &v)) break;
+      out->pv[i][len++] = (uint8_t)v.action;
+    }
+    out->pv_len[i] = len;
+  }
+}
+
 static int search_analyze(agent *a, const game_pos *p, const game_hist *h, agent_analysis *out) {
   mcts *m = search_position(a, p, h);
   if (!m) return -1;
@@ -200,7 +225,8 @@ static int search_analyze(agent *a, const game_pos *p, const game_hist *h, agent
   if (failed) return -1;
   if (e >= 0) out->best = e; /* the search's figures stay, the endgame search's move */
   search_agent *s = a->impl;
-  if (s->net.ev) agent_network_margin(&s->net, p, out);
+  if (s->net.ev) agent_network_margin(&s->net, &a->g, p, out);
+  search_pv(m, out);
   return 0;
 }
 
