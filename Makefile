@@ -308,3 +308,39 @@ fuzz-afl:
 	@mkdir -p build/afl/out
 	@$(MAKE) --no-print-directory BUILD=build/afl CC=afl-clang-fast OPT="-O1 -g" \
 	  SAN="$(FUZZ_SAN)" $(FUZZ_NAMES:%=build/afl/fuzz/%-fuzzer)
+
+# ---- Python: the package sowzero over the library (docs/PYTHON.md) ---------
+# make python builds python/sowzero/_core*.so in place from a -fPIC build of
+# the library (build/pic); make test runs its pytest suite. Debian's Python
+# (python3-dev, python3-numpy, python3-pytest) unless PYTHON names another.
+# Not under the sanitizers: an instrumented module cannot load into python3.
+PYTHON     ?= $(firstword $(wildcard /usr/bin/python3) python3)
+PY_SUFFIX   = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+PY_INCLUDE  = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+PY_EXT      = python/sowzero/_core$(PY_SUFFIX)
+.PHONY: python python-test python-install
+
+python: $(DEPS_OK)
+	@$(MAKE) --no-print-directory BUILD=build/pic OPT="$(OPT) -fPIC" build/pic/libsowzero.a
+	@$(MAKE) --no-print-directory python-ext
+
+.PHONY: python-ext
+python-ext: $(PY_EXT)
+$(PY_EXT): python/sowzero/_core.c build/pic/libsowzero.a
+	$(CC) $(CFLAGS) -fPIC -MF build/pic/python_core.d -I$(PY_INCLUDE) $(PKG_CFLAGS) -shared $< \
+	  build/pic/libsowzero.a $(PKG_LIBS) -o $@
+
+python-test: python $(BUILD)/sowzero $(BUILD)/tests/export/dump_cases
+	cd python && SOWZERO_BIN=$(abspath $(BUILD))/sowzero \
+	  SOWZERO_DUMP=$(abspath $(BUILD))/tests/export/dump_cases \
+	  PYTHONPATH=. $(PYTHON) -m pytest -q -p no:cacheprovider tests
+
+ifeq ($(SAN),)
+test: python-test
+endif
+
+# Makes `python3 -c "import sowzero"` work from anywhere for this user: a
+# .pth file in the user's site-packages naming this tree's python/ folder.
+python-install: python
+	@d=$$($(PYTHON) -m site --user-site) && mkdir -p "$$d" && \
+	  echo "$(abspath python)" > "$$d/sowzero.pth" && echo "wrote $$d/sowzero.pth"

@@ -10,6 +10,7 @@
 #   install-deps.sh --list [web|dev|all]   prints the package names only
 set -e
 PKGS="build-essential pkg-config libopenblas-dev check gnuplot-nox libonnx-dev
+  python3-dev python3-numpy python3-pytest
   protobuf-c-compiler libprotobuf-c-dev libopenmpi-dev openmpi-bin"
 WEB="chromium python3-onnx emscripten"
 DEV="clang-format python3 clang libclang-rt-dev"

@@ -1,0 +1,121 @@
+"""SowZero from Python: the C engine's games, agents, networks, endgame
+database and arena, with numpy arrays for encodings (docs/PYTHON.md).
+
+    import sowzero
+    game = sowzero.Game("oware", grand_slam="capture_end")
+    state = game.new_initial_state()
+    state.apply(sowzero.Agent(game, "mcts sims=200").choose(state))
+
+Errors of the C library are raised as sowzero.Error (a ValueError) with
+its message. Search, forward passes and matches release the GIL.
+"""
+import numpy as np
+
+from . import _core
+from ._core import Error, State
+
+__all__ = ["Game", "State", "Agent", "Network", "Egdb", "Error", "arena", "rules", "SowingEnv"]
+
+
+class Game(_core.Game):
+    """A game or preset with rule options: Game("oware", grand_slam="capture_end")."""
+
+    def __init__(self, name="oware", **options):
+        super().__init__(name, [f"{k}={_text(v)}" for k, v in options.items()])
+
+    def __repr__(self):
+        return f"Game({self.name!r}: {self.options})"
+
+
+    def encode(self, states):
+        """The network inputs of a batch of states: (x, mask), x float32
+        (n, num_features) from each mover's view, mask bool (n, num_actions)."""
+        states = list(states)
+        x = np.empty((len(states), self.num_features), dtype=np.float32)
+        mask = np.empty((len(states), self.num_actions), dtype=np.uint8)
+        _core.encode(self, states, x, mask)
+        return x, mask.astype(bool)
+
+
+_core.set_game_class(Game)
+
+
+def _text(v):
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    return str(v)
+
+
+class Agent(_core.Agent):
+    """An agent from a spec string (docs/SEARCH.md): Agent(game, "zero weights=F sims=400").
+    choose(state) gives an action; analyze(state) a dict with each legal move's
+    visits, prior, value, margin and principal variation."""
+
+    def __init__(self, game, spec, seed=1):
+        super().__init__(game, spec, seed)
+
+
+class Network(_core.Network):
+    """A weight file: Network(path).evaluate(x, mask) -> (policy, value, margin)."""
+
+    def __init__(self, path, score_scale=10.0):
+        super().__init__(str(path))
+        self.score_scale = score_scale
+
+    def evaluate(self, x, mask=None):
+        """x: float32 (n, num_features) (a State or a list of States is encoded
+        first); mask: bool (n, num_actions), None for all legal. Returns policy
+        (n, num_actions, 0 on illegal moves), value (n,) for the mover, and
+        margin (n,): the predicted final seed margin for the mover (the score
+        output times score_scale, the training's)."""
+        g = self.game
+        if isinstance(x, State):
+            x = [x]
+        if isinstance(x, (list, tuple)) and x and isinstance(x[0], State):
+            x, m = g.encode(x)
+            mask = m if mask is None else mask
+        x = np.ascontiguousarray(x, dtype=np.float32)
+        if x.ndim == 1:
+            x = x[None, :]
+        n = x.shape[0]
+        if x.shape[1] != g.num_features:
+            raise Error(f"x has {x.shape[1]} features, the network takes {g.num_features}")
+        mask = np.ones((n, g.num_actions), np.uint8) if mask is None else mask
+        mask = np.ascontiguousarray(np.reshape(mask, (n, g.num_actions)), dtype=np.uint8)
+        policy = np.empty((n, g.num_actions), np.float32)
+        value = np.empty(n, np.float32)
+        score = np.empty(n, np.float32)
+        if n:
+            self._evaluate(x, mask, policy, value, score)
+        return policy, value, score * np.float32(self.score_scale)
+
+
+class Egdb(_core.Egdb):
+    """The Oware endgame database of a folder: probe(state) -> (value,
+    {action: value}) for the side to move, or None outside it."""
+
+
+def arena(game, specs, games=2, threads=1, openings=0, seed=1, anchor=0):
+    """A round robin between agents (both colours per opening); the result
+    table as a dict: agents (spec, elo, elo_se), pairings (wins, draws,
+    losses of a against b), totals."""
+    return _core.arena(game, list(specs), games, threads, openings, seed, anchor)
+
+
+def rules():
+    """{game: {"summary", "options": {key: {"values" or "range", "default", "help"}}}},
+    and the presets {name: (game, settings)}."""
+    games, presets = _core.rules()
+    out = {}
+    for name, summary, opts in games:
+        o = {}
+        for key, vals, default, help_ in opts:
+            if isinstance(vals, list):
+                o[key] = {"values": vals, "default": vals[default], "help": help_}
+            else:
+                o[key] = {"range": vals, "default": default, "help": help_}
+        out[name] = {"summary": summary, "options": o}
+    return out, {n: (g, s) for n, g, s in presets}
+
+
+from .env import SowingEnv  # noqa: E402
