@@ -56,10 +56,12 @@ class Agent(_core.Agent):
 
 
 class Network(_core.Network):
-    """A weight file: Network(path).evaluate(x, mask) -> (policy, value, margin)."""
+    """A weight file: Network(path).evaluate(x, mask) -> (policy, value, margin).
+    precision: fp32 (the default), bf16 (CPUs with AVX512_BF16) or auto, as
+    the agents' precision= setting."""
 
-    def __init__(self, path, score_scale=10.0):
-        super().__init__(str(path))
+    def __init__(self, path, score_scale=10.0, precision="fp32"):
+        super().__init__(str(path), precision)
         self.score_scale = score_scale
 
     def evaluate(self, x, mask=None):

@@ -509,9 +509,16 @@ typedef struct {
 } NetworkObject;
 
 static int Network_init(NetworkObject *self, PyObject *args, PyObject *kw) {
-  const char *path;
-  static char *kwlist[] = {"path", NULL};
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "s", kwlist, &path)) return -1;
+  const char *path, *precision = "fp32";
+  static char *kwlist[] = {"path", "precision", NULL};
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s|s", kwlist, &path, &precision)) return -1;
+  int prec = -1;
+  for (int i = 0; i < 3; i++)
+    if (!strcmp(precision, nn_precision_name((nn_precision)i))) prec = i;
+  if (prec < 0) {
+    PyErr_SetString(Error, "precision must be auto, fp32 or bf16");
+    return -1;
+  }
   char err[1024];
   nn_meta meta;
   nn_net *probe = nn_load(path, NULL, &meta, err, sizeof err);
@@ -533,6 +540,7 @@ static int Network_init(NetworkObject *self, PyObject *args, PyObject *kw) {
   if (!g) return -1;
   if (game_configure(&g->g, meta.game, n, set, err, sizeof err) ||
       !(self->net = mcts_nn_load(&g->g, path, MCTS_NN_OWN_RULES, err, sizeof err)) ||
+      nn_set_precision(self->net, (nn_precision)prec, err, sizeof err) ||
       !(self->ws = nn_ws_create(self->net, NET_BATCH, err, sizeof err))) {
     Py_DECREF(g);
     PyErr_SetString(Error, err);

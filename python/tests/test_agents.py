@@ -53,7 +53,8 @@ def test_network_equals_sowzero_engine(tiny_net, sowzero_bin):
     s = net.game.new_initial_state()
     for a in (2, 0, 4):
         s.apply(a)
-    answers = engine(sowzero_bin, [f"agent net weights={tiny_net}", "moves 2 0 4", "analyze"])
+    answers = engine(sowzero_bin, [f"agent net weights={tiny_net} precision=fp32", "moves 2 0 4",
+                                  "analyze"])
     head, *moves = answers[-2].lstrip("= ").split("\n")
     policy, value, margin = net.evaluate(s)
     assert abs(float(head.split()[3]) - value[0]) < 1e-4
@@ -62,7 +63,7 @@ def test_network_equals_sowzero_engine(tiny_net, sowzero_bin):
         t = m.split()
         assert abs(float(t[5]) - policy[0, int(t[1])]) < 1e-4
     # The Python agent of the same spec sees the same.
-    an = sowzero.Agent(net.game, f"net weights={tiny_net}").analyze(s)
+    an = sowzero.Agent(net.game, f"net weights={tiny_net} precision=fp32").analyze(s)
     assert abs(an["value"] - value[0]) < 1e-6
     assert {m["action"]: round(m["prior"], 4) for m in an["moves"]} == \
         {int(m.split()[1]): float(m.split()[5]) for m in moves}
