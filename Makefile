@@ -242,7 +242,7 @@ serve-web: web
 #     files): make fuzz-replay, part of make test, replays every seed and
 #     every file of tests/data/fuzz/NAME (the crashes and hangs found)
 #   - for AFL++: make fuzz-afl (afl-clang-fast and AFL++'s libFuzzer driver)
-FUZZ_NAMES   := protocol setboard config agent weights replay record
+FUZZ_NAMES   := protocol setboard config agent weights replay record analysis
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   ?=
 FUZZ_CC      ?= clang
@@ -268,7 +268,8 @@ fuzz-build:
 fuzz: fuzz-build
 	@fail=0; for n in $(FUZZ_NAMES); do \
 	  mkdir -p build/libfuzzer/corpus/$$n build/libfuzzer/crashes/$$n; \
-	  case $$n in protocol|setboard|agent|config|record) dict=-dict=fuzz/protocol.dict ;; *) dict= ;; esac; \
+	  case $$n in protocol|setboard|agent|config|record) dict=-dict=fuzz/protocol.dict ;; \
+	    analysis) dict=-dict=fuzz/analysis.dict ;; *) dict= ;; esac; \
 	  echo "== fuzz $$n: $(FUZZ_SECONDS) s, log build/libfuzzer/$$n.log"; \
 	  build/libfuzzer/fuzz/$$n-fuzzer $$dict -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 	    -print_final_stats=1 -artifact_prefix=build/libfuzzer/crashes/$$n/ $(FUZZ_FLAGS) \
