@@ -72,9 +72,10 @@ int cmd_analysis(int argc, char **argv) {
   analysis_cli_opts o = {1, ""};
   cli_cmd c = {.name = "analysis",
                .synopsis = "analysis [--threads N] [--egdb DIR]",
-               .about = "  The JSON analysis engine: one query a line on stdin, one answer a line\n"
-                        "  on stdout, in the order they finish (docs/ANALYSIS.md). The endgame\n"
-                        "  database: --egdb, else $SOWZERO_EGDB.\n",
+               .about =
+                   "  The JSON analysis engine: one query a line on stdin, one answer a line\n"
+                   "  on stdout, in the order they finish (docs/ANALYSIS.md). The endgame\n"
+                   "  database: --egdb, else $SOWZERO_EGDB.\n",
                .opts = &analysis_table,
                .base = &o};
   int status;

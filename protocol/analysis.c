@@ -87,7 +87,7 @@ typedef struct {
   int turns[MAX_MOVES + 1];
   char spec[512];
   uint64_t seed;
-  int egdb; /* 1: give the database's values */
+  int egdb;                /* 1: give the database's values */
   const char *agent_field; /* the field an agent's error names */
 } query;
 
@@ -105,8 +105,8 @@ static void error_answer(text *t, const char *id, const char *field, const char 
 }
 
 /* A member that must be a whole number in lo..hi; 1 when absent. */
-static int get_int(const json_doc *d, const char *key, double lo, double hi, double *out,
-                   char *err, size_t errlen) {
+static int get_int(const json_doc *d, const char *key, double lo, double hi, double *out, char *err,
+                   size_t errlen) {
   int v = json_get(d, 0, key);
   if (v < 0) return 1;
   double x = json_number(d, v);
@@ -282,7 +282,8 @@ static int read_agent(query *q, const analysis_opts *o, const char **field, char
   int r = get_int(d, "sims", 1, 1e7, &sims, err, errlen);
   if (r < 0) return -1;
   *field = "time";
-  if (r == 0) k += (size_t)snprintf(spec + k, sizeof spec - (k < sizeof spec ? k : 0), " sims=%.0f", sims);
+  if (r == 0)
+    k += (size_t)snprintf(spec + k, sizeof spec - (k < sizeof spec ? k : 0), " sims=%.0f", sims);
   int t = json_get(d, 0, "time");
   if (t >= 0) {
     double x = json_number(d, t);
@@ -300,7 +301,8 @@ static int read_agent(query *q, const analysis_opts *o, const char **field, char
       errf(err, errlen, "network must be a weight file's path (without blanks)");
       return -1;
     }
-    if (k < sizeof spec) k += (size_t)snprintf(spec + k, sizeof spec - k, " weights=%s", json_string(d, w));
+    if (k < sizeof spec)
+      k += (size_t)snprintf(spec + k, sizeof spec - k, " weights=%s", json_string(d, w));
   }
   if (k >= sizeof spec) {
     errf(err, errlen, "agent spec too long");
@@ -322,15 +324,16 @@ static int read_query(query *q, const analysis_opts *o, const char **field, char
     errf(err, errlen, "a query is a JSON object");
     return -1;
   }
-  static const char *const known[] = {"id",    "game",  "rules",   "position", "moves", "turns",
-                                      "agent", "sims",  "time",    "network",  "seed",  "egdb"};
+  static const char *const known[] = {"id",    "game", "rules", "position", "moves", "turns",
+                                      "agent", "sims", "time",  "network",  "seed",  "egdb"};
   for (int c = json_first(d, 0); c >= 0; c = json_next(d, c)) {
     size_t i = 0;
     while (i < sizeof known / sizeof *known && strcmp(known[i], json_key(d, c))) i++;
     if (i == sizeof known / sizeof *known) {
       *field = json_key(d, c);
-      errf(err, errlen, "unknown field (known: id game rules position moves turns agent sims "
-                        "time network seed egdb)");
+      errf(err, errlen,
+           "unknown field (known: id game rules position moves turns agent sims "
+           "time network seed egdb)");
       return -1;
     }
   }

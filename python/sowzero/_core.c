@@ -177,8 +177,7 @@ static PyObject *Game_state_from_board(GameObject *self, PyObject *args, PyObjec
 }
 
 static PyMethodDef Game_methods[] = {
-    {"new_initial_state", (PyCFunction)Game_new_initial_state, METH_NOARGS,
-     "the start position"},
+    {"new_initial_state", (PyCFunction)Game_new_initial_state, METH_NOARGS, "the start position"},
     {"state_from_board", (PyCFunction)(void (*)(void))Game_state_from_board,
      METH_VARARGS | METH_KEYWORDS,
      "state_from_board(tokens, ply=0, nocap=0): a position from the game's board tokens"},
@@ -316,8 +315,7 @@ static PyGetSetDef State_getset[] = {
     {"ply", (getter)State_get, NULL, "moves since the start", "ply"},
     {"nocap", (getter)State_get, NULL, "moves since the last capture", "nocap"},
     {"game", (getter)State_get, NULL, "the Game", "game"},
-    {"final_scores", (getter)State_get, NULL, "final scores when over, else None",
-     "final_scores"},
+    {"final_scores", (getter)State_get, NULL, "final scores when over, else None", "final_scores"},
     {"winner", (getter)State_get, NULL, "0 or 1 when over and won, else None", "winner"},
     {"end_reason", (getter)State_get, NULL, "why the game ended, else None", "end_reason"},
     {NULL, NULL, NULL, NULL, NULL}};
@@ -455,11 +453,12 @@ static PyObject *Agent_analyze(AgentObject *self, PyObject *st) {
   if (!moves) return NULL;
   for (int i = 0; i < an.n; i++) {
     PyObject *pv = PyList_New(an.pv_len[i]);
-    for (int k = 0; pv && k < an.pv_len[i]; k++) PyList_SET_ITEM(pv, k, PyLong_FromLong(an.pv[i][k]));
+    for (int k = 0; pv && k < an.pv_len[i]; k++)
+      PyList_SET_ITEM(pv, k, PyLong_FromLong(an.pv[i][k]));
     PyObject *margin = an.has_margin ? PyFloat_FromDouble(an.move_margin[i]) : Py_NewRef(Py_None);
-    PyObject *d = pv ? Py_BuildValue("{s:i,s:i,s:d,s:d,s:N,s:N}", "action", an.action[i],
-                                     "visits", an.visits[i], "prior", (double)an.prior[i],
-                                     "value", (double)an.value[i], "margin", margin, "pv", pv)
+    PyObject *d = pv ? Py_BuildValue("{s:i,s:i,s:d,s:d,s:N,s:N}", "action", an.action[i], "visits",
+                                     an.visits[i], "prior", (double)an.prior[i], "value",
+                                     (double)an.value[i], "margin", margin, "pv", pv)
                      : NULL;
     if (!d) {
       Py_DECREF(moves);
@@ -719,23 +718,23 @@ static PyObject *py_arena(PyObject *mod, PyObject *args, PyObject *kw) {
   PyObject *agents = PyList_New(r->n_agents), *pairs = PyList_New(r->n_pairings);
   for (int i = 0; agents && i < r->n_agents; i++)
     PyList_SET_ITEM(agents, i,
-                    Py_BuildValue("{s:s,s:d,s:d}", "spec", r->specs[i], "elo", r->elo[i],
-                                  "elo_se", r->elo_se[i]));
+                    Py_BuildValue("{s:s,s:d,s:d}", "spec", r->specs[i], "elo", r->elo[i], "elo_se",
+                                  r->elo_se[i]));
   for (int i = 0; pairs && i < r->n_pairings; i++) {
     const arena_pairing *q = &r->pairings[i];
-    PyList_SET_ITEM(pairs, i,
-                    Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "a", q->a, "b", q->b, "wins",
-                                  q->wins, "draws", q->draws, "losses", q->losses, "a_south_wins",
-                                  q->a_south_wins, "a_south_draws", q->a_south_draws,
-                                  "a_south_losses", q->a_south_losses));
+    PyList_SET_ITEM(
+        pairs, i,
+        Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "a", q->a, "b", q->b, "wins", q->wins,
+                      "draws", q->draws, "losses", q->losses, "a_south_wins", q->a_south_wins,
+                      "a_south_draws", q->a_south_draws, "a_south_losses", q->a_south_losses));
   }
-  PyObject *d = agents && pairs ? Py_BuildValue(
-                                      "{s:N,s:N,s:i,s:i,s:i,s:i,s:i,s:i,s:d}", "agents", agents,
-                                      "pairings", pairs, "anchor", r->anchor, "games", r->games,
-                                      "distinct_games", r->distinct_games, "south_wins",
-                                      r->south_wins, "draws", r->draws, "north_wins",
-                                      r->north_wins, "seconds", r->seconds)
-                                : NULL;
+  PyObject *d =
+      agents && pairs
+          ? Py_BuildValue("{s:N,s:N,s:i,s:i,s:i,s:i,s:i,s:i,s:d}", "agents", agents, "pairings",
+                          pairs, "anchor", r->anchor, "games", r->games, "distinct_games",
+                          r->distinct_games, "south_wins", r->south_wins, "draws", r->draws,
+                          "north_wins", r->north_wins, "seconds", r->seconds)
+          : NULL;
   PyMem_Free(r);
   return d;
 }
@@ -803,19 +802,17 @@ static PyTypeObject StateType = {PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sowze
                                  .tp_methods = State_methods,
                                  .tp_getset = State_getset};
 
-static PyTypeObject AgentType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sowzero._core.Agent",
-    .tp_basicsize = sizeof(AgentObject),
-    .tp_dealloc = (destructor)Agent_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "Agent(game, spec, seed=1): an agent from a spec string",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Agent_init,
-    .tp_methods = Agent_methods,
-    .tp_getset = Agent_getset};
+static PyTypeObject AgentType = {PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sowzero._core.Agent",
+                                 .tp_basicsize = sizeof(AgentObject),
+                                 .tp_dealloc = (destructor)Agent_dealloc,
+                                 .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+                                 .tp_doc = "Agent(game, spec, seed=1): an agent from a spec string",
+                                 .tp_new = PyType_GenericNew,
+                                 .tp_init = (initproc)Agent_init,
+                                 .tp_methods = Agent_methods,
+                                 .tp_getset = Agent_getset};
 
-static PyTypeObject NetworkType = {PyVarObject_HEAD_INIT(NULL, 0).tp_name =
-                                       "sowzero._core.Network",
+static PyTypeObject NetworkType = {PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sowzero._core.Network",
                                    .tp_basicsize = sizeof(NetworkObject),
                                    .tp_dealloc = (destructor)Network_dealloc,
                                    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
@@ -854,9 +851,15 @@ static PyMethodDef module_methods[] = {
     {"rules", py_rules, METH_NOARGS, "the games with their options, and the presets"},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core",
-                                    "SowZero's C library (docs/PYTHON.md)", -1, module_methods,
-                                    NULL, NULL, NULL, NULL};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT,
+                                    "_core",
+                                    "SowZero's C library (docs/PYTHON.md)",
+                                    -1,
+                                    module_methods,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    NULL};
 
 PyMODINIT_FUNC PyInit__core(void) {
   PyTypeObject *types[] = {&GameType, &StateType, &AgentType, &NetworkType, &EgdbType};

@@ -1,0 +1,224 @@
+/* The JSON analysis engine (protocol/analysis.h): answers and their lines,
+ * ids and error fields, the same answers from concurrent threads, and the
+ * endgame database's exact values. */
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/json.h"
+#include "egdb/egdb.h"
+#include "game/game.h"
+#include "protocol/analysis.h"
+#include "tests/testkit.h"
+#include "tests/testutil.h"
+
+static const analysis_opts plain = {NULL, NULL};
+
+/* The answer to one query line, parsed; rc the return of analysis_answer. */
+static json_doc *ask(const analysis_opts *o, const char *line, int *rc, char **text) {
+  char *out, err[256];
+  *rc = analysis_answer(o, line, strlen(line), &out);
+  ck_assert_ptr_nonnull(out);
+  size_t n = strlen(out);
+  ck_assert_msg(n > 1 && out[n - 1] == '\n' && !memchr(out, '\n', n - 1), "not one line: %s", out);
+  json_doc *d = json_parse(out, err, sizeof err);
+  ck_assert_msg(d != NULL, "%s: %s", err, out);
+  if (text)
+    *text = out;
+  else
+    free(out);
+  return d;
+}
+
+START_TEST(analyses_every_move_with_its_line) {
+  int rc;
+  json_doc *d = ask(&plain,
+                    "{\"id\":\"q\",\"moves\":[2,3,1],\"turns\":[0,3],\"agent\":\"mcts sims=200\","
+                    "\"seed\":4}",
+                    &rc, NULL);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_str_eq(json_get_string(d, 0, "id"), "q");
+  ck_assert_str_eq(json_get_string(d, 0, "agent"), "mcts sims=200");
+  int turns = json_get(d, 0, "turns"), want_turn[] = {0, 3}, k = 0;
+  for (int t = json_first(d, turns); t >= 0; t = json_next(d, t), k++) {
+    double turn, visits, mover, sum = 0;
+    ck_assert_int_eq(json_get_number(d, t, "turn", &turn), 0);
+    ck_assert_int_eq((int)turn, want_turn[k]);
+    json_get_number(d, t, "mover", &mover);
+    ck_assert_int_eq((int)mover, want_turn[k] % 2); /* Oware alternates */
+    json_get_number(d, t, "visits", &visits);
+    int moves = json_get(d, t, "moves"), n = 0, deep = 0;
+    for (int m = json_first(d, moves); m >= 0; m = json_next(d, m), n++) {
+      double v, action;
+      json_get_number(d, m, "visits", &v);
+      json_get_number(d, m, "action", &action);
+      sum += v;
+      int pv = json_get(d, m, "pv");
+      /* The line starts with the move, labelled as the board names it. */
+      ck_assert_str_eq(json_string(d, json_first(d, pv)), json_get_string(d, m, "move"));
+      int len = 0;
+      for (int c = json_first(d, pv); c >= 0; c = json_next(d, c)) len++;
+      deep += len > 2;
+      /* North's action a is the pit the drawing labels a + 6. */
+      char label[8];
+      snprintf(label, sizeof label, "%d", (int)action + 6 * (int)mover);
+      ck_assert_str_eq(json_get_string(d, m, "move"), label);
+    }
+    ck_assert_int_eq(n, want_turn[k] == 0 ? 6 : n);
+    ck_assert_msg(n > 0 && deep > 0, "no move with a line of three");
+    ck_assert_int_eq((int)sum, (int)visits);
+    ck_assert_int_ge((int)visits, 190);
+  }
+  ck_assert_int_eq(k, 2);
+  json_free(d);
+}
+END_TEST
+
+START_TEST(errors_name_the_query_and_the_field) {
+  static const struct {
+    const char *line, *id, *field;
+  } cases[] = {
+      {"{\"id\":\"a\",\"moves\":[9]}", "a", "moves"},
+      {"{\"id\":\"a\",\"moves\":[0,0,0]}", "a", "moves"}, /* South's pit 0 is empty */
+      {"{\"id\":\"a\",\"moves\":[\"x\"]}", "a", "moves"},
+      {"{\"id\":\"b\",\"game\":\"chess\"}", "b", "game"},
+      {"{\"id\":\"c\",\"rules\":{\"seeds\":\"many\"}}", "c", "rules"},
+      {"{\"id\":\"d\",\"turns\":[1]}", "d", "turns"},
+      {"{\"id\":\"e\",\"colour\":1}", "e", "colour"},
+      {"{\"id\":\"f\"}", "f", "network"}, /* zero without weights */
+      {"{\"id\":\"g\",\"agent\":\"random\"}", "g", "agent"},
+      {"{\"id\":\"h\",\"agent\":\"mcts sims=8 depth=2\"}", "h", "agent"},
+      {"{\"id\":\"i\",\"sims\":-3}", "i", "sims"},
+      {"{\"id\":\"j\",\"position\":\"0 1 2\"}", "j", "position"},
+      {"{\"id\":\"k\",\"seed\":1.5}", "k", "seed"},
+      {"{\"moves\":[]}", NULL, "id"},
+      {"[1,2]", NULL, NULL},
+      {"{\"id\":1", NULL, NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    int rc;
+    char *text;
+    json_doc *d = ask(&plain, cases[i].line, &rc, &text);
+    ck_assert_msg(rc == 1, "%s: answered %s", cases[i].line, text);
+    const char *id = json_get_string(d, 0, "id"), *field = json_get_string(d, 0, "field");
+    ck_assert_msg(cases[i].id ? id && !strcmp(id, cases[i].id) : !id, "%s: %s", cases[i].line,
+                  text);
+    ck_assert_msg(cases[i].field ? field && !strcmp(field, cases[i].field) : !field, "%s: %s",
+                  cases[i].line, text);
+    ck_assert_ptr_nonnull(json_get_string(d, 0, "error"));
+    free(text);
+    json_free(d);
+  }
+  /* Blank lines get nothing; a NUL byte is an error. */
+  char *out;
+  ck_assert_int_eq(analysis_answer(&plain, " \r\n", 3, &out), 2);
+  ck_assert_ptr_null(out);
+  ck_assert_int_eq(analysis_answer(&plain, "{\"id\":1}\0x", 10, &out), 1);
+  ck_assert_ptr_nonnull(strstr(out, "NUL"));
+  free(out);
+}
+END_TEST
+
+/* ---- Threads ------------------------------------------------------------------------ */
+
+#define N_QUERIES 6
+static const char *const queries[N_QUERIES] = {
+    "{\"id\":0,\"moves\":[2,3],\"agent\":\"mcts sims=60\"}",
+    "{\"id\":1,\"game\":\"kujifunza\",\"agent\":\"mcts sims=40\"}",
+    "{\"id\":2,\"game\":\"namnam\",\"agent\":\"mcts sims=40\",\"seed\":9}",
+    "{\"id\":3,\"game\":\"bao-kenya\",\"agent\":\"alphabeta depth=3\"}",
+    "{\"id\":4,\"game\":\"bao-laps\",\"agent\":\"mcts sims=40\",\"moves\":[0]}",
+    "{\"id\":5,\"game\":\"warri\",\"agent\":\"mcts sims=40\",\"turns\":[0,1],\"moves\":[1]}",
+};
+static char *answers[N_QUERIES];
+
+static void *answer_some(void *arg) {
+  for (int i = *(int *)arg; i < N_QUERIES; i += 2)
+    analysis_answer(&plain, queries[i], strlen(queries[i]), &answers[i]);
+  return NULL;
+}
+
+START_TEST(concurrent_queries_answer_as_alone) {
+  char *alone[N_QUERIES];
+  for (int i = 0; i < N_QUERIES; i++) {
+    ck_assert_int_eq(analysis_answer(&plain, queries[i], strlen(queries[i]), &alone[i]), 0);
+    ck_assert_msg(!strstr(alone[i], "\"error\""), "%s", alone[i]);
+  }
+  pthread_t t[2];
+  int first[2] = {0, 1};
+  for (int k = 0; k < 2; k++)
+    ck_assert_int_eq(pthread_create(&t[k], NULL, answer_some, &first[k]), 0);
+  for (int k = 0; k < 2; k++) pthread_join(t[k], NULL);
+  for (int i = 0; i < N_QUERIES; i++) {
+    ck_assert_str_eq(answers[i], alone[i]);
+    free(answers[i]);
+    free(alone[i]);
+  }
+}
+END_TEST
+
+/* ---- The endgame database ---------------------------------------------------------- */
+
+START_TEST(egdb_values_are_the_databases) {
+  char dir[512], err[512];
+  scratch_dir(dir, sizeof dir, "analysis-egdb");
+  egdb_build_params p = {5, 1, NULL, NULL};
+  ck_assert_msg(egdb_build(dir, &p, err, sizeof err) == 0, "%s", err);
+  egdb *db = egdb_open(dir, err, sizeof err);
+  ck_assert_msg(db != NULL, "%s", err);
+  game g;
+  ck_assert_int_eq(game_configure(&g, "oware", 0, NULL, err, sizeof err), 0);
+  const char *tokens = "0 1 0 2 0 0 0 0 1 0 0 1 0 20 23";
+  char *argv[16], buf[64];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "%s", tokens);
+  for (char *s = strtok(buf, " "); s; s = strtok(NULL, " ")) argv[argc++] = s;
+  game_pos pos;
+  ck_assert_int_eq(g.rules->setboard(&g, &pos, argc, argv, err, sizeof err), 0);
+  int vals[GAME_MAX_ACTIONS], v = egdb_probe(db, &g, &pos);
+  game_moves m = egdb_probe_moves(db, &g, &pos, vals);
+  ck_assert_int_ne(v, EGDB_NONE);
+
+  char line[256];
+  snprintf(line, sizeof line, "{\"id\":1,\"position\":\"%s\",\"agent\":\"mcts sims=50\"}", tokens);
+  analysis_opts o = {db, NULL};
+  int rc;
+  json_doc *d = ask(&o, line, &rc, NULL);
+  ck_assert_int_eq(rc, 0);
+  int t = json_first(d, json_get(d, 0, "turns")), n = 0;
+  double x;
+  ck_assert_int_eq(json_get_number(d, t, "egdb", &x), 0);
+  ck_assert_int_eq((int)x, v);
+  for (int mv = json_first(d, json_get(d, t, "moves")); mv >= 0; mv = json_next(d, mv), n++) {
+    double a, e;
+    json_get_number(d, mv, "action", &a);
+    ck_assert_msg(m >> (int)a & 1, "move %d not in the database's", (int)a);
+    ck_assert_int_eq(json_get_number(d, mv, "egdb", &e), 0);
+    ck_assert_int_eq((int)e, vals[(int)a]);
+  }
+  ck_assert_int_eq(n, game_count(m));
+  json_free(d);
+  /* Asked not to, or without a database: null. */
+  snprintf(line, sizeof line,
+           "{\"id\":1,\"position\":\"%s\",\"agent\":\"mcts sims=50\",\"egdb\":false}", tokens);
+  d = ask(&o, line, &rc, NULL);
+  t = json_first(d, json_get(d, 0, "turns"));
+  ck_assert_int_eq(json_type_of(d, json_get(d, t, "egdb")), JSON_NULL);
+  json_free(d);
+  egdb_close(db);
+  remove_tree(dir);
+}
+END_TEST
+
+static Suite *analysis_suite(void) {
+  Suite *s = suite_create("analysis");
+  add_tests(
+      s, "queries", 120,
+      (const TTest *[]){analyses_every_move_with_its_line, errors_name_the_query_and_the_field,
+                        concurrent_queries_answer_as_alone, egdb_values_are_the_databases, NULL});
+  return s;
+}
+
+TEST_MAIN(analysis_suite)
