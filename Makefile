@@ -140,7 +140,7 @@ layout-check:
 	@sh scripts/check-layout.sh
 
 clean:
-	rm -rf build sowzero
+	rm -rf build sowzero python/sowzero/_core*.so
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
@@ -316,8 +316,8 @@ fuzz-afl:
 # (python3-dev, python3-numpy, python3-pytest) unless PYTHON names another.
 # Not under the sanitizers: an instrumented module cannot load into python3.
 PYTHON     ?= $(firstword $(wildcard /usr/bin/python3) python3)
-PY_SUFFIX   = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
-PY_INCLUDE  = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+PY_SUFFIX   = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
+PY_INCLUDE  = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
 PY_EXT      = python/sowzero/_core$(PY_SUFFIX)
 .PHONY: python python-test python-install
 

@@ -200,6 +200,9 @@ static int read_position(query *q, char *err, size_t errlen) {
   return q->g.rules->setboard(&q->g, &q->start, argc, argv, err, errlen);
 }
 
+static int read_move(query *q, const json_doc *d, int c, game_pos *p, game_hist *h, char *err,
+                     size_t errlen);
+
 /* The moves, checked by playing them; the positions are replayed later. */
 static int read_moves(query *q, char *err, size_t errlen) {
   const json_doc *d = q->doc;
@@ -209,35 +212,52 @@ static int read_moves(query *q, char *err, size_t errlen) {
     errf(err, errlen, "moves must be an array of moves (numbers or names)");
     return -1;
   }
-  game_pos p = q->start;
-  for (int c = json_first(d, v); c >= 0; c = json_next(d, c)) {
-    char t[64], e[200];
-    int i = q->n_moves + 1;
-    if (json_type_of(d, c) == JSON_NUMBER && fabs(json_number(d, c)) < 1e9)
-      snprintf(t, sizeof t, "%.15g", json_number(d, c));
-    else if (json_type_of(d, c) == JSON_STRING)
-      snprintf(t, sizeof t, "%s", json_string(d, c));
-    else {
-      errf(err, errlen, "move %d: a number or a name", i);
-      return -1;
-    }
-    if (q->n_moves == MAX_MOVES) {
-      errf(err, errlen, "more than %d moves", MAX_MOVES);
-      return -1;
-    }
-    int a = game_parse_action(&q->g, t, e, sizeof e);
-    if (a < 0) {
-      errf(err, errlen, "move %d: %s", i, e);
-      return -1;
-    }
-    if (!(game_legal(&q->g, &p) >> a & 1)) {
-      errf(err, errlen, "move %d: %s is illegal%s", i, t,
-           p.status != GAME_ONGOING ? " (the game is over)" : "");
-      return -1;
-    }
-    game_play(&q->g, &p, a);
-    q->moves[q->n_moves++] = (uint8_t)a;
+  /* Played as analyse will play them, the repetition rule included. */
+  game_hist *h = malloc(sizeof *h);
+  if (!h) {
+    errf(err, errlen, "out of memory");
+    return -1;
   }
+  game_pos p = q->start;
+  game_hist_reset(h, &p);
+  int rc = 0;
+  for (int c = json_first(d, v); c >= 0 && rc == 0; c = json_next(d, c)) {
+    rc = read_move(q, d, c, &p, h, err, errlen);
+  }
+  free(h);
+  return rc;
+}
+
+/* Move c of the list: checked, played on p, recorded. */
+/* Move c of the list: checked, played on p with its history, recorded. */
+static int read_move(query *q, const json_doc *d, int c, game_pos *p, game_hist *h, char *err,
+                     size_t errlen) {
+  char t[64], e[200];
+  int i = q->n_moves + 1;
+  if (json_type_of(d, c) == JSON_NUMBER && fabs(json_number(d, c)) < 1e9)
+    snprintf(t, sizeof t, "%.15g", json_number(d, c));
+  else if (json_type_of(d, c) == JSON_STRING)
+    snprintf(t, sizeof t, "%s", json_string(d, c));
+  else {
+    errf(err, errlen, "move %d: a number or a name", i);
+    return -1;
+  }
+  if (q->n_moves == MAX_MOVES) {
+    errf(err, errlen, "more than %d moves", MAX_MOVES);
+    return -1;
+  }
+  int a = game_parse_action(&q->g, t, e, sizeof e);
+  if (a < 0) {
+    errf(err, errlen, "move %d: %s", i, e);
+    return -1;
+  }
+  if (!(game_legal(&q->g, p) >> a & 1)) {
+    errf(err, errlen, "move %d: %s is illegal%s", i, t,
+         p->status != GAME_ONGOING ? " (the game is over)" : "");
+    return -1;
+  }
+  game_step(&q->g, p, h, a);
+  q->moves[q->n_moves++] = (uint8_t)a;
   return 0;
 }
 
