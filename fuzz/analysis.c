@@ -7,7 +7,8 @@
  *     one line of JSON (one '\n', at the end) that json_parse reads back as
  *     an object;
  *   - the answer carries the query's id when the line is a JSON object
- *     with a short string or number id, and null when it has none;
+ *     with a number or a string of at most ANALYSIS_MAX_ID bytes, and null
+ *     otherwise;
  *   - an error answer (1) has the message and the field (a string or
  *     null) and nothing else; an analysis (0) has the turns, each with
  *     every legal move, priors in 0..1 and values in -1..1, and a line
@@ -44,16 +45,17 @@ static int expected_id(const char *l, size_t n, char *id, size_t len) {
   if (!d) return 0;
   int v = json_type_of(d, 0) == JSON_OBJECT ? json_get(d, 0, "id") : -1, rc = 0;
   size_t k = 0;
-  if (v >= 0 && json_type_of(d, v) == JSON_STRING)
+  if (v >= 0 && json_type_of(d, v) == JSON_STRING && strlen(json_string(d, v)) <= ANALYSIS_MAX_ID)
     k = json_quote(id, len, json_string(d, v));
   else if (v >= 0 && json_type_of(d, v) == JSON_NUMBER)
     k = (size_t)snprintf(id, len, "%.17g", json_number(d, v));
-  if (k >= len) rc = -1; /* too long to echo: the engine may answer null */
+  if (k >= len) rc = -1; /* cannot happen: want holds the longest echoed id */
   json_free(d);
   return rc;
 }
 
 static void check_answer(const char *l, size_t n, int rc, const char *out) {
+  char want[8 * ANALYSIS_MAX_ID + 64];
   FUZZ_CHECK(rc == 0 || rc == 1, "analysis_answer returned %d", rc);
   size_t len = strlen(out);
   FUZZ_CHECK(len >= 2 && out[len - 1] == '\n' && !memchr(out, '\n', len - 1),
@@ -62,11 +64,10 @@ static void check_answer(const char *l, size_t n, int rc, const char *out) {
   json_doc *d = json_parse(out, e, sizeof e);
   FUZZ_CHECK(d != NULL, "the answer is not JSON (%s): '%s'", e, out);
   FUZZ_CHECK(json_type_of(d, 0) == JSON_OBJECT, "the answer is not an object: '%s'", out);
-  char want[256];
   int id = json_get(d, 0, "id");
   FUZZ_CHECK(id >= 0, "no id in '%s'", out);
   if (expected_id(l, n, want, sizeof want) == 0) {
-    char got[256] = "";
+    char got[sizeof want] = "";
     if (json_type_of(d, id) == JSON_STRING)
       json_quote(got, sizeof got, json_string(d, id));
     else if (json_type_of(d, id) == JSON_NUMBER)

@@ -16,69 +16,10 @@
 
 #define MAX_MOVES GAME_MAX_PLIES_CAP
 
-/* A growing answer; out of memory sticks (oom) and is reported once. */
-typedef struct {
-  char *buf;
-  size_t len, cap;
-  int oom;
-} text;
-
-static void add(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(text *t, const char *fmt, ...) {
-  for (;;) {
-    if (t->oom) return;
-    va_list ap;
-    va_start(ap, fmt);
-    size_t room = t->cap - t->len;
-    int n = vsnprintf(t->buf ? t->buf + t->len : NULL, t->buf ? room : 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if (t->buf && (size_t)n < room) {
-      t->len += (size_t)n;
-      return;
-    }
-    size_t cap = t->cap ? t->cap : 4096;
-    while (cap < t->len + (size_t)n + 1) cap *= 2;
-    char *b = realloc(t->buf, cap);
-    if (!b) {
-      t->oom = 1;
-      return;
-    }
-    t->buf = b;
-    t->cap = cap;
-  }
-}
-
-/* s as a JSON string (base/json.h's one escaping). */
-static void add_string(text *t, const char *s) {
-  char small[256];
-  size_t n = json_quote(small, sizeof small, s);
-  if (n < sizeof small) {
-    add(t, "%s", small);
-    return;
-  }
-  char *big = malloc(n + 1);
-  if (!big) {
-    t->oom = 1;
-    return;
-  }
-  json_quote(big, n + 1, s);
-  add(t, "%s", big);
-  free(big);
-}
-
-/* A float, or null when it is not finite. */
-static void add_float(text *t, const char *fmt, float v) {
-  if (isfinite(v))
-    add(t, fmt, (double)v);
-  else
-    add(t, "null");
-}
-
 /* What a query asks, read from its JSON. */
 typedef struct {
   json_doc *doc;
-  char id[160]; /* the id as JSON text (a string quoted, or a whole number) */
+  int id; /* the id's value in doc, or -1: none usable */
   game g;
   game_pos start;
   int n_moves;
@@ -91,17 +32,26 @@ typedef struct {
   const char *agent_field; /* the field an agent's error names */
 } query;
 
-/* The error answer: the query's id, the message and the field at fault. */
-static void error_answer(text *t, const char *id, const char *field, const char *msg) {
-  t->len = 0;
-  add(t, "{\"id\":%s,\"error\":", id[0] ? id : "null");
-  add_string(t, msg);
-  add(t, ",\"field\":");
-  if (field)
-    add_string(t, field);
+/* The query's id as its answer carries it: the string or number, or null. */
+static void put_id(json_writer *w, const query *q) {
+  if (q->id < 0)
+    json_put_null(w, "id");
+  else if (json_type_of(q->doc, q->id) == JSON_STRING)
+    json_put_string(w, "id", json_string(q->doc, q->id));
   else
-    add(t, "null");
-  add(t, "}\n");
+    json_put_real(w, "id", json_number(q->doc, q->id), 17);
+}
+
+/* The error answer: the query's id, the message and the field at fault. */
+static void error_answer(json_writer *w, const query *q, const char *field, const char *msg) {
+  json_begin_object(w, NULL);
+  put_id(w, q);
+  json_put_string(w, "error", msg);
+  if (field)
+    json_put_string(w, "field", field);
+  else
+    json_put_null(w, "field");
+  json_end_object(w);
 }
 
 /* A member that must be a whole number in lo..hi; 1 when absent. */
@@ -401,15 +351,24 @@ static void label(const game *g, const game_pos *p, int a, char *buf, size_t len
   if (game_move_label(g, p->mover, a, buf, len)) snprintf(buf, len, "%d", a);
 }
 
-static void add_egdb(text *t, const analysis_opts *o, const query *q, int v) {
+/* The database's value v, or null (none, not asked, not in it). */
+static void put_egdb(json_writer *w, const analysis_opts *o, const query *q, int v) {
   if (!o->egdb || !q->egdb || v == EGDB_NONE)
-    add(t, "null");
+    json_put_null(w, "egdb");
   else
-    add(t, "%d", v);
+    json_put_int(w, "egdb", v);
+}
+
+/* A margin, or null when the agent predicts none. */
+static void put_margin(json_writer *w, int has, float v) {
+  if (has)
+    json_put_fixed(w, "margin", v, 2);
+  else
+    json_put_null(w, "margin");
 }
 
 /* One turn's analysis: the position, the root's figures and every move. */
-static int add_turn(text *t, const analysis_opts *o, const query *q, agent *ag, int turn,
+static int put_turn(json_writer *w, const analysis_opts *o, const query *q, agent *ag, int turn,
                     const game_pos *p, const game_hist *h, char *err, size_t errlen) {
   agent_analysis an;
   agent_reseed(ag, q->seed, (uint64_t)turn);
@@ -427,56 +386,50 @@ static int add_turn(text *t, const analysis_opts *o, const query *q, agent *ag, 
   char lb[64];
   int total = 0;
   for (int i = 0; i < an.n; i++) total += an.visits[i];
+  json_begin_object(w, NULL);
+  json_put_int(w, "turn", turn);
+  json_put_int(w, "mover", p->mover);
+  json_put_int(w, "visits", total);
+  json_put_fixed(w, "value", an.root_value, 4);
+  put_margin(w, an.has_margin, an.margin);
+  put_egdb(w, o, q, root_ev);
   label(&q->g, p, an.best, lb, sizeof lb);
-  add(t, "{\"turn\":%d,\"mover\":%d,\"visits\":%d,\"value\":", turn, p->mover, total);
-  add_float(t, "%.4f", an.root_value);
-  add(t, ",\"margin\":");
-  if (an.has_margin)
-    add_float(t, "%.2f", an.margin);
-  else
-    add(t, "null");
-  add(t, ",\"egdb\":");
-  add_egdb(t, o, q, root_ev);
-  add(t, ",\"best\":");
-  add_string(t, lb);
-  add(t, ",\"best_action\":%d,\"moves\":[", an.best);
+  json_put_string(w, "best", lb);
+  json_put_int(w, "best_action", an.best);
+  json_begin_array(w, "moves");
   for (int i = 0; i < an.n; i++) {
     int a = an.action[i];
+    json_begin_object(w, NULL);
     label(&q->g, p, a, lb, sizeof lb);
-    add(t, "%s{\"move\":", i ? "," : "");
-    add_string(t, lb);
-    add(t, ",\"action\":%d,\"visits\":%d,\"prior\":", a, an.visits[i]);
-    add_float(t, "%.4f", an.prior[i]);
-    add(t, ",\"value\":");
-    add_float(t, "%.4f", an.value[i]);
-    add(t, ",\"margin\":");
-    if (an.has_margin)
-      add_float(t, "%.2f", an.move_margin[i]);
-    else
-      add(t, "null");
-    add(t, ",\"egdb\":");
-    add_egdb(t, o, q, em >> a & 1 ? ev[a] : EGDB_NONE);
+    json_put_string(w, "move", lb);
+    json_put_int(w, "action", a);
+    json_put_int(w, "visits", an.visits[i]);
+    json_put_fixed(w, "prior", an.prior[i], 4);
+    json_put_fixed(w, "value", an.value[i], 4);
+    put_margin(w, an.has_margin, an.move_margin[i]);
+    put_egdb(w, o, q, em >> a & 1 ? ev[a] : EGDB_NONE);
     /* The line in the game's notation, each move labelled for its mover;
      * a move the search never tried is its line alone. */
-    add(t, ",\"pv\":[");
+    json_begin_array(w, "pv");
     game_pos c = *p;
     int len = an.pv_len[i] ? an.pv_len[i] : 1;
     for (int k = 0; k < len && c.status == GAME_ONGOING; k++) {
       int b = an.pv_len[i] ? an.pv[i][k] : a;
       if (!(game_legal(&q->g, &c) >> b & 1)) break;
       label(&q->g, &c, b, lb, sizeof lb);
-      add(t, "%s", k ? "," : "");
-      add_string(t, lb);
+      json_put_string(w, NULL, lb);
       game_play(&q->g, &c, b);
     }
-    add(t, "]}");
+    json_end_array(w);
+    json_end_object(w);
   }
-  add(t, "]}");
+  json_end_array(w);
+  json_end_object(w);
   return 0;
 }
 
 /* Plays the moves in order and analyses each asked turn on the way. */
-static int analyse(text *t, const analysis_opts *o, query *q, const char **field, char *err,
+static int analyse(json_writer *w, const analysis_opts *o, query *q, const char **field, char *err,
                    size_t errlen) {
   *field = q->agent_field;
   agent *ag = agent_create(&q->g, q->spec, q->seed, err, errlen);
@@ -489,16 +442,15 @@ static int analyse(text *t, const analysis_opts *o, query *q, const char **field
   }
   char opts[512];
   game_options_string(&q->g, opts, sizeof opts);
-  add(t, "{\"id\":%s,\"game\":", q->id);
-  add_string(t, q->g.rules->name);
-  add(t, ",\"rules\":");
-  add_string(t, opts);
-  add(t, ",\"agent\":");
-  add_string(t, q->spec);
-  add(t, ",\"turns\":[");
+  json_begin_object(w, NULL);
+  put_id(w, q);
+  json_put_string(w, "game", q->g.rules->name);
+  json_put_string(w, "rules", opts);
+  json_put_string(w, "agent", q->spec);
+  json_begin_array(w, "turns");
   game_pos p = q->start;
   game_hist_reset(h, &p);
-  int rc = 0, done = 0;
+  int rc = 0;
   for (int m = 0; m <= q->n_moves && rc == 0; m++) {
     for (int i = 0; i < q->n_turns && rc == 0; i++) {
       if (q->turns[i] != m) continue;
@@ -508,65 +460,97 @@ static int analyse(text *t, const analysis_opts *o, query *q, const char **field
         rc = -1;
         break;
       }
-      if (done++) add(t, ",");
-      rc = add_turn(t, o, q, ag, m, &p, h, err, errlen);
+      rc = put_turn(w, o, q, ag, m, &p, h, err, errlen);
     }
     if (m < q->n_moves) game_step(&q->g, &p, h, q->moves[m]);
   }
-  add(t, "]}\n");
+  json_end_array(w);
+  json_end_object(w);
   free(h);
   agent_free(ag);
   return rc;
 }
 
+/* The answer as a line: the writer's text into a growing buffer. */
+typedef struct {
+  FILE *f;
+  char *buf;
+  size_t size;
+  json_writer w;
+} answer;
+
+static int answer_open(answer *a) {
+  a->buf = NULL;
+  a->size = 0;
+  a->f = open_memstream(&a->buf, &a->size);
+  if (!a->f) return -1;
+  json_writer_init_file(&a->w, a->f);
+  return 0;
+}
+
+/* Ends the line; 0 and the text in a->buf, or -1 (freed). */
+static int answer_close(answer *a) {
+  fputc('\n', a->f);
+  int bad = json_writer_done(&a->w) != 0 || ferror(a->f);
+  if (fclose(a->f) || bad) {
+    free(a->buf);
+    a->buf = NULL;
+    return -1;
+  }
+  return 0;
+}
+
 int analysis_answer(const analysis_opts *o, const char *line, size_t len, char **out) {
   *out = NULL;
   size_t i = 0;
-  while (i < len && strchr(" \t\r\n", line[i]) && line[i]) i++;
+  while (i < len && line[i] && strchr(" \t\r\n", line[i])) i++;
   if (i == len) return 2;
-  text t = {NULL, 0, 0, 0};
   char err[512] = "";
   const char *field = NULL;
   query *q = calloc(1, sizeof *q);
-  int rc = 1;
   if (!q) return -1;
+  q->id = -1;
   if (len >= ANALYSIS_MAX_LINE) {
     errf(err, sizeof err, "query longer than %d bytes", ANALYSIS_MAX_LINE - 1);
   } else if (memchr(line, 0, len)) {
     errf(err, sizeof err, "the query holds a NUL byte (at byte %zu)",
          (size_t)((const char *)memchr(line, 0, len) - line) + 1);
   } else {
-    char *copy = malloc(len + 1);
-    if (copy) {
-      memcpy(copy, line, len);
-      copy[len] = 0;
-      char e[256];
-      q->doc = json_parse(copy, e, sizeof e);
-      free(copy);
-      if (!q->doc) errf(err, sizeof err, "not JSON: %s", e);
-    } else {
-      t.oom = 1;
+    char *copy = malloc(len + 1), e[256];
+    if (!copy) {
+      free(q);
+      return -1;
     }
+    memcpy(copy, line, len);
+    copy[len] = 0;
+    q->doc = json_parse(copy, e, sizeof e);
+    free(copy);
+    if (!q->doc) errf(err, sizeof err, "not JSON: %s", e);
   }
   if (q->doc) {
-    int v = json_get(q->doc, 0, "id");
-    size_t n = 0;
-    if (v >= 0 && json_type_of(q->doc, v) == JSON_STRING)
-      n = json_quote(q->id, sizeof q->id, json_string(q->doc, v));
-    else if (v >= 0 && json_type_of(q->doc, v) == JSON_NUMBER)
-      n = (size_t)snprintf(q->id, sizeof q->id, "%.17g", json_number(q->doc, v));
-    if (n >= sizeof q->id) q->id[0] = 0; /* too long to echo: null */
-    if (read_query(q, o, &field, err, sizeof err) == 0 &&
-        analyse(&t, o, q, &field, err, sizeof err) == 0)
-      rc = 0;
+    /* An id echoes when it is a string or number of reasonable length. */
+    int v = json_type_of(q->doc, 0) == JSON_OBJECT ? json_get(q->doc, 0, "id") : -1;
+    json_type ty = v >= 0 ? json_type_of(q->doc, v) : JSON_NULL;
+    if ((ty == JSON_STRING && strlen(json_string(q->doc, v)) <= ANALYSIS_MAX_ID) ||
+        ty == JSON_NUMBER)
+      q->id = v;
   }
-  if (rc) error_answer(&t, q->id, field, err[0] ? err : "failed");
+  answer a;
+  int rc = 1;
+  if (answer_open(&a)) rc = -1;
+  if (rc == 1 && q->doc && read_query(q, o, &field, err, sizeof err) == 0) {
+    if (analyse(&a.w, o, q, &field, err, sizeof err) == 0) {
+      rc = 0;
+    } else { /* the answer starts again: the error, not a half-written analysis */
+      fclose(a.f);
+      free(a.buf);
+      if (answer_open(&a)) rc = -1;
+    }
+  }
+  if (rc == 1) error_answer(&a.w, q, field, err[0] ? err : "failed");
+  if (rc >= 0 && answer_close(&a)) rc = -1;
   json_free(q->doc);
   free(q);
-  if (t.oom) {
-    free(t.buf);
-    return -1;
-  }
-  *out = t.buf;
+  *out = rc >= 0 ? a.buf : NULL;
   return rc;
 }

@@ -34,5 +34,7 @@ int analysis_answer(const analysis_opts *o, const char *line, size_t len, char *
 
 /* The longest query line read (longer ones are answered with an error). */
 #define ANALYSIS_MAX_LINE (1 << 20)
+/* The longest string id echoed (bytes); a longer one is answered as null. */
+#define ANALYSIS_MAX_ID   128
 
 #endif

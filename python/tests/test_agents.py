@@ -83,8 +83,8 @@ def test_agents_choose_and_analyze(tiny_net):
     best = max(an["moves"], key=lambda m: m["visits"])
     assert best["pv"][0] == best["action"] and len(best["pv"]) >= 2
     assert an["margin"] is not None and all(m["margin"] is not None for m in an["moves"])
-    with pytest.raises(sowzero.Error, match="needs weights"):
-        sowzero.Agent(g, "zero sims=10")
+    with pytest.raises(sowzero.Error, match="no shipped network of kujifunza"):
+        sowzero.Agent(sowzero.Game("kujifunza"), "zero sims=10")
     with pytest.raises(sowzero.Error, match="does not analyze"):
         sowzero.Agent(g, "random").analyze(s)
 
@@ -171,6 +171,8 @@ def test_analysis_engine_answers_every_game(sowzero_bin, root, tiny_net):
                         "agent": "mcts sims=40"})
     queries.append({"id": 7, "game": "oware", "network": str(tiny_net), "sims": 30,
                     "moves": ["2", "3"]})
+    # No agent: zero, with Oware's shipped network (models/).
+    queries.append({"id": "z", "sims": 16, "moves": [2]})
     queries.append({"id": 8, "game": "oware", "rules": {"grand_slam": "capture_end"},
                     "agent": "mcts sims=30", "moves": [2]})
     bad = [("b1", {"id": "b1", "moves": [9]}, "moves"),
@@ -178,7 +180,7 @@ def test_analysis_engine_answers_every_game(sowzero_bin, root, tiny_net):
            ("b3", {"id": "b3", "rules": {"seeds": "many"}}, "rules"),
            ("b4", {"id": "b4", "turns": [5]}, "turns"),
            ("b5", {"id": "b5", "agent": "mcts sims=8", "colour": 1}, "colour"),
-           ("b6", {"id": "b6"}, "network"),
+           ("b6", {"id": "b6", "game": "kujifunza"}, "network"),
            ("b7", {"id": "b7", "agent": "random"}, "agent"),
            (None, "{not json", None)]
     lines = [json.dumps(q) for q in queries] + \
@@ -198,6 +200,7 @@ def test_analysis_engine_answers_every_game(sowzero_bin, root, tiny_net):
             assert sum(m["visits"] for m in t["moves"]) == t["visits"] > 0
             assert t["best"] in [m["move"] for m in t["moves"]]
     assert by_id[7]["turns"][0]["margin"] is not None
+    assert by_id["z"]["agent"] == "zero sims=16" and by_id["z"]["turns"][0]["margin"] is not None
     assert "grand_slam=capture_end" in by_id[8]["rules"]
     for id_, _, field in bad:
         assert "error" in by_id[id_] and by_id[id_]["field"] == field, by_id[id_]
