@@ -46,13 +46,48 @@ def _text(v):
     return str(v)
 
 
-class Agent(_core.Agent):
-    """An agent from a spec string (docs/SEARCH.md): Agent(game, "zero weights=F sims=400").
-    choose(state) gives an action; analyze(state) a dict with each legal move's
-    visits, prior, value, margin and principal variation."""
+class Agent:
+    """An agent from a spec string (docs/SEARCH.md): Agent(game, "zero sims=400"),
+    or Agent("zero sims=400"), made for the game of the first state it sees
+    (and made again for a state of other rules). choose(state) gives an
+    action; analyze(state) a dict with each legal move's visits, prior, value,
+    margin and principal variation."""
 
-    def __init__(self, game, spec, seed=1):
-        super().__init__(game, spec, seed)
+    def __init__(self, game_or_spec, spec=None, seed=1):
+        if isinstance(game_or_spec, str):
+            if spec is not None:
+                raise TypeError("Agent(spec) or Agent(game, spec)")
+            game, spec = None, game_or_spec
+        else:
+            game = game_or_spec
+        self.spec, self.seed = spec, seed
+        self._agent = self._key = None
+        if game is not None:
+            self._make(game)
+
+    def _make(self, game):
+        self._agent = _core.Agent(game, self.spec, self.seed)
+        self._key = (game.name, game.options, game.num_features)
+
+    def _for(self, state):
+        g = state.game
+        if self._agent is None or self._key != (g.name, g.options, g.num_features):
+            self._make(g)
+        return self._agent
+
+    def choose(self, state):
+        return self._for(state).choose(state)
+
+    def analyze(self, state):
+        return self._for(state).analyze(state)
+
+    def reset(self):
+        """A new game starts: the search drops its tree."""
+        if self._agent is not None:
+            self._agent.reset()
+
+    def __repr__(self):
+        return f"Agent({self.spec!r})"
 
 
 class Network(_core.Network):

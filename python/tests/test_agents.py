@@ -77,6 +77,11 @@ def test_agents_choose_and_analyze(tiny_net):
         a = sowzero.Agent(g, spec, seed=3)
         assert a.spec == spec
         assert a.choose(s) in s.legal_actions()
+    # Made for the game of the state it is given.
+    assert sowzero.Agent("alphabeta depth=2").choose(s) in s.legal_actions()
+    k = sowzero.Game("kujifunza").new_initial_state()
+    lazy = sowzero.Agent("mcts sims=16")
+    assert lazy.choose(s) in s.legal_actions() and lazy.choose(k) in k.legal_actions()
     an = sowzero.Agent(g, f"zero weights={tiny_net} sims=64").analyze(s)
     assert sorted(m["action"] for m in an["moves"]) == s.legal_actions()
     assert sum(m["visits"] for m in an["moves"]) >= 60
