@@ -3,7 +3,6 @@
 #include "protocol/analysis.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,8 +251,8 @@ static int read_agent(query *q, const analysis_opts *o, const char **field, char
   int r = get_int(d, "sims", 1, 1e7, &sims, err, errlen);
   if (r < 0) return -1;
   *field = "time";
-  if (r == 0)
-    k += (size_t)snprintf(spec + k, sizeof spec - (k < sizeof spec ? k : 0), " sims=%.0f", sims);
+  if (r == 0 && k < sizeof spec)
+    k += (size_t)snprintf(spec + k, sizeof spec - k, " sims=%.0f", sims);
   int t = json_get(d, 0, "time");
   if (t >= 0) {
     double x = json_number(d, t);
@@ -275,7 +274,9 @@ static int read_agent(query *q, const analysis_opts *o, const char **field, char
       k += (size_t)snprintf(spec + k, sizeof spec - k, " weights=%s", json_string(d, w));
   }
   if (k >= sizeof spec) {
-    errf(err, errlen, "agent spec too long");
+    *field = "agent";
+    errf(err, errlen, "agent spec too long (at most %zu characters with its settings)",
+         sizeof spec - 1);
     return -1;
   }
   if (o->spec_filter)
