@@ -327,8 +327,9 @@ python: $(DEPS_OK)
 
 .PHONY: python-ext
 python-ext: $(PY_EXT)
-$(PY_EXT): python/sowzero/_core.c build/pic/libsowzero.a
-	$(CC) $(CFLAGS) -fPIC -MF build/pic/python_core.d -I$(PY_INCLUDE) $(PKG_CFLAGS) -shared $< \
+PY_SRC      = python/sowzero/_core.c python/sowzero/_agents.c
+$(PY_EXT): $(PY_SRC) python/sowzero/_core.h build/pic/libsowzero.a
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -fPIC -I$(PY_INCLUDE) $(PKG_CFLAGS) -shared $(PY_SRC) \
 	  build/pic/libsowzero.a $(PKG_LIBS) -o $@
 
 python-test: python $(BUILD)/sowzero $(BUILD)/tests/export/dump_cases

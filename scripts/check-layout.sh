@@ -19,6 +19,7 @@ allowed() {
     cli) echo "base game egdb nn export search arena trainer protocol" ;;
     wasm) echo "base game egdb protocol cli" ;;
     tests) echo "base game egdb nn export search arena trainer protocol tests" ;;
+    python) echo "base game egdb nn search arena" ;;
     *) echo "?" ;;
   esac
 }
