@@ -9,6 +9,8 @@ database and arena, with numpy arrays for encodings (docs/PYTHON.md).
 Errors of the C library are raised as sowzero.Error (a ValueError) with
 its message. Search, forward passes and matches release the GIL.
 """
+import os
+
 import numpy as np
 
 from . import _core
@@ -96,7 +98,7 @@ class Network(_core.Network):
     the agents' precision= setting."""
 
     def __init__(self, path, score_scale=10.0, precision="fp32"):
-        super().__init__(str(path), precision)
+        super().__init__(os.fspath(path), precision)
         self.score_scale = score_scale
 
     def evaluate(self, x, mask=None):
@@ -130,6 +132,9 @@ class Network(_core.Network):
 class Egdb(_core.Egdb):
     """The Oware endgame database of a folder: probe(state) -> (value,
     {action: value}) for the side to move, or None outside it."""
+
+    def __init__(self, dir):
+        super().__init__(os.fspath(dir))
 
 
 def arena(game, specs, games=2, threads=1, openings=0, seed=1, anchor=0):

@@ -209,3 +209,29 @@ def test_analysis_engine_answers_every_game(sowzero_bin, root, tiny_net):
     assert "grand_slam=capture_end" in by_id[8]["rules"]
     for id_, _, field in bad:
         assert "error" in by_id[id_] and by_id[id_]["field"] == field, by_id[id_]
+
+
+def test_egdb_probe_equals_sowzero_engine(sowzero_bin, tmp_path):
+    db = tmp_path / "egdb"
+    subprocess.run([sowzero_bin, "egdb", "build", "--seeds", "5", "--dir", str(db), "--threads", "1"],
+                   check=True, capture_output=True)
+    e = sowzero.Egdb(db)
+    assert e.max_seeds == 5
+    g = sowzero.Game("oware")
+    tokens = "0 1 0 2 0 0 0 0 1 0 0 1 0 20 23"
+    s = g.state_from_board(tokens.split())
+    value, moves = e.probe(s)
+    answer = engine_egdb(sowzero_bin, db, tokens)
+    assert answer[0] == str(value)
+    assert {int(t.split(":")[0]): int(t.split(":")[1]) for t in answer[1:]} == moves
+    assert e.probe(g.new_initial_state()) is None  # 48 seeds: outside it
+    with pytest.raises(sowzero.Error):
+        sowzero.Egdb(tmp_path / "nothing")
+
+
+def engine_egdb(sowzero_bin, db, tokens):
+    r = subprocess.run([sowzero_bin, "engine", "--egdb", str(db)],
+                       input=f"setboard {tokens}\negdb\nquit\n", capture_output=True, text=True,
+                       check=True)
+    blocks = [b for b in r.stdout.split("\n\n") if b.strip()]
+    return blocks[1].lstrip("= ").split()
