@@ -7,8 +7,11 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -113,6 +116,68 @@ double clock_process_runnable(void) {
 double mem_physical_mb(void) {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? (double)pages * (double)page / 1048576.0 : 0;
+}
+
+double disk_free_bytes(const char *path) {
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s", path);
+  for (;;) {
+    struct statvfs v;
+    if (statvfs(dir, &v) == 0) return (double)v.f_bavail * (double)v.f_frsize;
+    if (errno != ENOENT && errno != ENOTDIR) return -1;
+    char *slash = strrchr(dir, '/');
+    if (!slash) return statvfs(".", &v) == 0 ? (double)v.f_bavail * (double)v.f_frsize : -1;
+    if (slash == dir) slash[1] = 0;
+    else *slash = 0;
+  }
+}
+
+/* A number from the first line of a file ("max" and errors: -1). */
+static double file_number(const char *path) {
+  FILE *f = fopen(path, "r");
+  double v = -1;
+  if (f) {
+    if (fscanf(f, "%lf", &v) != 1) v = -1;
+    fclose(f);
+  }
+  return v;
+}
+
+double mem_available_bytes(void) {
+  double have = -1;
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (f) {
+    char line[256];
+    double kb;
+    while (fgets(line, sizeof line, f))
+      if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) have = kb * 1024;
+    fclose(f);
+  }
+  /* A cgroup (v2) limit below the machine's: what is left of it. */
+  double max = file_number("/sys/fs/cgroup/memory.max"),
+         cur = file_number("/sys/fs/cgroup/memory.current");
+  if (max > 0 && cur >= 0 && (have < 0 || max - cur < have)) have = max > cur ? max - cur : 0;
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+      (have < 0 || (double)rl.rlim_cur < have))
+    have = (double)rl.rlim_cur;
+  return have;
+}
+
+void bytes_text(double b, char *buf, size_t len) {
+  const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) b /= 1024, u++;
+  snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+}
+
+int need_check(const char *what, double need, double have, char *err, size_t errlen) {
+  if (have < 0 || need <= have) return 0;
+  char n[32], h[32];
+  bytes_text(need, n, sizeof n);
+  bytes_text(have, h, sizeof h);
+  errf(err, errlen, "%s: needs %s, the machine has %s", what, n, h);
+  return -1;
 }
 
 /* ---- Atomic files ------------------------------------------------------------ */
@@ -241,6 +306,85 @@ static void sync_parent(const char *path) {
   close(fd);
 }
 
+/* The temporary's stream writes through these, so that the first failed
+ * write's reason is kept (ferror alone loses it) and a full disk can be
+ * made to order (SOWZERO_FAIL_WRITE). */
+struct afile_io {
+  int fd;
+  int err;         /* errno of the first failed write; 0 while none failed */
+  long long room;  /* bytes the injected full disk still takes; -1: no injection */
+};
+
+/* The bytes a file named by path may hold before SOWZERO_FAIL_WRITE makes
+ * its writes fail; -1 when it does not name this file. */
+static long long injected_room(const char *path) {
+  const char *v = getenv("SOWZERO_FAIL_WRITE");
+  if (!v || !*v) return -1;
+  const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+  size_t n = strcspn(v, ":");
+  if (!(n == 1 && v[0] == '*') && (strlen(name) != n || strncmp(name, v, n))) return -1;
+  return v[n] == ':' ? strtoll(v + n + 1, NULL, 10) : 0;
+}
+
+#ifndef __EMSCRIPTEN__
+static ssize_t io_write(void *cookie, const char *buf, size_t len) {
+  struct afile_io *io = cookie;
+  size_t done = 0;
+  while (done < len) {
+    size_t want = len - done;
+    ssize_t w;
+    if (io->room >= 0 && (long long)want > io->room) want = (size_t)io->room;
+    if (want == 0) {
+      errno = ENOSPC;
+      w = -1;
+    } else {
+      w = write(io->fd, buf + done, want);
+    }
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      if (!io->err) io->err = errno;
+      return done ? (ssize_t)done : -1;
+    }
+    done += (size_t)w;
+    if (io->room >= 0) io->room -= w;
+  }
+  return (ssize_t)done;
+}
+
+static int io_close(void *cookie) {
+  struct afile_io *io = cookie;
+  int rc = close(io->fd);
+  free(io);
+  return rc;
+}
+#endif
+
+/* The stream over fd (its owner from then on); NULL with errno set. */
+static FILE *io_open(afile *a, int fd) {
+  struct afile_io *io = calloc(1, sizeof *io);
+  if (!io) return NULL;
+  io->fd = fd;
+  io->room = injected_room(a->path);
+#ifdef __EMSCRIPTEN__
+  FILE *f = fdopen(fd, "wb");
+#else
+  cookie_io_functions_t fns = {NULL, io_write, NULL, io_close};
+  FILE *f = fopencookie(io, "wb", fns);
+#endif
+  if (!f) {
+    free(io);
+    return NULL;
+  }
+  a->io = io;
+  return f;
+}
+
+/* The system's reason of the first failed write, else of errno now. */
+static const char *write_reason(const afile *a, int now) {
+  return strerror(a->io && a->io->err ? a->io->err : now ? now : EIO);
+}
+
 int afile_open(afile *a, const char *path, char *err, size_t errlen) {
   memset(a, 0, sizeof *a);
   if (strlen(path) >= sizeof a->path) {
@@ -259,7 +403,7 @@ int afile_open(afile *a, const char *path, char *err, size_t errlen) {
     int fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd >= 0) {
       /* Held until the rename: a cleaner never takes a file being written. */
-      if (flock(fd, LOCK_EX) != 0 || !(a->f = fdopen(fd, "wb"))) {
+      if (flock(fd, LOCK_EX) != 0 || !(a->f = io_open(a, fd))) {
         errf(err, errlen, "%s: cannot create: %s", a->tmp, strerror(errno));
         unlink(a->tmp);
         close(fd);
@@ -285,12 +429,13 @@ int afile_open(afile *a, const char *path, char *err, size_t errlen) {
 
 int afile_commit(afile *a, char *err, size_t errlen) {
   int bad = ferror(a->f);
+  errno = 0;
   if (fflush(a->f) != 0) bad = 1;
-  if (!bad && fsync(fileno(a->f)) != 0) bad = 1;
+  if (!bad && fsync(a->io->fd) != 0) bad = 1;
   int saved = errno;
   int rc = 0;
   if (bad) {
-    errf(err, errlen, "%s: write failed: %s", a->path, strerror(saved));
+    errf(err, errlen, "%s: write failed: %s", a->path, write_reason(a, saved));
     rc = -1;
   } else if (check_target(a->path, err, errlen) != 0) {
     rc = -1; /* something not ours appeared at PATH meanwhile */
@@ -303,6 +448,7 @@ int afile_commit(afile *a, char *err, size_t errlen) {
   if (rc != 0) unlink(a->tmp);
   fclose(a->f); /* releases the lock, after the rename */
   a->f = NULL;
+  a->io = NULL;
   a->tmp[0] = 0;
   return rc;
 }
@@ -311,18 +457,74 @@ void afile_abort(afile *a) {
   if (a->tmp[0]) unlink(a->tmp);
   if (a->f) fclose(a->f);
   a->f = NULL;
+  a->io = NULL;
   a->tmp[0] = 0;
+}
+
+int afile_fail(afile *a, char *err, size_t errlen) {
+  int now = errno;
+  if (a->f) fflush(a->f); /* a failure still in the buffer gets its reason */
+  errf(err, errlen, "%s: write failed: %s", a->path, write_reason(a, now));
+  afile_abort(a);
+  return -1;
 }
 
 int afile_write(const char *path, const void *data, size_t len, char *err, size_t errlen) {
   afile a;
   if (afile_open(&a, path, err, errlen) != 0) return -1;
-  if (len && fwrite(data, 1, len, a.f) != len) {
-    errf(err, errlen, "%s: write failed", path);
-    afile_abort(&a);
-    return -1;
-  }
+  if (len && fwrite(data, 1, len, a.f) != len) return afile_fail(&a, err, errlen);
   return afile_commit(&a, err, errlen);
+}
+
+/* Length of the well-formed UTF-8 sequence at s (n bytes left), 0 if none. */
+static size_t utf8_len(const unsigned char *s, size_t n) {
+  unsigned c = s[0];
+  size_t len;
+  unsigned lo = 0x80, hi = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) len = 2;
+  else if (c >= 0xe0 && c <= 0xef) {
+    len = 3;
+    if (c == 0xe0) lo = 0xa0;     /* overlong */
+    if (c == 0xed) hi = 0x9f;     /* surrogates */
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    len = 4;
+    if (c == 0xf0) lo = 0x90;     /* overlong */
+    if (c == 0xf4) hi = 0x8f;     /* above U+10FFFF */
+  } else
+    return 0;
+  if (n < len || s[1] < lo || s[1] > hi) return 0;
+  for (size_t i = 2; i < len; i++)
+    if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+  return len;
+}
+
+char *text_escape(char *dst, size_t cap, const char *src, size_t n) {
+  if (cap == 0) return dst;
+  const unsigned char *s = (const unsigned char *)src;
+  size_t at = 0;
+  for (size_t i = 0; i < n;) {
+    char esc[8];
+    size_t len = 1;
+    const char *piece = esc;
+    if (s[i] == '\n')
+      memcpy(esc, "\\n", 3), len = 2;
+    else if (s[i] == '\t')
+      memcpy(esc, "\\t", 3), len = 2;
+    else if (s[i] < 0x20 || s[i] == 0x7f)
+      snprintf(esc, sizeof esc, "\\x%02x", s[i]), len = 4;
+    else if (s[i] < 0x80)
+      piece = (const char *)s + i;
+    else if ((len = utf8_len(s + i, n - i)) > 0)
+      piece = (const char *)s + i;
+    else
+      snprintf(esc, sizeof esc, "\\x%02x", s[i]), len = 4;
+    if (at + len >= cap) break;
+    memcpy(dst + at, piece, len);
+    at += len;
+    i += piece == esc ? 1 : len;
+  }
+  dst[at] = 0;
+  return dst;
 }
 
 uint64_t checksum64(const void *data, size_t len, uint64_t h) {

@@ -56,6 +56,19 @@ double clock_process_runnable(void);
  * setting are refused beyond half of it rather than paged in until the
  * process is killed. */
 double mem_physical_mb(void);
+/* What the machine can give now, for commands that state what they need:
+ * the bytes an unprivileged writer may still use on the file system that
+ * holds path (or its nearest existing folder), and the bytes of memory
+ * available to this process (MemAvailable, lowered by its cgroup's and
+ * its address-space limits). -1 if unknown. */
+double disk_free_bytes(const char *path);
+double mem_available_bytes(void);
+/* A need checked against what the machine has: 0 if have < 0 (unknown)
+ * or need <= have; else -1 with "WHAT: needs N, the machine has M" and
+ * both figures in binary units. */
+int need_check(const char *what, double need, double have, char *err, size_t errlen);
+/* "1.5 GiB", "200 KiB", "12 B". */
+void bytes_text(double b, char *buf, size_t len);
 
 /* ---- Atomic files -------------------------------------------------------------
  * Only regular files are written: afile_open refuses a PATH that exists and
@@ -71,11 +84,21 @@ typedef struct {
   FILE *f;
   char path[1024];
   char tmp[1100];
+  struct afile_io *io; /* the temporary's descriptor and the first write error */
 } afile;
 
 int afile_open(afile *a, const char *path, char *err, size_t errlen);
 int afile_commit(afile *a, char *err, size_t errlen);
 void afile_abort(afile *a);
+/* For a writer that saw its writes fail (ferror, a short fwrite): removes
+ * the temporary and says "PATH: write failed: REASON" with the system's
+ * reason of the first failed write (ENOSPC...). Returns -1. afile_commit
+ * says the same when a write failed. */
+int afile_fail(afile *a, char *err, size_t errlen);
+/* Testing a full disk where none can be made: with the environment
+ * variable SOWZERO_FAIL_WRITE=NAME[:BYTES], writes of every file named NAME
+ * (the last part of its path; "*": every file) fail with ENOSPC once BYTES
+ * bytes (default 0) are in it, as on a full file system. */
 /* Whole-buffer convenience: writes data atomically to path. */
 int afile_write(const char *path, const void *data, size_t len, char *err, size_t errlen);
 /* 1 if name (a directory entry, no folder) is a temporary of afile; then
@@ -120,6 +143,15 @@ static inline long first_unprintable(const void *s, size_t n) {
     if (b[i] < 0x20 || b[i] > 0x7e) return (long)i;
   return -1;
 }
+/* Text echoed to a terminal or a client (a protocol reply, a command
+ * line's error) comes through here, so that what a user or a file sent
+ * cannot drive the other end: a newline becomes \n, a tab \t, other
+ * control characters (below 0x20, 0x7f) and every byte that is not part
+ * of well-formed UTF-8 (stray continuation bytes, overlong forms,
+ * surrogates, cut sequences) \xNN; printable ASCII and well-formed UTF-8
+ * stay. The n bytes of src go to dst (cap bytes, NUL-terminated, cut
+ * between characters, never inside an escape). Returns dst. */
+char *text_escape(char *dst, size_t cap, const char *src, size_t n);
 #define CHECKSUM64_INIT 0xcbf29ce484222325ULL
 
 #endif

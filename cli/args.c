@@ -8,18 +8,10 @@
 
 #include "cli/cli.h"
 
-/* Writes s to f with control characters escaped: one message, one line. */
+/* Writes s to f escaped (text_escape): one message, one line. */
 static void put_line(FILE *f, const char *s) {
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '\n')
-      fputs("\\n", f);
-    else if (*p == '\t')
-      fputs("\\t", f);
-    else if (*p < 0x20 || *p == 0x7f)
-      fprintf(f, "\\x%02x", *p);
-    else
-      fputc(*p, f);
-  }
+  char safe[4 * 4096 + 1];
+  fputs(text_escape(safe, sizeof safe, s, strlen(s)), f);
   fputc('\n', f);
 }
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/base.h"
 #include "base/kv.h"
 
 /* Subcommands: each takes the arguments after its name and returns the
@@ -95,6 +96,17 @@ int cli_path(char *buf, size_t len, const char *dir, const char *name);
  * ...", or its complaint (the last line it wrote). A script gets file
  * names and titles as ARG1.. of `gnuplot -c`, which it keeps as strings. */
 int cli_gnuplot(char *const *argv, char *err, size_t errlen);
+/* 0 if path holds a whole PNG file (its signature, then chunks whose
+ * lengths lead exactly to the end, the last one IEND); else -1 with why
+ * (the caller names the file).
+ * A child's picture is checked so before it replaces a good one: gnuplot
+ * may exit 0 after a short write on a full disk. */
+int cli_png_check(const char *path, char *err, size_t errlen);
+/* Draws a PNG with gnuplot into img's temporary (argv names img->tmp as
+ * the output), checks gnuplot's exit status and the picture, then commits
+ * it over img->path; on any failure the temporary goes and the old
+ * picture stays. -1 with why in err. */
+int cli_gnuplot_png(char *const *argv, afile *img, char *err, size_t errlen);
 
 /* Room for a file name taken from the command line, terminator included. */
 #define CLI_PATH_MAX 4096

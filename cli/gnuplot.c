@@ -76,3 +76,51 @@ int cli_gnuplot(char *const *argv, char *err, size_t errlen) {
     errf(err, errlen, "gnuplot was killed by signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
   return -1;
 }
+
+int cli_png_check(const char *path, char *err, size_t errlen) {
+  static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    errf(err, errlen, "%s: cannot read the picture: %s", path, strerror(errno));
+    return -1;
+  }
+  unsigned char h[8];
+  const char *why = NULL;
+  long long at = 8, size = -1;
+  if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+  if (size == 0)
+    why = "it is empty";
+  else if (fseek(f, 0, SEEK_SET) != 0 || fread(h, 1, 8, f) != 8 || memcmp(h, sig, 8))
+    why = "it does not start as a PNG file";
+  while (!why) {
+    if (fseek(f, (long)at, SEEK_SET) != 0 || fread(h, 1, 8, f) != 8) {
+      why = "it is cut short (no IEND chunk)";
+      break;
+    }
+    long long len = (long long)h[0] << 24 | h[1] << 16 | h[2] << 8 | h[3];
+    at += 12 + len; /* length, type, data, CRC */
+    if (at > size) why = "it is cut short (its last chunk is incomplete)";
+    else if (!memcmp(h + 4, "IEND", 4)) {
+      if (at != size) why = "it has bytes after its IEND chunk";
+      break;
+    }
+  }
+  fclose(f);
+  if (!why) return 0;
+  errf(err, errlen, "gnuplot's picture is not a whole PNG file: %s (%lld bytes)", why, size);
+  return -1;
+}
+
+int cli_gnuplot_png(char *const *argv, afile *img, char *err, size_t errlen) {
+  char why[1024], free_text[80] = "";
+  int drawn = cli_gnuplot(argv, why, sizeof why) == 0;
+  if (!drawn || cli_png_check(img->tmp, why, sizeof why) != 0) {
+    double avail = disk_free_bytes(img->tmp);
+    if (drawn && avail >= 0) /* the likely cause of a cut picture */
+      snprintf(free_text, sizeof free_text, " (%.0f KiB free on its file system)", avail / 1024);
+    afile_abort(img);
+    errf(err, errlen, "drawing %s: %s%s", img->path, why, free_text);
+    return -1;
+  }
+  return afile_commit(img, err, errlen);
+}

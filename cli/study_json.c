@@ -194,10 +194,6 @@ int study_write_json(const study_doc *d, char *err, size_t errlen) {
   fputs(", \"files\": [", f);
   for (int k = 0; k < study_n_plots; k++) fprintf(f, "%s\"%s\"", k ? ", " : "", study_plot_png[k]);
   fputs("]}\n}\n", f);
-  if (ferror(f)) {
-    afile_abort(&a);
-    errf(err, errlen, "%s: write failed", path);
-    return -1;
-  }
+  if (ferror(f)) return afile_fail(&a, err, errlen);
   return afile_commit(&a, err, errlen);
 }

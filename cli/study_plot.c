@@ -201,11 +201,7 @@ int study_plots(study_doc *d, char *err, size_t errlen) {
     afile a;
     int count;
     if (afile_open(&a, data[k], err, errlen)) return -1;
-    if (write_data(d, k, a.f, &count)) {
-      afile_abort(&a);
-      errf(err, errlen, "%s: write failed", data[k]);
-      return -1;
-    }
+    if (write_data(d, k, a.f, &count)) return afile_fail(&a, err, errlen);
     if (afile_commit(&a, err, errlen)) return -1;
     if (afile_write(script[k], script_text[k], strlen(script_text[k]), err, errlen)) return -1;
     snprintf(counts[k], sizeof counts[k], "%d", count);
@@ -218,15 +214,13 @@ int study_plots(study_doc *d, char *err, size_t errlen) {
     if (cli_path(png, sizeof png, d->out, study_plot_png[k]) || afile_open(&img, png, err, errlen))
       return -1;
     char *gv[] = {"gnuplot", "-c", script[k], img.tmp, data[k], title[k], counts[k], NULL};
-    if (cli_gnuplot(gv, d->plot_note, sizeof d->plot_note)) {
-      afile_abort(&img);
+    if (cli_gnuplot_png(gv, &img, d->plot_note, sizeof d->plot_note)) {
       d->plotted = 0;
       /* A picture of an earlier study would pass for this one's. */
       for (int j = 0; j < N_PLOTS; j++)
         if (!cli_path(png, sizeof png, d->out, study_plot_png[j])) unlink(png);
       return 0;
     }
-    if (afile_commit(&img, err, errlen)) return -1;
   }
   return 0;
 }

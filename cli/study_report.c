@@ -442,10 +442,6 @@ int study_write_report(const study_doc *d, char *err, size_t errlen) {
           "## Files\n\n`report.md` this report; `study.json` every figure (docs/STUDY.md "
           "describes it); `*.dat` and `*.gp` each plot's data and gnuplot script%s.\n",
           d->plotted ? "; `*.png` the plots" : "");
-  if (ferror(f)) {
-    afile_abort(&a);
-    errf(err, errlen, "%s: write failed", path);
-    return -1;
-  }
+  if (ferror(f)) return afile_fail(&a, err, errlen);
   return afile_commit(&a, err, errlen);
 }

@@ -95,11 +95,8 @@ int egdb_level_write(const char *dir, int n, const char *rules, const int8_t *va
     return -1;
   }
   size_t len = (size_t)egdb_level_size(n);
-  if (fwrite(h, 1, sizeof h, a.f) != sizeof h || fwrite(values, 1, len, a.f) != len) {
-    errf(err, errlen, "%s: write failed: %s", path, strerror(errno));
-    afile_abort(&a);
-    return -1;
-  }
+  if (fwrite(h, 1, sizeof h, a.f) != sizeof h || fwrite(values, 1, len, a.f) != len)
+    return afile_fail(&a, err, errlen);
   if (afile_commit(&a, e, sizeof e)) {
     errf(err, errlen, "%s: %s", path, e);
     return -1;

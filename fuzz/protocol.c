@@ -6,6 +6,8 @@
  *   - framing: a blank line or a # comment gets no response; any other line
  *     gets exactly one, starting with '=' or '?' and the line's numeric id,
  *     ending with "\n\n" and with no empty line before that end;
+ *   - a '?' quotes what was sent escaped: no control byte but its end,
+ *     well-formed UTF-8 only;
  *   - `quit` answers "=" (and its id) and ends the session: nothing after it
  *     is read;
  *   - after a '?', `state`, `options` and `agent` answer as they did before
@@ -37,6 +39,40 @@ static int is_blank(const char *l, size_t n) {
   return 1;
 }
 
+/* The comment rule (docs/PROTOCOL.md): a '#' that begins a token starts a
+ * comment; one inside a token is part of it. */
+static void cut_comment(char *buf) {
+  for (size_t i = 0; buf[i]; i++)
+    if (buf[i] == '#' && (i == 0 || strchr(" \t\r\n", buf[i - 1]))) {
+      buf[i] = 0;
+      return;
+    }
+}
+
+/* A refusal quotes what was sent escaped: no control character but the
+ * final empty line, and well-formed UTF-8 (checked here by its own rule:
+ * a lead byte and the continuation bytes it announces, no overlong or
+ * surrogate forms, nothing above U+10FFFF). */
+static void check_escaped(const char *out, size_t len) {
+  const unsigned char *s = (const unsigned char *)out;
+  for (size_t i = 0; i + 2 < len; i++) {
+    FUZZ_CHECK(s[i] >= 0x20 && s[i] != 0x7f, "a refusal holds control byte 0x%02x: '%s'", s[i],
+               out);
+    if (s[i] < 0x80) continue;
+    int more = s[i] >= 0xf0 ? 3 : s[i] >= 0xe0 ? 2 : s[i] >= 0xc0 ? 1 : -1;
+    FUZZ_CHECK(more > 0 && s[i] >= 0xc2 && s[i] <= 0xf4, "a refusal holds bad UTF-8: '%s'", out);
+    unsigned cp = s[i] & (0x3f >> more);
+    for (int k = 1; k <= more; k++) {
+      FUZZ_CHECK(i + k + 2 < len && (s[i + k] & 0xc0) == 0x80, "a refusal cuts UTF-8: '%s'", out);
+      cp = cp << 6 | (s[i + k] & 0x3f);
+    }
+    FUZZ_CHECK(cp >= (more == 1 ? 0x80u : more == 2 ? 0x800u : 0x10000u) && cp <= 0x10ffff &&
+                   !(cp >= 0xd800 && cp <= 0xdfff),
+               "a refusal holds an overlong or surrogate form: '%s'", out);
+    i += (size_t)more;
+  }
+}
+
 /* The id the response must carry: the first token, when it is a
  * non-negative decimal number that fits a long. */
 static void expected_id(const char *l, size_t n, char *id, size_t len) {
@@ -45,8 +81,7 @@ static void expected_id(const char *l, size_t n, char *id, size_t len) {
   char buf[PROTO_MAX_LINE];
   memcpy(buf, l, n);
   buf[n] = 0; /* the line is read up to its first NUL */
-  char *hash = strchr(buf, '#');
-  if (hash) *hash = 0;
+  cut_comment(buf);
   char *save = NULL, *t = strtok_r(buf, " \t\r\n", &save);
   if (!t || !isdigit((unsigned char)t[0])) return;
   char *end;
@@ -73,6 +108,7 @@ static void check_frame(const char *l, size_t n, const char *out, int quit) {
   FUZZ_CHECK(!strncmp(out + 1, id, il) && (out[1 + il] == ' ' || out[1 + il] == '\n'),
              "response '%s' does not carry the id '%s'", out, id);
   if (quit) FUZZ_CHECK(out[0] == '=' && len == il + 3, "quit answered '%s'", out);
+  if (out[0] == '?') check_escaped(out, len);
 }
 
 /* What a refused line must leave as it was. */
@@ -125,8 +161,7 @@ static int rewrite_agent(const char *l, size_t n, char *dst, size_t len) {
   char buf[PROTO_MAX_LINE], *tok[64], *save = NULL;
   memcpy(buf, l, n);
   buf[n] = 0;
-  char *hash = strchr(buf, '#');
-  if (hash) *hash = 0;
+  cut_comment(buf);
   int argc = 0;
   for (char *t = strtok_r(buf, " \t\r\n", &save); t && argc < 64;
        t = strtok_r(NULL, " \t\r\n", &save))

@@ -437,8 +437,13 @@ static int tokenize(proto *s, const char *line, size_t len, int *argc, char *err
   buf[len] = 0;
   const char *nul = memchr(line, 0, len);
   /* The id still comes back: the line is read up to the NUL for it. */
-  char *hash = strchr(buf, '#');
-  if (hash) *hash = 0;
+  /* A comment starts at a '#' that begins a token (docs/PROTOCOL.md): one
+   * inside a token, as in a path, is part of it. */
+  for (char *h = buf; (h = strchr(h, '#')); h++)
+    if (h == buf || strchr(" \t\r\n", h[-1])) {
+      *h = 0;
+      break;
+    }
   for (char *t = strtok_r(buf, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
     if (*argc == MAX_TOKENS) {
       errf(err, errlen, "too many arguments (at most %d)", MAX_TOKENS - 1);
@@ -506,7 +511,8 @@ int proto_handle_bytes(proto *s, const char *line, size_t len, char *out, size_t
   }
   if (bad) {
     o.len = 0;
-    put(&o, "?%s %s", id, err[0] ? err : "failed");
+    char safe[4 * sizeof err]; /* the message may quote the line: escaped */
+    put(&o, "?%s %s", id, err[0] ? text_escape(safe, sizeof safe, err, strlen(err)) : "failed");
   }
   finish(&o);
   return quit;

@@ -299,11 +299,7 @@ int replay_save(replay *r, const char *path, char *err, size_t errlen) {
   pthread_mutex_unlock(&r->lock);
   unsigned char tail[8];
   put_u64le(tail, sum);
-  if (!ok || fwrite(tail, 1, 8, a.f) != 8) {
-    errf(err, errlen, "%s: write failed", path);
-    afile_abort(&a);
-    return -1;
-  }
+  if (!ok || fwrite(tail, 1, 8, a.f) != 8) return afile_fail(&a, err, errlen);
   return afile_commit(&a, err, errlen);
 }
 
