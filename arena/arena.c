@@ -296,12 +296,16 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
              .ud = ud};
   opening_line *book = NULL;
   if (p->openings > 0) {
-    book = malloc((size_t)p->openings * sizeof *book);
+    /* A pairing plays opening (i / 2) % K in its game i: only the first
+     * games / 2 of a larger book are ever played, and they are the same
+     * whatever K (the book is drawn in order), so only they are made. */
+    int used = p->openings < (p->games + 1) / 2 ? p->openings : (p->games + 1) / 2;
+    book = malloc((size_t)used * sizeof *book);
     if (!book) {
       errf(err, errlen, "out of memory");
       return -1;
     }
-    if (opening_level_book(g, p->openings, p->opening_plies, p->book_depth, p->book_margin, p->seed,
+    if (opening_level_book(g, used, p->opening_plies, p->book_depth, p->book_margin, p->seed,
                            book, err, errlen)) {
       free(book);
       return -1;

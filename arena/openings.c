@@ -33,39 +33,50 @@ int opening_level_book(const game *g, int k, int plies, int depth, int margin, u
   ab_search *s = ab_create(g, &ap, err, errlen);
   game_hist *h = malloc(sizeof *h);
   game_pos *seen = malloc((size_t)k * sizeof *seen);
-  if (!s || !h || !seen) {
+  /* The positions found, by their hash: a large book stays linear. */
+  size_t cap = 16;
+  while (cap < 2 * (size_t)k) cap *= 2;
+  int *slot = calloc(cap, sizeof *slot); /* index + 1 into seen; 0 empty */
+  if (!s || !h || !seen || !slot) {
     ab_free(s);
     free(h);
     free(seen);
+    free(slot);
     if (s) errf(err, errlen, "out of memory");
     return -1;
   }
   rng_t r;
   rng_seed(&r, seed, 0x626f6f6b);
-  int found = 0, tries = 0;
-  while (found < k && tries++ < 200 * k + 1000) {
+  /* Gives up when the draws stop finding new openings (the plies reach
+   * fewer distinct level positions than asked), not after hours. */
+  int found = 0, tries = 0, since_new = 0, stall = 20000;
+  while (found < k && tries++ < 200 * k + 1000 && since_new++ < stall) {
     opening_line o;
     game_pos p;
     random_plies(g, &r, 1 + (int)rng_below(&r, (uint32_t)plies), &o, &p, h);
     if (p.status != GAME_ONGOING) continue;
+    size_t at = (size_t)(p.hash ^ p.hash >> 29) & (cap - 1);
     int dup = 0;
-    for (int i = 0; i < found && !dup; i++) dup = game_pos_equal(&seen[i], &p);
+    for (; slot[at] && !dup; at = (at + 1) & (cap - 1)) dup = game_pos_equal(&seen[slot[at] - 1], &p);
     if (dup) continue;
     ab_result res;
     ab_clear(s);
     if (ab_run(s, &p, h, &res, err, errlen)) break;
     if (abs(res.score) > margin) continue;
     seen[found] = p;
+    slot[at] = found + 1;
     out[found++] = o;
+    since_new = 0;
   }
   ab_free(s);
   free(h);
   free(seen);
+  free(slot);
   if (found < k) {
     errf(err, errlen,
-         "found only %d of %d openings within %d of level (try fewer openings, more plies or a "
-         "wider margin)",
-         found, k, margin);
+         "found only %d of %d openings within %d of level in %d draws%s (try fewer openings, "
+         "more plies or a wider margin)",
+         found, k, margin, tries - 1, since_new > stall ? ", the last 20000 without a new one" : "");
     return -1;
   }
   return 0;

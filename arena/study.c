@@ -363,7 +363,10 @@ int study_run(const study_variant *variants, int n_variants, const char *agent,
   step_start(&pc, STUDY_PLAN, -1, -1, 0);
   step_report(&pc, 0);
   opening_line *book = NULL;
-  if (out->method & STUDY_BOOK && !(book = malloc((size_t)out->book * sizeof *book))) {
+  /* Game k plays opening k % K: a book larger than the games is made only
+   * as far as they reach (the same openings, drawn in order). */
+  int made = out->book < p->games ? out->book : p->games;
+  if (out->method & STUDY_BOOK && !(book = malloc((size_t)made * sizeof *book))) {
     errf(err, errlen, "out of memory");
     return -1;
   }
@@ -371,14 +374,14 @@ int study_run(const study_variant *variants, int n_variants, const char *agent,
   char why[1024];
   for (int i = 0; i < n_variants && !rc; i++) {
     const study_variant *var = &variants[i];
-    if (book && opening_level_book(&var->g, out->book, p->opening_plies, p->book_depth,
+    if (book && opening_level_book(&var->g, made, p->opening_plies, p->book_depth,
                                    p->book_margin, p->seed, book, why, sizeof why)) {
       errf(err, errlen, "variant '%s': a book of %d openings: %s%s", var->label, out->book, why,
            out->book_why == 2 ? " (ask for a smaller book)" : "");
       rc = -1;
       break;
     }
-    rc = selfplay(var, i, p, book, book ? out->book : 0, &pc, out, err, errlen);
+    rc = selfplay(var, i, p, book, book ? made : 0, &pc, out, err, errlen);
   }
   free(book);
   if (!rc) rc = test_pairs(out, p->alpha, err, errlen);

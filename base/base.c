@@ -176,7 +176,7 @@ int need_check(const char *what, double need, double have, char *err, size_t err
   char n[32], h[32];
   bytes_text(need, n, sizeof n);
   bytes_text(have, h, sizeof h);
-  errf(err, errlen, "%s: needs %s, the machine has %s", what, n, h);
+  errf(err, errlen, "%s: needs %s, only %s free", what, n, h);
   return -1;
 }
 

@@ -64,8 +64,8 @@ double mem_physical_mb(void);
 double disk_free_bytes(const char *path);
 double mem_available_bytes(void);
 /* A need checked against what the machine has: 0 if have < 0 (unknown)
- * or need <= have; else -1 with "WHAT: needs N, the machine has M" and
- * both figures in binary units. */
+ * or need <= have; else -1 with "WHAT: needs N, only M free", both
+ * figures in binary units. */
 int need_check(const char *what, double need, double have, char *err, size_t errlen);
 /* "1.5 GiB", "200 KiB", "12 B". */
 void bytes_text(double b, char *buf, size_t len);

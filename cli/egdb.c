@@ -11,7 +11,7 @@
 #include "game/game.h"
 
 typedef struct {
-  int seeds, threads, brute;
+  int seeds, threads, brute, force;
   char dir[CLI_PATH_MAX];
 } egdb_opts;
 
@@ -20,6 +20,8 @@ static const kv_key build_keys[] = {
     O_(KV_I, "seeds", seeds, 0, EGDB_MAX_SEEDS, NULL, "N  the largest seed count (levels 0..N)"),
     O_(KV_S, "dir", dir, NULL, "D  the database folder (default: see below)"),
     O_(KV_I, "threads", threads, 1, 256, NULL, "worker threads"),
+    O_(KV_B, "force", force, NULL,
+       "build even where the disk or the memory the build needs is not free"),
 };
 static const kv_key verify_keys[] = {
     O_(KV_S, "dir", dir, NULL, "D  the database folder (default: see below)"),
@@ -52,13 +54,6 @@ static int pick_dir(const cli_cmd *c, egdb_opts *o) {
   if (egdb_default_dir(o->dir, sizeof o->dir, err, sizeof err))
     return cli_fail(c, 1, "%s", err), -1;
   return 0;
-}
-
-static void human_bytes(double b, char *buf, size_t len) {
-  const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) b /= 1024, u++;
-  snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
 }
 
 static void clock_text(double s, char *buf, size_t len) {
@@ -96,30 +91,39 @@ static void progress(void *ctx, const egdb_progress *p) {
 static int egdb_build_cmd(int argc, char **argv) {
   egdb_opts o = {.seeds = 20, .threads = cores()};
   cli_cmd c = {.name = "egdb build",
-               .synopsis = "egdb build [--seeds N] [--dir D] [--threads T]",
+               .synopsis = "egdb build [--seeds N] [--dir D] [--threads T] [--force]",
                .about =
                    "  Solves every board of default Oware with at most N seeds and writes one\n"
                    "  file per seed count; levels already built are kept. Threads: every\n"
-                   "  core unless told.\n",
+                   "  core unless told. The disk and memory it needs are checked first.\n",
                .more = where_more,
                .opts = &build_table,
                .base = &o};
   int status;
   if (cli_parse(&c, argc, argv, &status)) return status;
   if (pick_dir(&c, &o)) return 1;
-  egdb_plan plan = egdb_plan_for(o.seeds, o.threads);
+  egdb_plan plan = egdb_plan_dir(o.dir, o.seeds, o.threads);
   char disk[32], mem[32], est[32];
-  human_bytes((double)plan.disk, disk, sizeof disk);
-  human_bytes((double)plan.memory, mem, sizeof mem);
+  bytes_text((double)plan.disk, disk, sizeof disk);
+  bytes_text((double)plan.memory, mem, sizeof mem);
   clock_text(plan.est_seconds, est, sizeof est);
   fprintf(stderr,
           "egdb build: levels 0..%d, %llu boards, %s on disk, about %s of memory, roughly %s "
           "on %d thread%s, into %s\n",
           o.seeds, (unsigned long long)plan.boards, disk, mem, est, o.threads,
           o.threads > 1 ? "s" : "", o.dir);
+  /* What it said it needs, against what the machine has: refused now
+   * rather than failing hours later. */
+  char what[CLI_PATH_MAX + 64], err[1024];
+  snprintf(what, sizeof what, "the files still to write in %s", o.dir);
+  if (need_check(what, (double)plan.disk_new, disk_free_bytes(o.dir), err, sizeof err) ||
+      need_check("the build's memory", (double)plan.memory, mem_available_bytes(), err,
+                 sizeof err)) {
+    if (!o.force) return cli_fail(&c, 1, "%s (--force builds anyway)", err);
+    cli_fail(&c, 0, "%s; building anyway (--force)", err);
+  }
   bar b = {isatty(2), -1};
   egdb_build_params p = {o.seeds, o.threads, progress, &b};
-  char err[1024];
   double t0 = clock_wall();
   if (egdb_build(o.dir, &p, err, sizeof err)) {
     if (b.tty) fputc('\n', stderr);

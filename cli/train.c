@@ -131,7 +131,6 @@ int cmd_train(int argc, char **argv) {
                     "train CONFIG [--run DIR] [options])");
   /* The overrides, each with the argument it came from. */
   char *over[66], minutes[80], iterations[80];
-  const char *origin[66];
   int n_over = 0;
   for (int i = 0; i < set.n; i++) {
     size_t ls, lk, lv;
@@ -156,18 +155,15 @@ int cmd_train(int argc, char **argv) {
       return cli_fail(&c, 2, "--set %.*s and --%s say the same thing: give one",
                       (int)strcspn(sets[i], "="), sets[i],
                       sets[i][4] == 'm' ? "minutes" : "iterations");
-    over[n_over] = sets[i];
-    origin[n_over++] = "--set";
+    over[n_over++] = sets[i];
   }
   if (o.minutes[0]) {
     snprintf(minutes, sizeof minutes, "run.minutes=%s", o.minutes);
-    over[n_over] = minutes;
-    origin[n_over++] = "--minutes";
+    over[n_over++] = minutes;
   }
   if (o.iterations[0]) {
     snprintf(iterations, sizeof iterations, "run.iterations=%s", o.iterations);
-    over[n_over] = iterations;
-    origin[n_over++] = "--iterations";
+    over[n_over++] = iterations;
   }
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -229,22 +225,14 @@ int cmd_train(int argc, char **argv) {
              config);
   const char *load = resume ? cfg_path : config;
 
-  /* Checked before anything starts: the config, then each override. */
+  /* Checked before anything starts: the file and every override together,
+   * as the run will read them (a rule between two keys holds for the final
+   * values, whichever set them); the message names where each came from. */
   train_config *tc = malloc(sizeof *tc);
   if (!tc) return cli_fail(&c, 1, "out of memory");
-  if (config_load(tc, load, 0, NULL, err, sizeof err) != 0) {
-    free(tc);
-    return cli_fail(&c, 1, "%s", err);
-  }
-  for (int i = 0; i < n_over; i++)
-    if (config_load(tc, load, 1, &over[i], err, sizeof err) != 0) {
-      free(tc);
-      return cli_fail(&c, 2, "%s %s: %s", origin[i],
-                      strcmp(origin[i], "--set") ? strchr(over[i], '=') + 1 : over[i], err);
-    }
   int bad = config_load(tc, load, n_over, over, err, sizeof err);
   free(tc);
-  if (bad) return cli_fail(&c, 2, "%s", err);
+  if (bad) return cli_fail(&c, n_over && strstr(err, "--set ") ? 2 : 1, "%s", err);
   if (dir == dirbuf && mkdir("runs", 0755) != 0 && errno != EEXIST)
     return cli_fail(&c, 1, "cannot create runs/: %s", strerror(errno));
   progress_ctx pc = {isatty(2), 0};

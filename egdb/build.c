@@ -11,6 +11,7 @@
  * joins B (value -k). What is left after k = 1 is worth 0. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/base.h"
 #include "base/pool.h"
@@ -250,7 +251,7 @@ static int solve_level(solver *s, char *err, size_t errlen) {
 /* ---- The build --------------------------------------------------------------------------- */
 
 egdb_plan egdb_plan_for(int seeds, int threads) {
-  egdb_plan p = {0, 0, 0, 0};
+  egdb_plan p = {0, 0, 0, 0, 0};
   if (seeds < 0 || seeds > EGDB_MAX_SEEDS) return p;
   for (int n = 0; n <= seeds; n++) {
     p.boards += egdb_level_size(n);
@@ -259,6 +260,20 @@ egdb_plan egdb_plan_for(int seeds, int threads) {
   /* The levels below N, and N's values, exits, counters, queue and buckets. */
   p.memory = p.boards - egdb_level_size(seeds) + 11 * egdb_level_size(seeds);
   p.est_seconds = (double)p.boards / (REF_RATE * (threads > 0 ? threads : 1));
+  p.disk_new = p.disk;
+  return p;
+}
+
+egdb_plan egdb_plan_dir(const char *dir, int seeds, int threads) {
+  egdb_plan p = egdb_plan_for(seeds, threads);
+  char path[1200];
+  struct stat st;
+  for (int n = 0; n <= seeds && p.boards; n++) {
+    uint64_t bytes = EGDB_HEADER + egdb_level_size(n);
+    if (!egdb_level_path(path, sizeof path, dir, n) && stat(path, &st) == 0 &&
+        S_ISREG(st.st_mode) && (uint64_t)st.st_size == bytes)
+      p.disk_new -= bytes;
+  }
   return p;
 }
 

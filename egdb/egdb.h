@@ -64,11 +64,15 @@ typedef struct {
 typedef struct {
   uint64_t boards;    /* in all */
   uint64_t disk;      /* bytes of the files */
+  uint64_t disk_new;  /* of those, bytes a build into the folder still writes (egdb_plan_dir) */
   uint64_t memory;    /* peak bytes in memory (largest level's work arrays and the levels below) */
   double est_seconds; /* rough, from the rate of a reference machine */
 } egdb_plan;
 
 egdb_plan egdb_plan_for(int seeds, int threads);
+/* The same for a build into dir: a level whose file is already there, of
+ * its size, is kept, and its bytes are not counted in disk_new. */
+egdb_plan egdb_plan_dir(const char *dir, int seeds, int threads);
 
 /* Solves levels 0..p->seeds of default Oware into dir (created if missing).
  * Levels whose file is already there and sound are read instead of solved,

@@ -11,6 +11,20 @@
 #include "search/agent.h"
 #include "trainer/config_internal.h"
 
+const char *config_origin(const ini *f, const ini_entry *x, char *buf, size_t len) {
+  if (!x)
+    snprintf(buf, len, "default");
+  else if (x->line)
+    snprintf(buf, len, "%s:%d", f->path, x->line);
+  else
+    snprintf(buf, len, "--set %s.%s=%s", x->section, x->key, x->value);
+  return buf;
+}
+
+const char *config_origin_of(ini *f, const char *section, const char *key, char *buf, size_t len) {
+  return config_origin(f, ini_get(f, section, key), buf, len);
+}
+
 #define K_(kind, name, field, ...) kind(name, train_config, field, __VA_ARGS__)
 static const char *const precision_names[] = {"auto", "fp32", "bf16", NULL}; /* nn_precision */
 static const kv_key network_keys[] = {
@@ -192,40 +206,47 @@ static int apply_entry(train_config *c, const char *section, const char *key, co
   return kv_parse(k, section_base(s, c), value, err, errlen);
 }
 
-static int check(const train_config *c, char *err, size_t errlen) {
-  char e[256];
+/* The rules between keys, checked once on the final configuration (the
+ * file's values and every override together); a refusal names where each
+ * value came from (origin). */
+static int check(const train_config *c, ini *f, char *err, size_t errlen) {
+  char e[256], a[CONFIG_ORIGIN_LEN], b[CONFIG_ORIGIN_LEN];
+#define AT(s, k, buf) config_origin_of(f, s, k, buf, sizeof buf)
   if (mcts_params_check(&c->search, e, sizeof e) != 0) {
-    errf(err, errlen, "[search]: %s", e);
+    errf(err, errlen, "%s: [search]: %s", f->path, e);
     return -1;
   }
   if (c->min_samples > c->window) {
-    errf(err, errlen, "replay.min_samples %d is more than replay.window %d", c->min_samples,
-         c->window);
+    errf(err, errlen, "replay.min_samples %d (%s) is more than replay.window %d (%s)",
+         c->min_samples, AT("replay", "min_samples", a), c->window, AT("replay", "window", b));
     return -1;
   }
   if (c->min_samples < c->batch) {
-    errf(err, errlen, "replay.min_samples %d is less than one batch (learner.batch %d)",
-         c->min_samples, c->batch);
+    errf(err, errlen, "replay.min_samples %d (%s) is less than one batch: learner.batch %d (%s)",
+         c->min_samples, AT("replay", "min_samples", a), c->batch, AT("learner", "batch", b));
     return -1;
   }
   /* The database holds default Oware; its own rules are checked when the
    * run opens it (egdb_serves). */
   if (c->egdb_enabled && c->n_variants > 1) {
-    errf(err, errlen, "egdb.enabled: the endgame database serves one rule set, not game.variants");
+    errf(err, errlen,
+         "egdb.enabled (%s): the endgame database serves one rule set, not game.variants (%s)",
+         AT("egdb", "enabled", a), AT("game", "variants", b));
     return -1;
   }
   if (c->egdb_enabled && !egdb_game_supported(&c->g)) {
     errf(err, errlen,
-         "egdb.enabled: the endgame database holds default Oware (its houses, grand_slam, "
-         "feed_check and leftover), not %s",
-         c->g.preset);
+         "egdb.enabled (%s): the endgame database holds default Oware (its houses, grand_slam, "
+         "feed_check and leftover), not %s ([game] of %s)",
+         AT("egdb", "enabled", a), c->g.preset, f->path);
     return -1;
   }
   if (c->cap_sims && c->cap_sims >= c->search.sims) {
-    errf(err, errlen, "selfplay.cap_sims %d must be below search.sims %d", c->cap_sims,
-         c->search.sims);
+    errf(err, errlen, "selfplay.cap_sims %d (%s) must be below search.sims %d (%s)", c->cap_sims,
+         AT("selfplay", "cap_sims", a), c->search.sims, AT("search", "sims", b));
     return -1;
   }
+#undef AT
   return 0;
 }
 
@@ -261,13 +282,10 @@ static int check_anchors(const train_config *c, ini *f, const char *path, char *
     if (k == c->n_variants) continue;
     char where[32] = "";
     if (c->n_variants > 1) snprintf(where, sizeof where, " under variant %d", k + 1);
-    const ini_entry *x = ini_get(f, "eval", "anchors");
-    if (x && x->line)
-      errf(err, errlen, "%s:%d: eval.anchors: anchor '%s'%s: %s", path, x->line, t, where, e);
-    else if (x)
-      errf(err, errlen, "override eval.anchors: anchor '%s'%s: %s", t, where, e);
-    else
-      errf(err, errlen, "%s: eval.anchors (default): anchor '%s'%s: %s", path, t, where, e);
+    char at[CONFIG_ORIGIN_LEN];
+    (void)path;
+    errf(err, errlen, "%s: eval.anchors: anchor '%s'%s: %s",
+         config_origin_of(f, "eval", "anchors", at, sizeof at), t, where, e);
     return -1;
   }
   return 0;
@@ -281,11 +299,10 @@ static int check_precision(const train_config *c, ini *f, const char *path, char
   const char *why =
       "bf16 needs a CPU with AVX512_BF16, which this one lacks (auto and fp32 run "
       "anywhere)";
-  const ini_entry *x = ini_get(f, "network", "precision");
-  if (x && x->line)
-    errf(err, errlen, "%s:%d: network.precision: %s", path, x->line, why);
-  else
-    errf(err, errlen, "override network.precision: %s", why);
+  char at[CONFIG_ORIGIN_LEN];
+  (void)path;
+  errf(err, errlen, "%s: network.precision: %s",
+       config_origin_of(f, "network", "precision", at, sizeof at), why);
   return -1;
 }
 
@@ -340,26 +357,17 @@ static int load_ini(train_config *c, ini *f, const char *path, int n_over, char 
       return -1;
     }
     if (apply_entry(c, x->section, x->key, x->value, e, sizeof e) != 0) {
-      if (x->line)
-        errf(err, errlen, "%s:%d: %s.%s: %s", path, x->line, x->section, x->key, e);
-      else
-        errf(err, errlen, "override %s.%s: %s", x->section, x->key, e);
+      char at[CONFIG_ORIGIN_LEN];
+      errf(err, errlen, "%s: %s.%s: %s", config_origin(f, x, at, sizeof at), x->section, x->key, e);
       ini_free(f);
       return -1;
     }
   }
-  if (check_anchors(c, f, path, err, errlen) != 0 ||
-      check_precision(c, f, path, err, errlen) != 0) {
-    ini_free(f);
-    return -1;
-  }
-  ini_free(f);
   c->search.noise = 1;
-  if (check(c, e, sizeof e) != 0) {
-    errf(err, errlen, "%s: %s", path, e);
-    return -1;
-  }
-  return 0;
+  int bad = check_anchors(c, f, path, err, errlen) != 0 ||
+            check_precision(c, f, path, err, errlen) != 0 || check(c, f, err, errlen) != 0;
+  ini_free(f);
+  return bad ? -1 : 0;
 }
 
 int config_load(train_config *c, const char *path, int n_over, char *const *over, char *err,

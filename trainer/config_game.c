@@ -7,13 +7,31 @@
 #include "base/base.h"
 #include "trainer/config_internal.h"
 
+/* Where entry x of f came from, into the caller's `at` (config_origin). */
+#define at_of(x) config_origin(f, x, at, sizeof at)
+
+/* "; set: K=V (ORIGIN), ..." for the keys of a section that were given:
+ * a rule between several of them names where each came from. */
+static const char *section_origins(ini *f, const char *section, char *buf, size_t len) {
+  char at[CONFIG_ORIGIN_LEN];
+  size_t k = 0;
+  buf[0] = 0;
+  for (int i = 0; i < f->n && k < len; i++) {
+    const ini_entry *x = &f->e[i];
+    if (strcmp(x->section, section) != 0) continue;
+    k += (size_t)snprintf(buf + k, len - k, "%s%s=%s (%s)", k ? ", " : "; set: ", x->key, x->value,
+                          at_of(x));
+  }
+  return buf;
+}
+
 /* The [game] section without `variants`: one game, its options set one by
- * one so that an error names the key's line. */
-static int one_game(ini *f, const char *game_name, int name_line, game *g, char *err,
+ * one so that an error names the key's line (or the override). */
+static int one_game(ini *f, const char *game_name, const ini_entry *name, game *g, char *err,
                     size_t errlen) {
-  char e[256];
+  char e[256], at[CONFIG_ORIGIN_LEN];
   if (game_configure(g, game_name, 0, NULL, e, sizeof e) != 0) {
-    errf(err, errlen, "%s:%d: game.name: %s", f->path, name_line, e);
+    errf(err, errlen, "%s: game.name: %s", at_of(name), e);
     return -1;
   }
   for (int i = 0; i < f->n; i++) {
@@ -21,13 +39,15 @@ static int one_game(ini *f, const char *game_name, int name_line, game *g, char 
     if (strcmp(x->section, "game") != 0 || !strcmp(x->key, "name")) continue;
     x->used = 1;
     if (game_set_option(g, x->key, x->value, e, sizeof e) != 0) {
-      errf(err, errlen, "%s:%d: game.%s: %s", f->path, x->line, x->key, e);
+      errf(err, errlen, "%s: game.%s: %s", at_of(x), x->key, e);
       return -1;
     }
   }
-  /* Options that constrain each other are checked once all are set. */
+  /* Options that constrain each other are checked once all are set; the
+   * refusal says where each option given came from. */
   if (game_setup(g, e, sizeof e) != 0) {
-    errf(err, errlen, "%s: [game]: %s", f->path, e);
+    char set[768];
+    errf(err, errlen, "%s: [game]: %s%s", f->path, e, section_origins(f, "game", set, sizeof set));
     return -1;
   }
   return 0;
@@ -35,23 +55,24 @@ static int one_game(ini *f, const char *game_name, int name_line, game *g, char 
 
 /* `variant_weights`: n positive numbers separated by spaces or commas. */
 static int variant_weights(ini *f, ini_entry *x, int n, float *w, char *err, size_t errlen) {
-  char list[512];
+  char list[512], at[CONFIG_ORIGIN_LEN], at_list[CONFIG_ORIGIN_LEN];
+  at_of(x);
   snprintf(list, sizeof list, "%s", x->value);
   int k = 0;
   for (char *save = NULL, *t = strtok_r(list, " ,", &save); t; t = strtok_r(NULL, " ,", &save)) {
     char *end;
     double v = strtod(t, &end);
     if (*end || !(v > 0 && v < 1e6)) {
-      errf(err, errlen, "%s:%d: game.variant_weights: bad weight '%s' (a number above 0)", f->path,
-           x->line, t);
+      errf(err, errlen, "%s: game.variant_weights: bad weight '%s' (a number above 0)", at, t);
       return -1;
     }
     if (k < n) w[k] = (float)v;
     k++;
   }
   if (k != n) {
-    errf(err, errlen, "%s:%d: game.variant_weights: %d weights for %d variants", f->path, x->line,
-         k, n);
+    /* Two keys: each named where it was set. */
+    errf(err, errlen, "%s: game.variant_weights: %d weights for %d variants (game.variants: %s)",
+         at, k, n, config_origin_of(f, "game", "variants", at_list, sizeof at_list));
     return -1;
   }
   return 0;
@@ -72,7 +93,8 @@ static int game_variants(ini *f, ini_entry *list, const char *game_name, game *v
       continue;
     x->used = 1;
     if (ns == GAME_MAX_OPTIONS + 1) {
-      errf(err, errlen, "%s:%d: game.%s: too many settings", f->path, x->line, x->key);
+      char at[CONFIG_ORIGIN_LEN];
+      errf(err, errlen, "%s: game.%s: too many settings", at_of(x), x->key);
       return -1;
     }
     snprintf(kv[ns], sizeof kv[ns], "%s=%s", x->key, x->value);
@@ -80,11 +102,12 @@ static int game_variants(ini *f, ini_entry *list, const char *game_name, game *v
     ns++;
   }
   game named;
-  char e[256], items[1024];
+  char e[256], items[1024], at[CONFIG_ORIGIN_LEN];
   if (game_configure(&named, game_name, 0, NULL, e, sizeof e) != 0) {
-    errf(err, errlen, "%s: game.name: %s", f->path, e);
+    errf(err, errlen, "%s: game.name: %s", config_origin_of(f, "game", "name", at, sizeof at), e);
     return -1;
   }
+  at_of(list);
   snprintf(items, sizeof items, "%s", list->value);
   *n = 0;
   for (char *s1 = NULL, *item = strtok_r(items, ";", &s1); item; item = strtok_r(NULL, ";", &s1)) {
@@ -95,8 +118,7 @@ static int game_variants(ini *f, ini_entry *list, const char *game_name, game *v
       if (!name) {
         name = t;
       } else if (nset == 2 * GAME_MAX_OPTIONS + 2) {
-        errf(err, errlen, "%s:%d: game.variants: variant %d: too many settings", f->path,
-             list->line, *n + 1);
+        errf(err, errlen, "%s: game.variants: variant %d: too many settings", at, *n + 1);
         return -1;
       } else {
         settings[nset++] = t;
@@ -104,43 +126,39 @@ static int game_variants(ini *f, ini_entry *list, const char *game_name, game *v
     }
     if (!name) continue;
     if (*n == GAME_MAX_VARIANTS) {
-      errf(err, errlen, "%s:%d: game.variants: more than %d variants", f->path, list->line,
-           GAME_MAX_VARIANTS);
+      errf(err, errlen, "%s: game.variants: more than %d variants", at, GAME_MAX_VARIANTS);
       return -1;
     }
     game *g = &v[*n];
     if (game_configure(g, name, nset, settings, e, sizeof e) != 0) {
-      errf(err, errlen, "%s:%d: game.variants: variant %d '%s': %s", f->path, list->line, *n + 1,
-           name, e);
+      errf(err, errlen, "%s: game.variants: variant %d '%s': %s", at, *n + 1, name, e);
       return -1;
     }
     if (g->rules != named.rules || g->n_actions != v[0].n_actions || g->n_pits != v[0].n_pits) {
       errf(err, errlen,
-           "%s:%d: game.variants: variant %d '%s' is not a variant of %s with %d actions (one "
+           "%s: game.variants: variant %d '%s' is not a variant of %s with %d actions (one "
            "network plays every variant)",
-           f->path, list->line, *n + 1, name, named.rules->name,
-           *n ? v[0].n_actions : named.n_actions);
+           at, *n + 1, name, named.rules->name, *n ? v[0].n_actions : named.n_actions);
       return -1;
     }
     game_set_rule_inputs(g, 1);
     if (*n && g->n_features != v[0].n_features) {
-      errf(err, errlen, "%s:%d: game.variants: variant %d '%s' encodes %d features, variant 1 %d",
-           f->path, list->line, *n + 1, name, g->n_features, v[0].n_features);
+      errf(err, errlen, "%s: game.variants: variant %d '%s' encodes %d features, variant 1 %d", at,
+           *n + 1, name, g->n_features, v[0].n_features);
       return -1;
     }
     w[*n] = 1;
     (*n)++;
   }
   if (*n == 0) {
-    errf(err, errlen, "%s:%d: game.variants: no variant (games or presets separated by ';')",
-         f->path, list->line);
+    errf(err, errlen, "%s: game.variants: no variant (games or presets separated by ';')", at);
     return -1;
   }
   if (*n == 1) {
     errf(err, errlen,
-         "%s:%d: game.variants: one variant; a set needs two or more (for one, set game.name "
+         "%s: game.variants: one variant; a set needs two or more (for one, set game.name "
          "and its options)",
-         f->path, list->line);
+         at);
     return -1;
   }
   return 0;
@@ -153,13 +171,13 @@ int config_game_set(ini *f, game *v, float *w, int *n, char *err, size_t errlen)
   const char *game_name = name ? name->value : "oware";
   if (!list) {
     if (weights) {
-      errf(err, errlen, "%s:%d: game.variant_weights: only with game.variants", f->path,
-           weights->line);
+      char at[CONFIG_ORIGIN_LEN];
+      errf(err, errlen, "%s: game.variant_weights: only with game.variants", at_of(weights));
       return -1;
     }
     *n = 1;
     w[0] = 1;
-    return one_game(f, game_name, name ? name->line : 0, &v[0], err, errlen);
+    return one_game(f, game_name, name, &v[0], err, errlen);
   }
   if (game_variants(f, list, game_name, v, w, n, err, errlen) != 0) return -1;
   return weights ? variant_weights(f, weights, *n, w, err, errlen) : 0;

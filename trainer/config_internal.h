@@ -8,6 +8,14 @@
 #include "base/ini.h"
 #include "trainer/config.h"
 
+/* Where entry x (of f) came from, for messages: "FILE:LINE", or "--set
+ * S.K=V" for an override (line 0: the command line's argument, as given),
+ * or "default" when there is no entry (x NULL); into buf, returned.
+ * config_origin_of looks section.key up. */
+#define CONFIG_ORIGIN_LEN 1024 /* a path, or "--set S.K=V" */
+const char *config_origin(const ini *f, const ini_entry *x, char *buf, size_t len);
+const char *config_origin_of(ini *f, const char *section, const char *key, char *buf, size_t len);
+
 /* [game] of f: the variants (one without `variants`) and their weights. */
 int config_game_set(ini *f, game *v, float *w, int *n, char *err, size_t errlen);
 /* The `variants` value config_write writes: each variant as its preset
