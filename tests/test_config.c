@@ -32,11 +32,16 @@ static const char *cfg_error(const char *text, int n_over, char *const *over) {
   char err[1024];
   const char *p = write_cfg(text);
   if (config_load(&c, p, n_over, over, err, sizeof err) == 0) return "";
-  char *at = strstr(err, p);
-  if (at)
-    snprintf(msg, sizeof msg, "%.*sx.ini%s", (int)(at - err), err, at + strlen(p));
-  else
-    snprintf(msg, sizeof msg, "%s", err);
+  /* The file's name, wherever it is named, reads x.ini. */
+  size_t k = 0;
+  msg[0] = 0;
+  for (const char *from = err, *at; k < sizeof msg; from = at + strlen(p)) {
+    if (!(at = strstr(from, p))) {
+      snprintf(msg + k, sizeof msg - k, "%s", from);
+      break;
+    }
+    k += (size_t)snprintf(msg + k, sizeof msg - k, "%.*sx.ini", (int)(at - from), from);
+  }
   return msg;
 }
 
@@ -132,13 +137,13 @@ START_TEST(bad_configs_name_the_culprit) {
   ck_assert_str_eq(cfg_error("[run]\nseed = -1\n", 0, NULL),
                    "x.ini:2: run.seed: bad value '-1' (an integer 0..18446744073709551615)");
   ck_assert_str_eq(cfg_error("[replay]\nwindow = 1000\nmin_samples = 2000\n", 0, NULL),
-                   "x.ini: replay.min_samples 2000 is more than replay.window 1000");
+                   "replay.min_samples 2000 (x.ini:3) is more than replay.window 1000 (x.ini:2)");
   char *bad_over[] = {"learner.lr"};
   ck_assert_str_eq(cfg_error("", 1, bad_over),
                    "bad override 'learner.lr' (expected section.key=value)");
   char *bad_over2[] = {"learner.lr=fast"};
   ck_assert_str_eq(cfg_error("", 1, bad_over2),
-                   "override learner.lr: bad value 'fast' (a number 0..10)");
+                   "--set learner.lr=fast: learner.lr: bad value 'fast' (a number 0..10)");
   train_config c;
   char err[512];
   ck_assert_int_eq(config_load(&c, "/nonexistent/c.ini", 0, NULL, err, sizeof err), -1);
@@ -170,12 +175,55 @@ START_TEST(precision_setting) {
                    "lacks (auto and fp32 run anywhere)");
   char *over[] = {"network.precision=bf16"};
   ck_assert_str_eq(cfg_error("", 1, over),
-                   "override network.precision: bf16 needs a CPU with AVX512_BF16, which this one "
-                   "lacks (auto and fp32 run anywhere)");
+                   "--set network.precision=bf16: network.precision: bf16 needs a CPU with "
+                   "AVX512_BF16, which this one lacks (auto and fp32 run anywhere)");
   ck_assert_str_eq(cfg_error("[network]\nprecision = auto\n", 0, NULL), "");
   nn_bf16_allow(1);
   /* A resume may change it: it belongs to the machine, not the run. */
   ck_assert_int_eq(config_resumable("network.precision"), 1);
+  remove(cfg_path);
+}
+END_TEST
+
+/* Rules between keys hold for the final values, whatever mix of file and
+ * overrides set them, and a refusal names where each value came from. */
+START_TEST(overrides_checked_together) {
+  const char *text = "[replay]\nwindow = 60000\nmin_samples = 1024\n[learner]\nbatch = 256\n";
+  char *both[] = {"learner.batch=2048", "replay.min_samples=4096"};
+  char *both_rev[] = {"replay.min_samples=4096", "learner.batch=2048"};
+  ck_assert_str_eq(cfg_error(text, 2, both), "");
+  ck_assert_str_eq(cfg_error(text, 2, both_rev), "");
+  char *one[] = {"learner.batch=2048"};
+  ck_assert_str_eq(cfg_error(text, 1, one),
+                   "replay.min_samples 1024 (x.ini:3) is less than one batch: learner.batch 2048 "
+                   "(--set learner.batch=2048)");
+  /* A file that breaks a rule, mended by an override. */
+  char *mend[] = {"replay.window=5000"};
+  ck_assert_str_eq(cfg_error("[replay]\nwindow = 1000\nmin_samples = 2000\n", 1, mend), "");
+  char *low[] = {"replay.min_samples=300000"};
+  ck_assert_str_eq(cfg_error("[learner]\nbatch = 64\n", 1, low),
+                   "replay.min_samples 300000 (--set replay.min_samples=300000) is more than "
+                   "replay.window 200000 (default)");
+  /* Game options set by an override are located by it, never at line 0. */
+  char *slam[] = {"game.grand_slam=often"};
+  ck_assert_str_eq(cfg_error("[game]\nname = oware\n", 1, slam),
+                   "--set game.grand_slam=often: game.grand_slam: bad value 'often' for option "
+                   "grand_slam (one of: capture_continue, capture_end, forbidden, no_capture, loses, "
+                   "end_prior_only, stripped_loses)");
+  /* A variant set and its weights, both overridden, are read together. */
+  const char *set = "[game]\nvariants = abapa; warri; wari\nvariant_weights = 1 1 1\n";
+  char *vw[] = {"game.variants=abapa; wari", "game.variant_weights=1 3"};
+  char *wv[] = {"game.variant_weights=1 3", "game.variants=abapa; wari"};
+  ck_assert_str_eq(cfg_error(set, 2, vw), "");
+  ck_assert_str_eq(cfg_error(set, 2, wv), "");
+  char *w_only[] = {"game.variant_weights=1 3"};
+  ck_assert_str_eq(cfg_error(set, 1, w_only),
+                   "--set game.variant_weights=1 3: game.variant_weights: 2 weights for 3 variants "
+                   "(game.variants: x.ini:2)");
+  char *v_only[] = {"game.variants=abapa; wari"};
+  ck_assert_str_eq(cfg_error(set, 1, v_only),
+                   "x.ini:3: game.variant_weights: 3 weights for 2 variants (game.variants: --set "
+                   "game.variants=abapa; wari)");
   remove(cfg_path);
 }
 END_TEST
@@ -196,8 +244,8 @@ START_TEST(bad_anchors_fail_at_load) {
                    "/nonexistent/best.weights: cannot open: No such file or directory");
   char *over[] = {"eval.anchors=random;alphabeta depth=x"};
   ck_assert_str_eq(cfg_error("[eval]\nanchors = random\n", 1, over),
-                   "override eval.anchors: anchor 'alphabeta depth=x': agent alphabeta: bad value "
-                   "'x' for depth (an integer 1..64)");
+                   "--set eval.anchors=random;alphabeta depth=x: eval.anchors: anchor 'alphabeta "
+                   "depth=x': agent alphabeta: bad value 'x' for depth (an integer 1..64)");
   /* Good lists, spaces and empty entries included, and no anchors. */
   ck_assert_str_eq(cfg_error("[eval]\nanchors = random; greedy;;alphabeta depth=2\n", 0, NULL), "");
   ck_assert_str_eq(cfg_error("[eval]\nanchors =\n", 0, NULL), "");
@@ -285,6 +333,7 @@ Suite *config_suite(void) {
   tcase_add_test(c, bad_anchors_fail_at_load);
   tcase_add_test(c, anchors_split_in_order);
   tcase_add_test(c, precision_setting);
+  tcase_add_test(c, overrides_checked_together);
   tcase_add_test(c, configs_compare_key_by_key);
   suite_add_tcase(s, c);
   return s;
