@@ -5,6 +5,11 @@
  * lines ("section.key=value", as `sowzero train --set` passes them; at most
  * MAX_OVER). The text goes to a scratch file (fuzz/fuzz.h). Checked:
  *   - a refused config says why in one line;
+ *   - a refusal never locates an override at line 0 of the file: it names
+ *     the override;
+ *   - overrides of distinct keys are checked together, in any order: the
+ *     same overrides reversed are refused or accepted alike, and accepted
+ *     they make the same config;
  *   - an accepted one, written back by config_write (the resolved config a
  *     run keeps), loads again without overrides and writes the same text:
  *     what a run writes is what it reads on resume.
@@ -49,9 +54,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_write(path, data, ini_len);
 
   train_config *c = malloc(sizeof *c), *c2 = malloc(sizeof *c2);
-  char err[1024] = "";
-  if (config_load(c, path, n_over, over, err, sizeof err) != 0) {
+  char err[1024] = "", err2[1024] = "";
+  /* The same overrides reversed, when no key comes twice. */
+  char *rev[MAX_OVER];
+  int distinct = 1;
+  for (int i = 0; i < n_over; i++) {
+    rev[i] = over[n_over - 1 - i];
+    size_t ki = strcspn(over[i], "=");
+    for (int j = 0; j < i; j++)
+      if (strcspn(over[j], "=") == ki && !strncmp(over[i], over[j], ki)) distinct = 0;
+  }
+  int bad = config_load(c, path, n_over, over, err, sizeof err) != 0;
+  if (distinct && n_over > 1) {
+    int bad2 = config_load(c2, path, n_over, rev, err2, sizeof err2) != 0;
+    FUZZ_CHECK(bad == bad2, "overrides refused in one order only: '%s' / '%s'", err, err2);
+    if (!bad) {
+      char *a = written(c), *b = written(c2);
+      FUZZ_CHECK(!strcmp(a, b), "overrides in another order make another config");
+      free(a);
+      free(b);
+    }
+  }
+  if (bad) {
     FUZZ_CHECK_MESSAGE(err);
+    char at0[4810];
+    snprintf(at0, sizeof at0, "%s:0:", path);
+    FUZZ_CHECK(!strstr(err, at0), "an override located at line 0: %s", err);
   } else {
     char *once = written(c);
     const char *again = fuzz_path("resolved.ini");
