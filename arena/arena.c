@@ -305,8 +305,8 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
       errf(err, errlen, "out of memory");
       return -1;
     }
-    if (opening_level_book(g, used, p->opening_plies, p->book_depth, p->book_margin, p->seed,
-                           book, err, errlen)) {
+    if (opening_level_book_report(g, used, p->opening_plies, p->book_depth, p->book_margin, p->seed,
+                                  book, p->book_progress, p->book_ctx, err, errlen)) {
       free(book);
       return -1;
     }

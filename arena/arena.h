@@ -34,8 +34,10 @@ typedef struct {
   int book_depth;    /* alphabeta depth that judges an opening level */
   int book_margin;   /* kept if |score| <= this (100 = one seed) */
   uint64_t seed;
-  double prior_draws; /* virtual draws per pairing in the Elo fit */
-  int anchor;         /* index of the agent rated 0; default 0, the first */
+  double prior_draws;                /* virtual draws per pairing in the Elo fit */
+  int anchor;                        /* index of the agent rated 0; default 0, the first */
+  opening_progress_fn book_progress; /* optional: reports while the book is made */
+  void *book_ctx;
 } arena_params;
 
 arena_params arena_defaults(void);

@@ -22,6 +22,12 @@ static void random_plies(const game *g, rng_t *r, int n, opening_line *o, game_p
 
 int opening_level_book(const game *g, int k, int plies, int depth, int margin, uint64_t seed,
                        opening_line *out, char *err, size_t errlen) {
+  return opening_level_book_report(g, k, plies, depth, margin, seed, out, NULL, NULL, err, errlen);
+}
+
+int opening_level_book_report(const game *g, int k, int plies, int depth, int margin, uint64_t seed,
+                              opening_line *out, opening_progress_fn fn, void *ctx, char *err,
+                              size_t errlen) {
   if (k < 1 || plies < 1 || plies > OPENING_MAX_PLIES) {
     errf(err, errlen, "bad opening book request: %d openings of up to %d plies (1..%d)", k, plies,
          OPENING_MAX_PLIES);
@@ -57,16 +63,20 @@ int opening_level_book(const game *g, int k, int plies, int depth, int margin, u
     if (p.status != GAME_ONGOING) continue;
     size_t at = (size_t)(p.hash ^ p.hash >> 29) & (cap - 1);
     int dup = 0;
-    for (; slot[at] && !dup; at = (at + 1) & (cap - 1)) dup = game_pos_equal(&seen[slot[at] - 1], &p);
+    for (; slot[at] && !dup; at = (at + 1) & (cap - 1))
+      dup = game_pos_equal(&seen[slot[at] - 1], &p);
     if (dup) continue;
     ab_result res;
     ab_clear(s);
     if (ab_run(s, &p, h, &res, err, errlen)) break;
-    if (abs(res.score) > margin) continue;
-    seen[found] = p;
-    slot[at] = found + 1;
-    out[found++] = o;
-    since_new = 0;
+    int keep = abs(res.score) <= margin;
+    if (keep) {
+      seen[found] = p;
+      slot[at] = found + 1;
+      out[found++] = o;
+      since_new = 0;
+    }
+    if (fn) fn(ctx, found, k, tries);
   }
   ab_free(s);
   free(h);
@@ -76,7 +86,8 @@ int opening_level_book(const game *g, int k, int plies, int depth, int margin, u
     errf(err, errlen,
          "found only %d of %d openings within %d of level in %d draws%s (try fewer openings, "
          "more plies or a wider margin)",
-         found, k, margin, tries - 1, since_new > stall ? ", the last 20000 without a new one" : "");
+         found, k, margin, tries - 1,
+         since_new > stall ? ", the last 20000 without a new one" : "");
     return -1;
   }
   return 0;

@@ -30,6 +30,13 @@ typedef struct {
  * message if too few can be found or the request is out of range. */
 int opening_level_book(const game *g, int k, int plies, int depth, int margin, uint64_t seed,
                        opening_line *out, char *err, size_t errlen);
+/* A deep book takes long (each draw is an alphabeta search): the same,
+ * calling fn (if not NULL) after each judged draw with the openings found
+ * so far of k and the draws made. */
+typedef void (*opening_progress_fn)(void *ctx, int found, int k, int draws);
+int opening_level_book_report(const game *g, int k, int plies, int depth, int margin, uint64_t seed,
+                              opening_line *out, opening_progress_fn fn, void *ctx, char *err,
+                              size_t errlen);
 
 /* Random opening number `index` of a seed: min(plies, OPENING_MAX_PLIES)
  * uniformly random legal plies from the start, redrawn while they end the

@@ -164,6 +164,13 @@ static void on_selfplay_game(int done, int total, void *ud) {
   step_report(ud, done);
 }
 
+/* A deep book takes long: reported as each opening is found. */
+static void on_book(void *ud, int found, int k, int draws) {
+  progress_ctx *c = ud;
+  (void)k, (void)draws;
+  if (found > c->pr.done) step_report(c, found);
+}
+
 static void on_cross_game(const arena_game *rec, const arena_result *so_far, void *ud) {
   (void)rec;
   step_report(ud, so_far->games);
@@ -374,8 +381,10 @@ int study_run(const study_variant *variants, int n_variants, const char *agent,
   char why[1024];
   for (int i = 0; i < n_variants && !rc; i++) {
     const study_variant *var = &variants[i];
-    if (book && opening_level_book(&var->g, made, p->opening_plies, p->book_depth,
-                                   p->book_margin, p->seed, book, why, sizeof why)) {
+    if (book) step_start(&pc, STUDY_OPENINGS, i, -1, made);
+    if (book &&
+        opening_level_book_report(&var->g, made, p->opening_plies, p->book_depth, p->book_margin,
+                                  p->seed, book, on_book, &pc, why, sizeof why)) {
       errf(err, errlen, "variant '%s': a book of %d openings: %s%s", var->label, out->book, why,
            out->book_why == 2 ? " (ask for a smaller book)" : "");
       rc = -1;

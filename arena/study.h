@@ -138,12 +138,12 @@ typedef struct {
 } study_result;
 
 /* What the progress callback sees. */
-enum { STUDY_PLAN, STUDY_SELFPLAY, STUDY_CROSS };
+enum { STUDY_PLAN, STUDY_SELFPLAY, STUDY_CROSS, STUDY_OPENINGS };
 typedef struct {
   int phase;             /* STUDY_PLAN once (the method is decided), then the others */
   int variant;           /* index, -1 for STUDY_PLAN */
   int cross;             /* cross agent index, -1 outside STUDY_CROSS */
-  int done, total;       /* games of this step */
+  int done, total;       /* games of this step (STUDY_OPENINGS: openings of a book) */
   double seconds;        /* since this step started */
   const study_result *r; /* the result so far (its plan fields are set) */
 } study_progress;

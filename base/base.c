@@ -127,8 +127,10 @@ double disk_free_bytes(const char *path) {
     if (errno != ENOENT && errno != ENOTDIR) return -1;
     char *slash = strrchr(dir, '/');
     if (!slash) return statvfs(".", &v) == 0 ? (double)v.f_bavail * (double)v.f_frsize : -1;
-    if (slash == dir) slash[1] = 0;
-    else *slash = 0;
+    if (slash == dir)
+      slash[1] = 0;
+    else
+      *slash = 0;
   }
 }
 
@@ -311,8 +313,8 @@ static void sync_parent(const char *path) {
  * made to order (SOWZERO_FAIL_WRITE). */
 struct afile_io {
   int fd;
-  int err;         /* errno of the first failed write; 0 while none failed */
-  long long room;  /* bytes the injected full disk still takes; -1: no injection */
+  int err;        /* errno of the first failed write; 0 while none failed */
+  long long room; /* bytes the injected full disk still takes; -1: no injection */
 };
 
 /* The bytes a file named by path may hold before SOWZERO_FAIL_WRITE makes
@@ -481,15 +483,16 @@ static size_t utf8_len(const unsigned char *s, size_t n) {
   unsigned c = s[0];
   size_t len;
   unsigned lo = 0x80, hi = 0xbf;
-  if (c >= 0xc2 && c <= 0xdf) len = 2;
+  if (c >= 0xc2 && c <= 0xdf)
+    len = 2;
   else if (c >= 0xe0 && c <= 0xef) {
     len = 3;
-    if (c == 0xe0) lo = 0xa0;     /* overlong */
-    if (c == 0xed) hi = 0x9f;     /* surrogates */
+    if (c == 0xe0) lo = 0xa0; /* overlong */
+    if (c == 0xed) hi = 0x9f; /* surrogates */
   } else if (c >= 0xf0 && c <= 0xf4) {
     len = 4;
-    if (c == 0xf0) lo = 0x90;     /* overlong */
-    if (c == 0xf4) hi = 0x8f;     /* above U+10FFFF */
+    if (c == 0xf0) lo = 0x90; /* overlong */
+    if (c == 0xf4) hi = 0x8f; /* above U+10FFFF */
   } else
     return 0;
   if (n < len || s[1] < lo || s[1] > hi) return 0;

@@ -26,7 +26,7 @@ typedef struct {
   const game *g;
   const arena_result *res;
   int total, tty, quiet, last_pct;
-  double t0;
+  double t0, book_shown;
   int failed_write;
 } progress;
 
@@ -50,6 +50,17 @@ static void on_game(const arena_game *rec, const arena_result *so_far, void *ud)
       pr->last_pct = pct;
     }
   }
+}
+
+/* While a deep book is made (each opening an alphabeta search): in place
+ * on a terminal, else a line every 10 s. */
+static void on_book(void *ctx, int found, int k, int draws) {
+  progress *pr = ctx;
+  double el = clock_wall() - pr->t0;
+  if (pr->quiet || el - pr->book_shown < (pr->tty ? 0.25 : 10)) return;
+  pr->book_shown = el;
+  fprintf(stderr, "%sarena: opening book %d/%d, %d draws judged, %.0f s%s", pr->tty ? "\r" : "",
+          found, k, draws, el, pr->tty ? "   " : "\n");
 }
 
 /* JSON numbers: NaN (unrated) becomes null. */
@@ -351,6 +362,8 @@ int cmd_arena(int argc, char **argv) {
   pr.quiet = quiet;
   pr.t0 = clock_wall();
   pr.total = (p.gauntlet ? nspecs - 1 : nspecs * (nspecs - 1) / 2) * p.games;
+  p.book_progress = on_book;
+  p.book_ctx = &pr;
   afile rec_file;
   if (records) {
     if (afile_open(&rec_file, records, err, sizeof err)) return cli_fail(&c, 1, "%s", err);
@@ -372,9 +385,9 @@ int cmd_arena(int argc, char **argv) {
   }
   status = 0;
   if (records) {
-    if (pr.failed_write || afile_commit(&rec_file, err, sizeof err)) {
-      cli_fail(&c, 1, "writing %s: %s", records, pr.failed_write ? "write error" : err);
-      if (pr.failed_write) afile_abort(&rec_file);
+    if (pr.failed_write ? afile_fail(&rec_file, err, sizeof err)
+                        : afile_commit(&rec_file, err, sizeof err)) {
+      cli_fail(&c, 1, "%s", err);
       status = 1;
     }
   }

@@ -105,7 +105,7 @@ int cli_png_check(const char *path, char *err, size_t errlen);
 /* Draws a PNG with gnuplot into img's temporary (argv names img->tmp as
  * the output), checks gnuplot's exit status and the picture, then commits
  * it over img->path; on any failure the temporary goes and the old
- * picture stays. -1 with why in err. */
+ * picture stays. -1 with why in err (the caller names the picture). */
 int cli_gnuplot_png(char *const *argv, afile *img, char *err, size_t errlen);
 
 /* Room for a file name taken from the command line, terminator included. */

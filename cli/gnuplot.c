@@ -99,7 +99,8 @@ int cli_png_check(const char *path, char *err, size_t errlen) {
     }
     long long len = (long long)h[0] << 24 | h[1] << 16 | h[2] << 8 | h[3];
     at += 12 + len; /* length, type, data, CRC */
-    if (at > size) why = "it is cut short (its last chunk is incomplete)";
+    if (at > size)
+      why = "it is cut short (its last chunk is incomplete)";
     else if (!memcmp(h + 4, "IEND", 4)) {
       if (at != size) why = "it has bytes after its IEND chunk";
       break;
@@ -119,7 +120,7 @@ int cli_gnuplot_png(char *const *argv, afile *img, char *err, size_t errlen) {
     if (drawn && avail >= 0) /* the likely cause of a cut picture */
       snprintf(free_text, sizeof free_text, " (%.0f KiB free on its file system)", avail / 1024);
     afile_abort(img);
-    errf(err, errlen, "drawing %s: %s%s", img->path, why, free_text);
+    errf(err, errlen, "%s%s", why, free_text);
     return -1;
   }
   return afile_commit(img, err, errlen);

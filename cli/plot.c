@@ -202,7 +202,8 @@ int cmd_plot(int argc, char **argv) {
                 rated ? "1" : "0",
                 exact ? "1" : "0",
                 NULL};
-  if (cli_gnuplot_png(gv, &img, err, sizeof err) != 0) return cli_fail(&c, 1, "%s", err);
+  if (cli_gnuplot_png(gv, &img, err, sizeof err) != 0)
+    return cli_fail(&c, 1, "drawing %s: %s", png, err);
   printf("%s\n", png);
   return 0;
 }

@@ -81,18 +81,23 @@ static void on_progress(const study_progress *pr, void *ud) {
   if (pr->done == 1) s->last_tenth = 0;
   char what[256];
   const char *label = s->variants[pr->variant].label;
+  const char *unit = pr->phase == STUDY_OPENINGS ? "openings" : "games";
   if (pr->phase == STUDY_SELFPLAY)
     snprintf(what, sizeof what, "%s: self-play", label);
+  else if (pr->phase == STUDY_OPENINGS)
+    snprintf(what, sizeof what, "%s: the opening book", label);
   else
     snprintf(what, sizeof what, "%s: %s against the agent", label, s->cross[pr->cross].name);
   double rate = pr->seconds > 0 ? pr->done / pr->seconds : 0;
   if (s->tty) {
-    fprintf(stderr, "\rstudy: %s, %d/%d games, %.1f games/s   ", what, pr->done, pr->total, rate);
+    fprintf(stderr, "\rstudy: %s, %d/%d %s, %.1f %s/s   ", what, pr->done, pr->total, unit, rate,
+            unit);
     if (pr->done == pr->total) fputc('\n', stderr);
   } else {
     int tenth = 10 * pr->done / pr->total;
     if (tenth > s->last_tenth || pr->done == pr->total) {
-      fprintf(stderr, "study: %s, %d/%d games, %.1f games/s\n", what, pr->done, pr->total, rate);
+      fprintf(stderr, "study: %s, %d/%d %s, %.1f %s/s\n", what, pr->done, pr->total, unit, rate,
+              unit);
       s->last_tenth = tenth;
     }
   }

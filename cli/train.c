@@ -86,6 +86,17 @@ static int split_override(const char *s, size_t *sec, size_t *key, size_t *val) 
   return 0;
 }
 
+/* A message naming "--set run.minutes=M" for what --minutes M set: the
+ * option the user gave is named instead. */
+static void name_option(char *err, size_t len, const char *over, const char *option) {
+  char from[96], *at;
+  snprintf(from, sizeof from, "--set %s", over);
+  if (!(at = strstr(err, from))) return;
+  char rest[1024];
+  snprintf(rest, sizeof rest, "%s", at + strlen(from));
+  snprintf(at, len - (size_t)(at - err), "%s %s%s", option, strchr(over, '=') + 1, rest);
+}
+
 int cmd_train(int argc, char **argv) {
   train_opts o;
   memset(&o, 0, sizeof o);
@@ -232,7 +243,12 @@ int cmd_train(int argc, char **argv) {
   if (!tc) return cli_fail(&c, 1, "out of memory");
   int bad = config_load(tc, load, n_over, over, err, sizeof err);
   free(tc);
-  if (bad) return cli_fail(&c, n_over && strstr(err, "--set ") ? 2 : 1, "%s", err);
+  if (bad) {
+    int usage = n_over && strstr(err, "--set ");
+    if (o.minutes[0]) name_option(err, sizeof err, minutes, "--minutes");
+    if (o.iterations[0]) name_option(err, sizeof err, iterations, "--iterations");
+    return cli_fail(&c, usage ? 2 : 1, "%s", err);
+  }
   if (dir == dirbuf && mkdir("runs", 0755) != 0 && errno != EEXIST)
     return cli_fail(&c, 1, "cannot create runs/: %s", strerror(errno));
   progress_ctx pc = {isatty(2), 0};

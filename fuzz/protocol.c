@@ -66,8 +66,10 @@ static void check_escaped(const char *out, size_t len) {
       FUZZ_CHECK(i + k + 2 < len && (s[i + k] & 0xc0) == 0x80, "a refusal cuts UTF-8: '%s'", out);
       cp = cp << 6 | (s[i + k] & 0x3f);
     }
-    FUZZ_CHECK(cp >= (more == 1 ? 0x80u : more == 2 ? 0x800u : 0x10000u) && cp <= 0x10ffff &&
-                   !(cp >= 0xd800 && cp <= 0xdfff),
+    FUZZ_CHECK(cp >= (more == 1   ? 0x80u
+                      : more == 2 ? 0x800u
+                                  : 0x10000u) &&
+                   cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff),
                "a refusal holds an overlong or surrogate form: '%s'", out);
     i += (size_t)more;
   }

@@ -206,10 +206,11 @@ START_TEST(overrides_checked_together) {
                    "replay.window 200000 (default)");
   /* Game options set by an override are located by it, never at line 0. */
   char *slam[] = {"game.grand_slam=often"};
-  ck_assert_str_eq(cfg_error("[game]\nname = oware\n", 1, slam),
-                   "--set game.grand_slam=often: game.grand_slam: bad value 'often' for option "
-                   "grand_slam (one of: capture_continue, capture_end, forbidden, no_capture, loses, "
-                   "end_prior_only, stripped_loses)");
+  ck_assert_str_eq(
+      cfg_error("[game]\nname = oware\n", 1, slam),
+      "--set game.grand_slam=often: game.grand_slam: bad value 'often' for option "
+      "grand_slam (one of: capture_continue, capture_end, forbidden, no_capture, loses, "
+      "end_prior_only, stripped_loses)");
   /* A variant set and its weights, both overridden, are read together. */
   const char *set = "[game]\nvariants = abapa; warri; wari\nvariant_weights = 1 1 1\n";
   char *vw[] = {"game.variants=abapa; wari", "game.variant_weights=1 3"};

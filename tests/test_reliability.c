@@ -77,14 +77,12 @@ static int run(char *const *env, char *const *argv) {
 /* A whole PNG of about `pad` bytes more than the smallest: the signature,
  * IHDR, a tEXt chunk of pad bytes, IDAT and IEND (a 1x1 picture). */
 static void write_png(const char *path, size_t pad) {
-  static const unsigned char head[] = {0x89, 'P',  'N',  'G',  '\r', '\n', 0x1a, '\n', 0,    0,
-                                       0,    13,   'I',  'H',  'D',  'R',  0,    0,    0,    1,
-                                       0,    0,    0,    1,    8,    6,    0,    0,    0,    0x1f,
-                                       0x15, 0xc4, 0x89};
-  static const unsigned char tail[] = {0,    0,    0,   10,   'I',  'D',  'A',  'T',  0x78,
-                                       0x9c, 0x63, 0,   1,    0,    0,    5,    0,    1,
-                                       0x0d, 0x0a, 0x2d, 0xb4, 0,    0,    0,    0,    'I',
-                                       'E',  'N',  'D', 0xae, 0x42, 0x60, 0x82};
+  static const unsigned char head[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0,   0, 0, 13,
+                                       'I',  'H', 'D', 'R', 0,    0,    0,    1,    0,   0, 0, 1,
+                                       8,    6,   0,   0,   0,    0x1f, 0x15, 0xc4, 0x89};
+  static const unsigned char tail[] = {0, 0, 0,   10,  'I', 'D', 'A',  'T',  0x78, 0x9c, 0x63, 0,
+                                       1, 0, 0,   5,   0,   1,   0x0d, 0x0a, 0x2d, 0xb4, 0,    0,
+                                       0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
   FILE *f = fopen(path, "wb");
   ck_assert_ptr_nonnull(f);
   fwrite(head, 1, sizeof head, f);
@@ -235,8 +233,9 @@ START_TEST(study_writes_no_cut_picture) {
   snprintf(bin, sizeof bin, "%s/bin", dir);
   snprintf(env_path, sizeof env_path, "PATH=%s:%s", bin, getenv("PATH") ? getenv("PATH") : "");
   snprintf(env_png, sizeof env_png, "FAKE_PNG=%s", src);
-  char *argv[] = {"study", "configs/tiny.ini", "--variants", "oware; abapa", "--agent", "random",
-                  "--games",  "4",     "--out",      st,     NULL};
+  char *argv[] = {"study",  "configs/tiny.ini", "--variants", "oware; abapa", "--agent",
+                  "random", "--games",          "4",          "--out",        st,
+                  NULL};
   const char *cuts[] = {"FAKE_CUT=3000", "FAKE_CUT=0"};
   const char *pngs[] = {"score.png", "lengths.png", "endings.png", "openings.png"};
   for (int i = 0; i < 2; i++) {
@@ -273,6 +272,29 @@ START_TEST(train_names_the_reason) {
                       "network.hidden=16", "--set", "selfplay.games_per_thread=4"));
     ck_assert_msg(rc == 1 && strstr(out, names[i]), "exit %d: %s", rc, out);
   }
+  ck_assert_int_eq(remove_tree(dir), 0);
+}
+END_TEST
+
+/* arena's results and records on a full disk: each file named with the
+ * reason, the earlier file kept. */
+START_TEST(arena_files_on_a_full_disk) {
+  char dir[300], path[400];
+  scratch_dir(dir, sizeof dir, "rel-arena");
+  const char *opts[] = {"--json", "--csv", "--records"};
+  const char *names[] = {"out.json", "out.csv", "games.txt"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    put_file(path, "earlier");
+    char env[64], want[128];
+    snprintf(env, sizeof env, "SOWZERO_FAIL_WRITE=%s:40", names[i]);
+    snprintf(want, sizeof want, "%s: write failed: No space left on device", names[i]);
+    int rc = run(ARGS(env), ARGS("arena", "--games", "4", "--quiet", (char *)opts[i], path,
+                                 "greedy", "random"));
+    ck_assert_msg(rc == 1 && strstr(out, want), "%s: exit %d: %s", opts[i], rc, out);
+    ck_assert_str_eq(content(path), "earlier");
+  }
+  ck_assert_int_eq(temporaries(dir), 0);
   ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
@@ -354,8 +376,8 @@ START_TEST(egdb_build_checks_its_needs) {
     rc = run(NULL, ARGS("egdb", "build", "--seeds", "12", "--threads", "1", "--dir", small));
     ck_assert_msg(rc == 1 && strstr(out, "needs 2.6 MiB, only 200.0 KiB free"), "exit %d: %s", rc,
                   out);
-    rc = run(NULL, ARGS("egdb", "build", "--seeds", "12", "--threads", "1", "--dir", small,
-                        "--force"));
+    rc = run(NULL,
+             ARGS("egdb", "build", "--seeds", "12", "--threads", "1", "--dir", small, "--force"));
     ck_assert_msg(rc == 1 && strstr(out, "building anyway") &&
                       strstr(out, "write failed: No space left on device"),
                   "exit %d: %s", rc, out);
@@ -391,26 +413,26 @@ START_TEST(train_overrides_together) {
   for (int i = 0; i < 2; i++) {
     int rc = run(NULL, ARGS("train", "configs/oware-variants.ini", "--run", run_dir, "--set",
                             vw[i][0], "--set", vw[i][1]));
-    ck_assert_msg(rc == 1 && strstr(out, "cannot create") && !strstr(out, "variant"),
-                  "exit %d: %s", rc, out);
+    ck_assert_msg(rc == 1 && strstr(out, "cannot create") && !strstr(out, "variant"), "exit %d: %s",
+                  rc, out);
   }
   /* One of the pair alone: both values named where they came from. */
-  int rc = run(NULL, ARGS("train", "configs/tiny.ini", "--run", run_dir, "--set",
-                          "learner.batch=2048"));
-  ck_assert_msg(rc == 2 && strstr(out, "(configs/tiny.ini:26)") &&
-                    strstr(out, "(--set learner.batch=2048)"),
-                "exit %d: %s", rc, out);
+  int rc =
+      run(NULL, ARGS("train", "configs/tiny.ini", "--run", run_dir, "--set", "learner.batch=2048"));
+  ck_assert_msg(
+      rc == 2 && strstr(out, "(configs/tiny.ini:26)") && strstr(out, "(--set learner.batch=2048)"),
+      "exit %d: %s", rc, out);
   rc = run(NULL, ARGS("train", "configs/oware-variants.ini", "--run", run_dir, "--set",
                       "game.variant_weights=1 3"));
   ck_assert_msg(rc == 2 && strstr(out, "--set game.variant_weights=1 3") &&
                     strstr(out, "configs/oware-variants.ini:11"),
                 "exit %d: %s", rc, out);
   /* A game option's override is located by its argument, not CONFIG:0. */
-  rc = run(NULL, ARGS("train", "configs/tiny.ini", "--run", run_dir, "--set",
-                      "game.grand_slam=often"));
-  ck_assert_msg(rc == 2 && strstr(out, "--set game.grand_slam=often: game.grand_slam") &&
-                    !strstr(out, ":0:"),
-                "exit %d: %s", rc, out);
+  rc = run(NULL,
+           ARGS("train", "configs/tiny.ini", "--run", run_dir, "--set", "game.grand_slam=often"));
+  ck_assert_msg(
+      rc == 2 && strstr(out, "--set game.grand_slam=often: game.grand_slam") && !strstr(out, ":0:"),
+      "exit %d: %s", rc, out);
   ck_assert_int_eq(remove_tree(dir), 0);
 }
 END_TEST
@@ -470,7 +492,8 @@ START_TEST(replies_are_escaped) {
   int rc = run(NULL, ARGS("arena", "gre\x1b[2Jedy\xfe", "random"));
   ck_assert_msg(rc != 0 && strstr(out, "gre\\x1b[2Jedy\\xfe") && !strchr(out, 0x1b), "%s", out);
   rc = run(NULL, ARGS("train", "configs/tiny.ini", "--run", "/nonexistent/x", "--set",
-                      "eval.anchors=gre\x9b" "edy"));
+                      "eval.anchors=gre\x9b"
+                      "edy"));
   ck_assert_msg(rc == 2 && strstr(out, "gre\\x9bedy") && !strchr(out, 0x9b), "%s", out);
 }
 END_TEST
@@ -478,8 +501,8 @@ END_TEST
 /* Accepted ranges finish: a huge book for two games, a book the plies
  * cannot fill (given up with the reason). */
 START_TEST(arena_ranges_finish) {
-  int rc = run(NULL, ARGS("arena", "--games", "2", "--openings", "100000", "--quiet", "greedy",
-                          "random"));
+  int rc = run(
+      NULL, ARGS("arena", "--games", "2", "--openings", "100000", "--quiet", "greedy", "random"));
   ck_assert_msg(rc == 0, "exit %d: %s", rc, out);
   rc = run(NULL, ARGS("arena", "--games", "200", "--openings", "100", "--opening-plies", "1",
                       "--quiet", "greedy", "random"));
@@ -495,6 +518,7 @@ static Suite *reliability_suite(void) {
   tcase_add_test(t, study_writes_no_cut_picture);
   tcase_add_test(t, train_names_the_reason);
   tcase_add_test(t, atomic_writes_on_a_full_disk);
+  tcase_add_test(t, arena_files_on_a_full_disk);
   tcase_add_test(t, egdb_build_checks_its_needs);
   tcase_add_test(t, train_overrides_together);
   tcase_add_test(t, protocol_comment_rule);
