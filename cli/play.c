@@ -172,7 +172,9 @@ int cmd_play(int argc, char **argv) {
     }
     int act = parse_move(&g, p, line);
     if (act < 0) {
-      printf("'%s' is not a legal move here; legal moves: %s\n\n", line, legal);
+      char safe[4 * sizeof line]; /* what was typed, escaped */
+      printf("'%s' is not a legal move here; legal moves: %s\n\n",
+             text_escape(safe, sizeof safe, line, strlen(line)), legal);
       continue;
     }
     rec[n + 1] = *p;

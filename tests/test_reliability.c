@@ -33,6 +33,7 @@
 #define RUN_LIMIT 60 /* seconds before the alarm kills a run: it hung */
 
 static char out[32768];
+static const char *stdin_text; /* what run feeds on stdin; NULL: nothing */
 
 /* Runs `sowzero ARGV...` with the environment settings env ("K=V", NULL
  * ended; NULL for none); stdout and stderr together in out. The exit
@@ -51,11 +52,20 @@ static int run(char *const *env, char *const *argv) {
   int fd = mkstemp(name);
   ck_assert(fd >= 0);
   unlink(name);
+  int in = open("/dev/null", O_RDONLY);
+  if (stdin_text) {
+    snprintf(name, sizeof name, "%s/sowzero-rel-XXXXXX", test_tmp());
+    close(in);
+    in = mkstemp(name);
+    ck_assert(in >= 0);
+    unlink(name);
+    ck_assert(write(in, stdin_text, strlen(stdin_text)) == (ssize_t)strlen(stdin_text));
+    lseek(in, 0, SEEK_SET);
+  }
   pid_t pid = fork();
   ck_assert(pid >= 0);
   if (pid == 0) {
     for (int i = 0; env && env[i]; i++) putenv(env[i]);
-    int in = open("/dev/null", O_RDONLY);
     dup2(in, 0);
     dup2(fd, 1);
     dup2(fd, 2);
@@ -63,6 +73,7 @@ static int run(char *const *env, char *const *argv) {
     execv(full[0], full);
     _exit(127);
   }
+  close(in);
   int st;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
   lseek(fd, 0, SEEK_SET);
@@ -495,6 +506,13 @@ START_TEST(replies_are_escaped) {
                       "eval.anchors=gre\x9b"
                       "edy"));
   ck_assert_msg(rc == 2 && strstr(out, "gre\\x9bedy") && !strchr(out, 0x9b), "%s", out);
+  /* What a player types, quoted back by `play`. */
+  stdin_text = "\x1b]0;owned\x07\xff\nq\n";
+  rc = run(NULL, ARGS("play"));
+  stdin_text = NULL;
+  ck_assert_msg(
+      rc == 0 && strstr(out, "'\\x1b]0;owned\\x07\\xff' is not a legal move") && !strchr(out, 0x1b),
+      "exit %d: %s", rc, out);
 }
 END_TEST
 
