@@ -211,6 +211,13 @@ START_TEST(overrides_checked_together) {
       "--set game.grand_slam=often: game.grand_slam: bad value 'often' for option "
       "grand_slam (one of: capture_continue, capture_end, forbidden, no_capture, loses, "
       "end_prior_only, stripped_loses)");
+  /* Game options that constrain each other: each named where it was set. */
+  char *seeds[] = {"game.seeds=3"};
+  ck_assert_str_eq(cfg_error("[game]\nname = oware\ntarget = 40\n", 1, seeds),
+                   "x.ini: [game]: target 40 is more than the 36 seeds in play; set: name=oware "
+                   "(x.ini:2), target=40 (x.ini:3), seeds=3 (--set game.seeds=3)");
+  char *mended[] = {"game.seeds=4"};
+  ck_assert_str_eq(cfg_error("[game]\nname = oware\ntarget = 40\nseeds = 3\n", 1, mended), "");
   /* A variant set and its weights, both overridden, are read together. */
   const char *set = "[game]\nvariants = abapa; warri; wari\nvariant_weights = 1 1 1\n";
   char *vw[] = {"game.variants=abapa; wari", "game.variant_weights=1 3"};
