@@ -191,6 +191,7 @@ int rundir_prepare(const rundir *r, const train_config *c, char *err, size_t err
   afile a;
   if (afile_open(&a, path, err, errlen) != 0) return -1;
   if (config_write(c, a.f) != 0) {
+    if (ferror(a.f)) return afile_fail(&a, err, errlen); /* names the system's reason */
     afile_abort(&a);
     errf(err, errlen, "%s: cannot write the configuration", path);
     return -1;
