@@ -32,6 +32,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -149,11 +150,11 @@ class Scratch:
         stamp = os.path.join(ROOT, "build", ".deps-ok")
         if os.path.exists(stamp):
             shutil.copy2(stamp, os.path.join(self.src, "build", ".deps-ok"))
-        # A failing suite may leave its scratch files: they go under the
-        # scratch copy, and with it.
-        tmp = os.path.join(path, "tmp")
-        os.makedirs(tmp, exist_ok=True)
-        self.env = dict(os.environ, SOWZERO_BIN="build/sowzero", TMPDIR=tmp)
+        # A failing suite may leave its scratch files: they go to a folder
+        # of their own (short: suites keep paths in small buffers), removed
+        # with the scratch copy.
+        self.tmp = tempfile.mkdtemp(prefix="sowzero-mut-")
+        self.env = dict(os.environ, SOWZERO_BIN="build/sowzero", TMPDIR=self.tmp)
 
     def build(self, suites, timeout=900):
         targets = ["build/sowzero"] + [f"build/tests/{s}" for s in suites]
@@ -203,6 +204,7 @@ class Scratch:
             self.write(rel, orig)
 
     def close(self, keep):
+        shutil.rmtree(self.tmp, ignore_errors=True)
         if not keep:
             shutil.rmtree(self.path, ignore_errors=True)
 

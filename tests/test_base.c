@@ -418,7 +418,7 @@ END_TEST
 
 /* ---- Atomic files ------------------------------------------------------------------------ */
 
-static char adir[512], aout[512]; /* the directory written in, and one outside it */
+static char adir[64], aout[64]; /* the directory written in, and one outside it */
 
 static void afile_setup(void) {
   snprintf(adir, sizeof adir, "%s/sowzero-afile-XXXXXX", test_tmp());
