@@ -42,7 +42,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mutants  # noqa: E402  (the scratch copy, the list format)
 
 ROOT = mutants.ROOT
-EQUIV = os.path.join(ROOT, "tests", "mutants-equivalent.txt")
+EQUIV = mutants.EQUIV
 FOLDERS = ["base", "game", "egdb", "nn", "search", "arena", "trainer", "protocol"]
 
 # The suites that cover each folder's files; a file also gets the suite

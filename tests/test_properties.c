@@ -47,7 +47,8 @@ static void hashed_policy(const game *g, const game_pos *p, float *policy, float
 static int hashed_eval(void *ctx, const game *g, const game_pos *const *pos, int n, float *policy,
                        float *value) {
   (void)ctx;
-  for (int i = 0; i < n; i++) hashed_policy(g, pos[i], policy + (size_t)i * g->n_actions, value + i);
+  for (int i = 0; i < n; i++)
+    hashed_policy(g, pos[i], policy + (size_t)i * g->n_actions, value + i);
   return 0;
 }
 
@@ -310,7 +311,8 @@ START_TEST(alphabeta_table_keeps_win_distances) {
     int pits[12] = {0}, seeds = 5 + (int)rng_below(&r, 4), s0 = 20 + (int)rng_below(&r, 4);
     for (int i = 0; i < seeds; i++) pits[rng_below(&r, 12)]++;
     int len = snprintf(tokens, sizeof tokens, "%d", (int)rng_below(&r, 2));
-    for (int i = 0; i < 12; i++) len += snprintf(tokens + len, sizeof tokens - (size_t)len, " %d", pits[i]);
+    for (int i = 0; i < 12; i++)
+      len += snprintf(tokens + len, sizeof tokens - (size_t)len, " %d", pits[i]);
     snprintf(tokens + len, sizeof tokens - (size_t)len, " %d %d", s0, 48 - seeds - s0);
     game_pos p = pos(tokens);
     if (p.status != GAME_ONGOING) continue;
@@ -361,7 +363,8 @@ static int legal_of(const char *state, int *acts) {
     tok[n++] = t;
   ck_assert_int_ge(n, 2);
   const char *legal = tok[n - 1];
-  if (!strcmp(legal, "ongoing")) legal = tok[n - 2];
+  if (!strcmp(legal, "ongoing"))
+    legal = tok[n - 2];
   else
     for (int i = 0; i < n; i++)
       if (!strcmp(tok[i], "over")) legal = tok[i - 1];
@@ -382,8 +385,7 @@ START_TEST(undo_equals_replay) {
       "game namnam",
       "game bao_kenya",
   };
-  char out[PROTO_MAX_RESPONSE], cmd[PROTO_MAX_LINE], sa[PROTO_MAX_RESPONSE],
-      sb[PROTO_MAX_RESPONSE];
+  char out[PROTO_MAX_RESPONSE], cmd[PROTO_MAX_LINE], sa[PROTO_MAX_RESPONSE], sb[PROTO_MAX_RESPONSE];
   int cases = (int)(300 * test_scale()) + 20;
   for (int t = 0; t < cases; t++) {
     const char *gcmd = games[t % 4];
@@ -412,9 +414,9 @@ START_TEST(undo_equals_replay) {
       ask(a, cmd, sa);
     }
     int len = snprintf(cmd, sizeof cmd, "moves");
-    for (int i = 0; i < n; i++) len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %d", moves[i]);
-    if (n > 0)
-      ask(b, cmd, out);
+    for (int i = 0; i < n; i++)
+      len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %d", moves[i]);
+    if (n > 0) ask(b, cmd, out);
     ask(a, "state", sa);
     ask(b, "state", sb);
     ck_assert_msg(!strcmp(sa, sb), "case %d (%s), after %d moves: undo gives %s, the replay %s", t,
