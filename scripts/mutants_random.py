@@ -20,7 +20,7 @@ lines are left alone):
 Every candidate of every file is listed, the list shuffled with the seed,
 and candidates taken in turn: one that does not build is discarded and the
 next drawn, until N have built. A mutant is caught when a suite fails or
-runs past its timeout (ten times its unmutated time, at least 20 s).
+runs past its timeout (five times its unmutated time, at least 20 s).
 
 tests/mutants-equivalent.txt (tests/mutants.txt's format) lists survivors
 that change no behaviour, each with "# equivalent: REASON": a drawn mutant
@@ -282,7 +282,7 @@ def main():
     sc = mutants.Scratch(a.scratch, a.jobs, 300)
     allsuites = sorted({s for f in lib_files(a.folders.split(",")) for s in suites_for(f, hand)})
     secs = sc.baseline(allsuites)
-    timeouts = {s: max(20, int(10 * t) + 1) for s, t in secs.items()}
+    timeouts = {s: max(20, int(5 * t) + 1) for s, t in secs.items()}
 
     results = []  # (folder, verdict, rel, no, op, diff)
     built = unbuilt = 0
