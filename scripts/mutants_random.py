@@ -24,8 +24,9 @@ runs past its timeout (five times its unmutated time, at least 20 s).
 
 tests/mutants-equivalent.txt (tests/mutants.txt's format) lists survivors
 that change no behaviour, each with "# equivalent: REASON": a drawn mutant
-that matches one (file, original line, mutated line) is reported as
-equivalent and not run. The report ends with every survivor's diff and a
+that matches one (file, the original line and the line before it, the same
+mutated) is reported as equivalent and not run. The report prints each
+survivor as such an entry, its reason to fill in. The report ends with every survivor's diff and a
 table per folder: caught / survived / timed out / equivalent.
 """
 
@@ -246,8 +247,18 @@ def lib_files(folders):
 
 # ---- the campaign --------------------------------------------------------------
 
-def key(path, old, new):
-    return (path, old.strip(), (new or "").strip())
+def context(lines, no, new):
+    """The original and mutated text of line no with the line before it (so
+    that an entry names one place, not every line alike)."""
+    before = lines[no - 2:no - 1]
+    return "\n".join(before + [lines[no - 1]]), "\n".join(before + ([] if new is None else [new]))
+
+
+def entry(rel, lines, no, new, ident):
+    """A survivor as a block of tests/mutants-equivalent.txt, reason to fill."""
+    old, mut = context(lines, no, new)
+    return (f"== {ident} {rel} -\n" + "".join(f"- {x}\n" for x in old.split("\n"))
+            + "".join(f"+ {x}\n" for x in mut.split("\n") if mut) + "# equivalent: REASON\n")
 
 
 def main():
@@ -266,9 +277,9 @@ def main():
     if os.path.exists(EQUIV):
         for m in mutants.parse(EQUIV):
             why = next((x for x in m.notes if x.startswith("equivalent:")), None)
-            if not why or len(m.old) != 1 or len(m.new) > 1:
-                sys.exit(f"{EQUIV}:{m.line}: {m.id}: one '- ' line, at most one '+ ', and a reason")
-            equiv[key(m.path, m.old[0], m.new[0] if m.new else None)] = why
+            if not why:
+                sys.exit(f"{EQUIV}:{m.line}: {m.id}: no '# equivalent: REASON'")
+            equiv[(m.path, "\n".join(m.old), "\n".join(m.new))] = why
 
     cands = [c for f in lib_files(a.folders.split(",")) for c in candidates(f)]
     rng = random.Random(a.seed)
@@ -298,7 +309,7 @@ def main():
         diff = "".join(difflib.unified_diff(orig.splitlines(True), mutated.splitlines(True),
                                             f"a/{rel}", f"b/{rel}", n=1))
         folder = rel.split("/")[0]
-        k = key(rel, old, new)
+        k = (rel,) + context(lines, no, new)
         if k in equiv:
             built += 1
             results.append((folder, "equivalent", rel, no, op, diff, equiv[k]))
@@ -312,7 +323,8 @@ def main():
             continue
         built += 1
         v = "survived" if verdict is None else "timeout" if "timeout" in verdict else "caught"
-        results.append((folder, v, rel, no, op, diff, verdict or ""))
+        results.append((folder, v, rel, no, op, diff,
+                        verdict or entry(rel, lines, no, new, f"S{a.seed}-{built}")))
         print(f"{built:4} {v:8} {rel}:{no} {op} {verdict or ''} ({time.time() - t1:.0f} s)",
               flush=True)
 
@@ -322,6 +334,10 @@ def main():
     surv = [r for r in results if r[1] == "survived"]
     for r in surv:
         print(f"\n-- survived: {r[2]}:{r[3]} ({r[4]})\n{r[5]}", end="")
+    if surv:
+        print("\n-- the survivors as entries of tests/mutants-equivalent.txt, for those that "
+              "change no behaviour:\n")
+        print("\n".join(r[6] for r in surv))
     table = collections.OrderedDict((f, collections.Counter()) for f in FOLDERS)
     for r in results:
         table.setdefault(r[0], collections.Counter())[r[1]] += 1
