@@ -293,7 +293,7 @@ START_TEST(alphabeta_table_keeps_win_distances) {
   char err[256];
   configure_game("oware", NULL);
   ab_params pt = ab_defaults(), pn;
-  pt.depth = 16;
+  pt.depth = 12;
   pt.tt_mb = 4;
   pn = pt;
   pn.tt_mb = 0;
@@ -305,10 +305,10 @@ START_TEST(alphabeta_table_keeps_win_distances) {
   for (int t = 0; t < games; t++) {
     rng_t r;
     rng_seed(&r, (uint64_t)t, 23);
-    /* An endgame: 5 to 8 seeds on the board, the stores close to the
+    /* An endgame: 4 to 6 seeds on the board, the stores close to the
      * target (25 of 48). */
     char tokens[256];
-    int pits[12] = {0}, seeds = 5 + (int)rng_below(&r, 4), s0 = 20 + (int)rng_below(&r, 4);
+    int pits[12] = {0}, seeds = 4 + (int)rng_below(&r, 3), s0 = 20 + (int)rng_below(&r, 4);
     for (int i = 0; i < seeds; i++) pits[rng_below(&r, 12)]++;
     int len = snprintf(tokens, sizeof tokens, "%d", (int)rng_below(&r, 2));
     for (int i = 0; i < 12; i++)
@@ -318,7 +318,7 @@ START_TEST(alphabeta_table_keeps_win_distances) {
     if (p.status != GAME_ONGOING) continue;
     game_hist_reset(h, &p);
     ab_clear(st);
-    for (int ply = 0; p.status == GAME_ONGOING && ply < 24; ply++) {
+    for (int ply = 0; p.status == GAME_ONGOING && ply < 16; ply++) {
       ab_result a, b;
       ck_assert_int_eq(ab_run(st, &p, h, &a, err, sizeof err), 0);
       ck_assert_int_eq(ab_run(sn, &p, h, &b, err, sizeof err), 0);
@@ -438,13 +438,19 @@ END_TEST
 
 static Suite *properties_suite(void) {
   Suite *s = suite_create("properties");
-  TCase *t = tcase_create("core");
-  tcase_set_timeout(t, 120);
-  tcase_add_test(t, tree_reuse_keeps_fresh_root_invariants);
-  tcase_add_test(t, gumbel_noise_move_follows_the_sample);
-  tcase_add_test(t, alphabeta_table_keeps_win_distances);
-  tcase_add_test(t, undo_equals_replay);
-  suite_add_tcase(s, t);
+  const struct {
+    const char *name;
+    const TTest *test;
+  } cases[] = {{"reuse", tree_reuse_keeps_fresh_root_invariants},
+               {"gumbel", gumbel_noise_move_follows_the_sample},
+               {"alphabeta", alphabeta_table_keeps_win_distances},
+               {"undo", undo_equals_replay}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    TCase *t = tcase_create(cases[i].name);
+    tcase_set_timeout(t, 300);
+    tcase_add_test(t, cases[i].test);
+    suite_add_tcase(s, t);
+  }
   return s;
 }
 
