@@ -10,6 +10,7 @@
 #   make format     clang-format every source file (format-check: CI's check)
 #   make layout-check  includes down the dependency order, private headers private
 #   make mutants    plant each mutation of tests/mutants.txt; all must be caught
+#   make mutants-random SEED=S N=N  draw N mutations from seed S; report the survivors
 #   make fuzz       run each fuzz harness FUZZ_SECONDS (docs/RELIABILITY.md)
 #   make clean
 # Without make (a bare Debian): sh make.sh TARGET installs it, then runs it.
@@ -43,7 +44,7 @@ LIB      := $(BUILD)/libsowzero.a
 EXP_LIB  := $(BUILD)/libsowzero_export.a
 DEPS_OK  := $(BUILD)/.deps-ok
 
-.PHONY: all test test-mpi asan tsan bench deps run format format-check layout-check mutants clean
+.PHONY: all test test-mpi asan tsan bench deps run format format-check layout-check mutants mutants-random mutants-check clean
 .DEFAULT_GOAL := all
 
 all: sowzero
@@ -85,7 +86,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 # The suites that include tests/gametest.h: the game suites share their
 # skeleton, the search suites its helpers.
 GAME_SUITES := oware namnam bao_kenya bao_laps kujifunza search agents alphabeta mcts_batch \
-               mcts_values arena openings models
+               mcts_values arena openings models properties
 $(GAME_SUITES:%=$(BUILD)/tests/test_%): $(BUILD)/tests/gametest.o
 
 $(BUILD)/tests/test_export: $(BUILD)/tests/test_export.o $(EXP_LIB) $(LIB)
@@ -134,6 +135,20 @@ MUTANTS_ONLY ?=
 mutants: $(DEPS_OK)
 	python3 scripts/mutants.py $(if $(filter subset,$(MUTANTS)),--subset) \
 	  $(if $(MUTANTS_ONLY),--only $(MUTANTS_ONLY))
+
+# Each mutation's original text occurs once in its file (part of make test:
+# a list that drifted from the code fails here, not in a long run).
+mutants-check:
+	@python3 scripts/mutants.py --check
+test: mutants-check
+
+# Generated mutants (scripts/mutants_random.py): N single-line mutations drawn
+# from SEED over the library's folders (FOLDERS=base,game to narrow them).
+SEED ?= 1
+N ?= 60
+FOLDERS ?=
+mutants-random: $(DEPS_OK)
+	python3 scripts/mutants_random.py --seed $(SEED) --n $(N) $(if $(FOLDERS),--folders $(FOLDERS))
 
 # The dependency order, private headers and file sizes of docs/ARCHITECTURE.md.
 layout-check:

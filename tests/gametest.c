@@ -340,6 +340,12 @@ START_TEST(setboard_and_tokens) {
     game_render(&G, &p, buf, sizeof buf);
     ck_assert_msg(strstr(buf, rc->text) != NULL, "'%s' not in %s", rc->text, buf);
   }
+  /* Front ends print drawings as they come: each ends its last line. */
+  char buf[2048];
+  p = start_pos();
+  game_render(&G, &p, buf, sizeof buf);
+  size_t n = strlen(buf);
+  ck_assert_msg(n > 0 && buf[n - 1] == '\n', "the drawing's last line is not ended:\n%s", buf);
 }
 END_TEST
 

@@ -104,6 +104,36 @@ START_TEST(values_and_overrides) {
 }
 END_TEST
 
+/* A config of several variants, written resolved, reads back to the same
+ * variants: every option of every variant (numbers and named values), and
+ * their weights; with one variant's numeric option changed by an override
+ * so that shared and per-variant options both appear. */
+START_TEST(variants_write_and_read_back) {
+  train_config c, d;
+  char err[1024], path[300];
+  char *over[] = {"game.max_plies=777"};
+  ck_assert_msg(config_load(&c, "configs/oware-variants.ini", 1, over, err, sizeof err) == 0, "%s",
+                err);
+  snprintf(path, sizeof path, "%s/sowzero-cfgv-%d.ini", test_tmp(), (int)getpid());
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(config_write(&c, f), 0);
+  fclose(f);
+  ck_assert_msg(config_load(&d, path, 0, NULL, err, sizeof err) == 0, "%s", err);
+  remove(path);
+  ck_assert_int_eq(d.n_variants, c.n_variants);
+  for (int k = 0; k < c.n_variants; k++) {
+    ck_assert_str_eq(d.variant[k].rules->name, c.variant[k].rules->name);
+    ck_assert_float_eq(d.variant_weight[k], c.variant_weight[k]);
+    for (int i = 0; c.variant[k].rules->options[i].key; i++)
+      ck_assert_msg(d.variant[k].opt[i] == c.variant[k].opt[i],
+                    "variant %d option %s: %d written, %d read back", k,
+                    c.variant[k].rules->options[i].key, c.variant[k].opt[i], d.variant[k].opt[i]);
+  }
+  ck_assert_int_eq(game_option_value(&d.variant[0], "max_plies"), 777);
+}
+END_TEST
+
 START_TEST(bad_configs_name_the_culprit) {
   ck_assert_str_eq(cfg_error("[network]\nwidth = 3\n", 0, NULL),
                    "x.ini:2: network.width: unknown key (known in [network]: hidden, blocks, "
@@ -337,6 +367,7 @@ Suite *config_suite(void) {
   TCase *c = tcase_create("config");
   tcase_add_test(c, the_shipped_configs_load);
   tcase_add_test(c, values_and_overrides);
+  tcase_add_test(c, variants_write_and_read_back);
   tcase_add_test(c, bad_configs_name_the_culprit);
   tcase_add_test(c, bad_anchors_fail_at_load);
   tcase_add_test(c, anchors_split_in_order);

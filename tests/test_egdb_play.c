@@ -317,6 +317,41 @@ START_TEST(bad_egdb_settings_are_clear_errors) {
 }
 END_TEST
 
+/* The default folder: the one set, else $SOWZERO_EGDB, else
+ * $XDG_DATA_HOME/sowzero/egdb, else $HOME/.local/share/sowzero/egdb; with
+ * none of them an error that says what to set. */
+START_TEST(default_dir_order) {
+  char err[256], dir[512];
+  const char *keep[] = {"SOWZERO_EGDB", "XDG_DATA_HOME", "HOME"};
+  char saved[3][512];
+  int had[3];
+  for (int i = 0; i < 3; i++) {
+    const char *v = getenv(keep[i]);
+    had[i] = v != NULL;
+    snprintf(saved[i], sizeof saved[i], "%s", v ? v : "");
+  }
+  egdb_set_default_dir("/set/here");
+  setenv("SOWZERO_EGDB", "/env/db", 1);
+  setenv("XDG_DATA_HOME", "/xdg", 1);
+  setenv("HOME", "/home/u", 1);
+  const char *want[] = {"/set/here", "/env/db", "/xdg/sowzero/egdb",
+                        "/home/u/.local/share/sowzero/egdb"};
+  for (int i = 0; i < 4; i++) {
+    ck_assert_msg(egdb_default_dir(dir, sizeof dir, err, sizeof err) == 0, "%s", err);
+    ck_assert_str_eq(dir, want[i]);
+    if (i == 0)
+      egdb_set_default_dir(NULL);
+    else
+      unsetenv(keep[i - 1]);
+  }
+  unsetenv("HOME");
+  ck_assert_int_eq(egdb_default_dir(dir, sizeof dir, err, sizeof err), -1);
+  ck_assert_str_eq(err, "no database folder: set SOWZERO_EGDB (or XDG_DATA_HOME or HOME)");
+  for (int i = 0; i < 3; i++)
+    if (had[i]) setenv(keep[i], saved[i], 1);
+}
+END_TEST
+
 /* One opened copy per folder, however named, until the last release. */
 START_TEST(databases_are_shared) {
   char err[512], other[600];
@@ -411,7 +446,8 @@ static Suite *egdb_play_suite(void) {
           mcts_with_egdb_plays_exact_moves, mcts_proves_roots_above_the_database,
           alphabeta_with_egdb_is_exact, endgame_search_finds_the_biggest_win_above_the_database,
           egdb_agent_plays_best_and_delegates, bad_egdb_settings_are_clear_errors,
-          databases_are_shared, selfplay_targets_are_exact, config_egdb_section, NULL});
+          databases_are_shared, default_dir_order, selfplay_targets_are_exact, config_egdb_section,
+          NULL});
   tcase_add_unchecked_fixture(t, build_small, remove_small);
   tcase_add_checked_fixture(t, open_small, close_small);
   return s;

@@ -210,6 +210,25 @@ START_TEST(three_ranks_train) {
     if (v > played) played = v;
   }
   ck_assert_msg(played >= 2, "the actors never played a network published after the first");
+  /* The version lag of a game is the learner's version when the game came
+   * in (from the version of the line before to this line's) minus the
+   * version that played it (at most game_version_max): measured against
+   * anything else, it leaves these bounds as soon as the actors fall behind. */
+  double before = 0;
+  for (int i = 0; i < n; i++) {
+    int d = json_get(docs[i], 0, "dist");
+    double v = number(docs[i], d, "version"), mean = number(docs[i], d, "lag_mean");
+    double max = number(docs[i], d, "lag_max"), gmax = number(docs[i], d, "game_version_max");
+    ck_assert_msg(mean <= max + 1e-9 && max <= v && gmax <= v,
+                  "line %d: lag mean %g, max %g, games' newest version %g, learner's %g", i + 1,
+                  mean, max, gmax, v);
+    if (number(docs[i], d, "ingest_mb") > 0)
+      ck_assert_msg(max >= before - gmax && mean >= before - gmax - 1e-3,
+                    "line %d: lag mean %g, max %g below the learner's version %g less the "
+                    "games' newest %g",
+                    i + 1, mean, max, before, gmax);
+    before = v;
+  }
   int dist = json_get(last, 0, "dist");
   ck_assert_int_eq((int)number(last, dist, "version"), 4);
   ck_assert_int_eq((int)number(last, 0, "promotions"), 4);

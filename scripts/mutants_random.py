@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+"""Generated mutants: from a seed, draws single-line mutations of the
+library's sources by standard operators, plants each in a scratch copy of
+the tree (scripts/mutants.py's machinery), builds it and runs the suites
+that cover its file, and reports which the suites caught.
+
+    python3 scripts/mutants_random.py --seed S --n N [--jobs J] [--folders base,game]
+
+Operators, each on one line of code (comments, strings and preprocessor
+lines are left alone):
+    rel     a relational operator swapped (<, <=, >, >=, ==, !=)
+    arith   an arithmetic operator swapped (+ -, * /)
+    const   an integer constant +1 or -1
+    index   an array index +1 or -1
+    neg     an if/while condition negated
+    del     a statement deleted (an expression statement or a return;)
+    swap    two adjacent arguments of a call swapped (plain names or
+            literals; the build, with -Werror, drops most swaps of
+            arguments of different types)
+Every candidate of every file is listed, the list shuffled with the seed,
+and candidates taken in turn: one that does not build is discarded and the
+next drawn, until N have built. A mutant is caught when a suite fails or
+runs past its timeout (five times its unmutated time, at least 20 s).
+
+tests/mutants-equivalent.txt (tests/mutants.txt's format) lists survivors
+that change no behaviour, each with "# equivalent: REASON": a drawn mutant
+that matches one (file, the original line and the line before it, the same
+mutated) is reported as equivalent and not run. The report prints each
+survivor as such an entry, its reason to fill in. The report ends with every survivor's diff and a
+table per folder: caught / survived / timed out / equivalent.
+"""
+
+import argparse
+import collections
+import difflib
+import os
+import random
+import re
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mutants  # noqa: E402  (the scratch copy, the list format)
+
+ROOT = mutants.ROOT
+EQUIV = mutants.EQUIV
+FOLDERS = ["base", "game", "egdb", "nn", "search", "arena", "trainer", "protocol"]
+
+# The suites that cover each folder's files; a file also gets the suite
+# named after it (tests/test_<name>.c) and the suites the hand list
+# (tests/mutants.txt) names for it. test_run (two minutes) is left out: the
+# trainer's loop is covered through test_determinism and test_run_dir.
+FOLDER_SUITES = {
+    "base": ["test_base", "test_kv", "test_config"],
+    "game": ["test_game", "test_oware", "test_variants", "test_search"],
+    "egdb": ["test_egdb", "test_egdb_play"],
+    "nn": ["test_nn", "test_nn_file", "test_nn_bf16"],
+    "search": ["test_search", "test_mcts_values", "test_agents", "test_alphabeta",
+               "test_mcts_batch", "test_properties"],
+    "arena": ["test_arena", "test_ratings", "test_record", "test_stats", "test_openings"],
+    "trainer": ["test_selfplay", "test_replay", "test_gating", "test_determinism",
+                "test_run_dir", "test_properties"],
+    "protocol": ["test_protocol", "test_properties"],
+}
+SLOW = {"test_run"}
+
+
+def suites_for(path, hand):
+    folder = path.split("/")[0]
+    out = list(FOLDER_SUITES.get(folder, []))
+    base = os.path.splitext(os.path.basename(path))[0]
+    for name in (base, base.split("_")[0]):
+        if os.path.exists(os.path.join(ROOT, "tests", f"test_{name}.c")):
+            out.append(f"test_{name}")
+    for m in hand:
+        if m.path == path:
+            out += m.suites
+    seen, res = set(), []
+    for s in out:
+        if s not in seen and s not in SLOW and os.path.exists(os.path.join(ROOT, "tests", s + ".c")):
+            seen.add(s)
+            res.append(s)
+    return res
+
+
+# ---- finding candidates ------------------------------------------------------
+
+def code_mask(text):
+    """For each character of a C file, whether it is code (not in a comment,
+    a string or a character literal); and for each line whether it starts
+    inside a comment."""
+    mask = [False] * len(text)
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+        else:
+            mask[i] = True
+            i += 1
+    return mask
+
+
+REL = {"<": ["<=", ">"], "<=": ["<", ">="], ">": [">=", "<"], ">=": [">", "<="],
+       "==": ["!="], "!=": ["=="]}
+ARITH = {"+": ["-"], "-": ["+"], "*": ["/"], "/": ["*"]}
+OP_RE = re.compile(r"<<=|>>=|<<|>>|->|\+\+|--|&&|\|\||[<>=!+\-*/%&|^]=|[<>+\-*/]")
+CONST_RE = re.compile(r"(?<![\w.])(\d+)(?![\w.])")
+INDEX_RE = re.compile(r"\[([A-Za-z_]\w*)\]")
+COND_RE = re.compile(r"\b(if|while)\s*\(")
+CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+SIMPLE_ARG = re.compile(r"^\s*(&?[A-Za-z_][\w.>-]*|-?\d+(\.\d*)?f?)\s*$")
+
+
+def unary_context(line, i):
+    """Whether the operator at i is unary (a sign or a dereference)."""
+    j = i - 1
+    while j >= 0 and line[j] == " ":
+        j -= 1
+    return j < 0 or line[j] in "(,=?:[{;!&|<>+-*/%^~" or line[max(0, j - 5):j + 1].endswith("return")
+
+
+def matching(line, i):
+    """The index of the parenthesis closing the one at i, or -1."""
+    depth = 0
+    for j in range(i, len(line)):
+        if line[j] == "(":
+            depth += 1
+        elif line[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+def line_candidates(line, codemask):
+    """(operator, mutated line) for one line; codemask[i]: line[i] is code."""
+    out = []
+
+    def code(i, k=1):
+        return all(codemask[i:i + k]) and i + k <= len(codemask)
+
+    for m in OP_RE.finditer(line):
+        op, i = m.group(), m.start()
+        if not code(i, len(op)):
+            continue
+        if op in REL:
+            # '<' and '>' of an #include or a cast are not on code lines here;
+            # -> and shifts are separate tokens above.
+            for r in REL[op]:
+                out.append(("rel", line[:i] + r + line[i + len(op):]))
+        elif op in ARITH and not unary_context(line, i):
+            if op == "*" and re.match(r"\s*\w+\s*\*\s*\w", line[max(0, i - 20):]) and "=" not in line[:i]:
+                continue  # a declaration's pointer star
+            for r in ARITH[op]:
+                out.append(("arith", line[:i] + r + line[i + len(op):]))
+    for m in CONST_RE.finditer(line):
+        i = m.start()
+        if not code(i, len(m.group())) or line[:i].rstrip().endswith("case"):
+            continue
+        v = int(m.group(1))
+        for d in (1, -1):
+            if v + d >= 0:
+                out.append(("const", line[:i] + str(v + d) + line[m.end():]))
+    for m in INDEX_RE.finditer(line):
+        if not code(m.start()):
+            continue
+        for d in (" + 1", " - 1"):
+            out.append(("index", line[:m.end(1)] + d + line[m.end(1):]))
+    for m in COND_RE.finditer(line):
+        p = m.end() - 1
+        if not code(p):
+            continue
+        q = matching(line, p)
+        if q > 0:
+            out.append(("neg", line[:p + 1] + "!(" + line[p + 1:q] + ")" + line[q:]))
+    s = line.strip()
+    if (s.endswith(";") and not s.startswith(("return ", "break", "continue", "case", "default"))
+            and code(line.index(s[0])) and "=" in s or re.match(r"^[A-Za-z_][\w.>-]*\s*\(.*\);$", s)):
+        if not re.match(r"^(const\s+)?(static\s+)?(unsigned\s+)?[A-Za-z_]\w*\s+\**[A-Za-z_]", s) or \
+                re.match(r"^[A-Za-z_][\w.>\[\]-]*\s*([-+*/|&^]?=|\()", s):
+            out.append(("del", None))
+    if s == "return;":
+        out.append(("del", None))
+    for m in CALL_RE.finditer(line):
+        p = m.end() - 1
+        if not code(p) or m.group(1) in ("if", "while", "for", "switch", "return", "sizeof"):
+            continue
+        q = matching(line, p)
+        if q < 0:
+            continue
+        args, depth, start = [], 0, p + 1
+        for j in range(p + 1, q):
+            if line[j] in "([":
+                depth += 1
+            elif line[j] in ")]":
+                depth -= 1
+            elif line[j] == "," and depth == 0:
+                args.append((start, j))
+                start = j + 1
+        args.append((start, q))
+        for k in range(len(args) - 1):
+            (a0, a1), (b0, b1) = args[k], args[k + 1]
+            x, y = line[a0:a1], line[b0:b1]
+            if SIMPLE_ARG.match(x) and SIMPLE_ARG.match(y) and x.strip() != y.strip():
+                out.append(("swap", line[:a0] + y.strip().join(x.split(x.strip()))
+                            + "," + x.strip().join(y.split(y.strip())) + line[b1:]))
+    return [(op, new) for op, new in out if new != line]
+
+
+def candidates(rel):
+    """Every (file, line number, operator, mutated line or None) of a file."""
+    with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+        text = f.read()
+    mask = code_mask(text)
+    out, pos = [], 0
+    for no, line in enumerate(text.split("\n"), 1):
+        lm = mask[pos:pos + len(line)]
+        pos += len(line) + 1
+        s = line.strip()
+        if not s or s.startswith("#") or not any(lm) or "_Static_assert" in s or "static_assert" in s:
+            continue
+        if not line.startswith(" "):
+            continue  # top level: declarations, signatures, tables
+        for op, new in line_candidates(line, lm):
+            out.append((rel, no, op, new))
+    return out
+
+
+def lib_files(folders):
+    out = []
+    for d in folders:
+        for f in sorted(os.listdir(os.path.join(ROOT, d))):
+            if f.endswith((".c", ".h")):
+                out.append(f"{d}/{f}")
+    return out
+
+
+# ---- the campaign --------------------------------------------------------------
+
+def context(lines, no, new):
+    """The original and mutated text of line no with the line before it (so
+    that an entry names one place, not every line alike)."""
+    before = lines[no - 2:no - 1]
+    return "\n".join(before + [lines[no - 1]]), "\n".join(before + ([] if new is None else [new]))
+
+
+def entry(rel, lines, no, new, ident):
+    """A survivor as a block of tests/mutants-equivalent.txt, reason to fill."""
+    old, mut = context(lines, no, new)
+    return (f"== {ident} {rel} -\n" + "".join(f"- {x}\n" for x in old.split("\n"))
+            + "".join(f"+ {x}\n" for x in mut.split("\n") if mut) + "# equivalent: REASON\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--n", type=int, required=True, help="mutants that build")
+    ap.add_argument("--folders", default=",".join(FOLDERS))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="make -j")
+    ap.add_argument("--keep", action="store_true", help="keep the scratch copy")
+    ap.add_argument("--list", action="store_true", help="only print the drawn candidates")
+    ap.add_argument("--scratch", default=os.path.join(ROOT, "build", "mutants-random"))
+    a = ap.parse_args()
+
+    hand = mutants.parse(mutants.LIST)
+    equiv = {}
+    if os.path.exists(EQUIV):
+        for m in mutants.parse(EQUIV):
+            why = next((x for x in m.notes if x.startswith("equivalent:")), None)
+            if not why:
+                sys.exit(f"{EQUIV}:{m.line}: {m.id}: no '# equivalent: REASON'")
+            equiv[(m.path, "\n".join(m.old), "\n".join(m.new))] = why
+
+    cands = [c for f in lib_files(a.folders.split(",")) for c in candidates(f)]
+    rng = random.Random(a.seed)
+    rng.shuffle(cands)
+    print(f"mutants-random: seed {a.seed}, {len(cands)} candidates in {a.folders}", flush=True)
+    if a.list:
+        for rel, no, op, new in cands[:a.n]:
+            print(f"{rel}:{no} {op}: {new.strip() if new is not None else '(deleted)'}")
+        return
+
+    sc = mutants.Scratch(a.scratch, a.jobs, 300)
+    allsuites = sorted({s for f in lib_files(a.folders.split(",")) for s in suites_for(f, hand)})
+    secs = sc.baseline(allsuites)
+    timeouts = {s: max(20, int(5 * t) + 1) for s, t in secs.items()}
+
+    results = []  # (folder, verdict, rel, no, op, diff)
+    built = unbuilt = 0
+    t0 = time.time()
+    for rel, no, op, new in cands:
+        if built >= a.n:
+            break
+        orig = sc.read(rel)
+        lines = orig.split("\n")
+        old = lines[no - 1]
+        mlines = lines[:no - 1] + ([] if new is None else [new]) + lines[no:]
+        mutated = "\n".join(mlines)
+        diff = "".join(difflib.unified_diff(orig.splitlines(True), mutated.splitlines(True),
+                                            f"a/{rel}", f"b/{rel}", n=1))
+        folder = rel.split("/")[0]
+        k = (rel,) + context(lines, no, new)
+        if k in equiv:
+            built += 1
+            results.append((folder, "equivalent", rel, no, op, diff, equiv[k]))
+            print(f"{built:4} equivalent {rel}:{no} {op}", flush=True)
+            continue
+        suites = suites_for(rel, hand)
+        t1 = time.time()
+        verdict = sc.trial(rel, orig, mutated, suites, timeouts)
+        if verdict == "unbuilt":
+            unbuilt += 1
+            continue
+        built += 1
+        v = "survived" if verdict is None else "timeout" if "timeout" in verdict else "caught"
+        results.append((folder, v, rel, no, op, diff,
+                        verdict or entry(rel, lines, no, new, f"S{a.seed}-{built}")))
+        print(f"{built:4} {v:8} {rel}:{no} {op} {verdict or ''} ({time.time() - t1:.0f} s)",
+              flush=True)
+
+    el = time.time() - t0
+    print(f"\nmutants-random: seed {a.seed}: {built} mutants built ({unbuilt} more did not build "
+          f"and were redrawn) in {el:.0f} s, {el / max(built, 1):.1f} s a mutant, make -j{a.jobs}")
+    surv = [r for r in results if r[1] == "survived"]
+    for r in surv:
+        print(f"\n-- survived: {r[2]}:{r[3]} ({r[4]})\n{r[5]}", end="")
+    if surv:
+        print("\n-- the survivors as entries of tests/mutants-equivalent.txt, for those that "
+              "change no behaviour:\n")
+        print("\n".join(r[6] for r in surv))
+    table = collections.OrderedDict((f, collections.Counter()) for f in FOLDERS)
+    for r in results:
+        table.setdefault(r[0], collections.Counter())[r[1]] += 1
+    print("\n| folder | caught | timed out | survived | equivalent |\n|---|---|---|---|---|")
+    tot = collections.Counter()
+    for f, c in table.items():
+        if sum(c.values()):
+            tot.update(c)
+            print(f"| {f} | {c['caught']} | {c['timeout']} | {c['survived']} | {c['equivalent']} |")
+    print(f"| all | {tot['caught']} | {tot['timeout']} | {tot['survived']} | {tot['equivalent']} |")
+    live = tot["caught"] + tot["timeout"] + tot["survived"]
+    print(f"\ncaught {tot['caught'] + tot['timeout']} of {live} not equivalent "
+          f"({100.0 * (tot['caught'] + tot['timeout']) / max(live, 1):.1f}%)")
+    sc.close(a.keep)
+    sys.exit(1 if surv else 0)
+
+
+if __name__ == "__main__":
+    main()
