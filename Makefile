@@ -86,7 +86,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 # The suites that include tests/gametest.h: the game suites share their
 # skeleton, the search suites its helpers.
 GAME_SUITES := oware namnam bao_kenya bao_laps kujifunza search agents alphabeta mcts_batch \
-               mcts_values arena openings models properties
+               mcts_values arena openings models properties search_time
 $(GAME_SUITES:%=$(BUILD)/tests/test_%): $(BUILD)/tests/gametest.o
 
 $(BUILD)/tests/test_export: $(BUILD)/tests/test_export.o $(EXP_LIB) $(LIB)

@@ -112,6 +112,13 @@ void agent_reset(agent *a) {
 
 void agent_reseed(agent *a, uint64_t seed, uint64_t stream) { rng_seed(&a->rng, seed, stream); }
 
+void agent_set_time(agent *a, const agent_time *t) { a->time = *t; }
+
+timectl_budget agent_budget(const agent *a, const game_pos *p, double own_time) {
+  timectl_state st = {a->time.per_move, a->time.remaining, a->time.increment, own_time, p->ply};
+  return timectl_plan(&st);
+}
+
 const char *agent_spec(const agent *a) { return a->spec; }
 const char *agent_kind_name(const agent *a) { return a->kind->kind; }
 const char *agent_error(const agent *a) { return a->err; }

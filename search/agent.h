@@ -65,6 +65,18 @@ void agent_reset(agent *a);
  * alone, not on what the agent played before (or on which thread). */
 void agent_reseed(agent *a, uint64_t seed, uint64_t stream);
 
+/* The time a caller (the engine protocol, the arena) gives the agent for
+ * its moves from now on: per_move > 0 seconds for every move; else
+ * remaining > 0 seconds left on the clock of the side the agent plays, and
+ * increment seconds added after each of its moves; all zero: none. The
+ * searching agents (alphabeta, mcts, zero) plan each move from it
+ * (search/timectl.h), their own time= capping a move; the others ignore
+ * it. The caller updates remaining before each move. */
+typedef struct {
+  double per_move, remaining, increment;
+} agent_time;
+void agent_set_time(agent *a, const agent_time *t);
+
 /* The spec the agent was made from, its kind ("mcts"), and the message of
  * its last failed agent_choose or agent_analyze. Valid while a lives. */
 const char *agent_spec(const agent *a);

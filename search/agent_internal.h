@@ -6,6 +6,7 @@
 #include "nn/nn.h"
 #include "search/agent.h"
 #include "search/evaluator_nn.h"
+#include "search/timectl.h"
 
 /* One kind of agent, implemented in search/. create parses the settings
  * (argv: "key=value" tokens) and sets a->impl; an unknown key, a key given
@@ -27,11 +28,12 @@ typedef struct {
 /* The fields belong to search/: callers elsewhere use agent.h's functions. */
 struct agent {
   const agent_kind *kind;
-  game g;         /* the game it plays (a copy) */
-  rng_t rng;      /* its own random stream */
-  char spec[256]; /* the spec it was made from */
-  char err[256];  /* last error of choose */
-  void *impl;     /* owned by the kind */
+  game g;          /* the game it plays (a copy) */
+  rng_t rng;       /* its own random stream */
+  char spec[256];  /* the spec it was made from */
+  char err[256];   /* last error of choose */
+  agent_time time; /* agent_set_time's */
+  void *impl;      /* owned by the kind */
 };
 
 extern const agent_kind agent_random;    /* search/agent.c */
@@ -44,6 +46,9 @@ extern const agent_kind agent_egdb_kind; /* search/agent_egdb.c */
 
 /* Makes a's zero search from typed settings (search/agent_search.c). */
 int agent_zero_build(agent *a, const agent_zero_params *p, char *err, size_t errlen);
+/* The budget of a's move at p: the caller's time (agent_set_time) with
+ * own_time (the agent's time=, 0: none) as a cap per move. */
+timectl_budget agent_budget(const agent *a, const game_pos *p, double own_time);
 
 /* Parses a kind's settings (argv: "key=value" tokens) into the targets
  * (base/kv.h: unknown and repeated keys, bad values); messages start with

@@ -19,7 +19,21 @@ typedef struct {
   double score_scale;
   int precision, rules;
   int endgame, endgame_seeds;
+  double time;
+  int threads, leaves, tree_mb;
+  int sims_given; /* not a key: sims was set, so it caps a timed search */
 } search_opts;
+
+/* Time and threads (docs/SEARCH.md, "Time" and "Threads"). */
+#define TIME_KEYS                                                                          \
+  KV_D("time", search_opts, time, 0, 1e6, "0",                                             \
+       "seconds per move (anytime: the best move found by then; sims= caps it); 0: none"), \
+      KV_I("threads", search_opts, threads, 1, MCTS_MAX_THREADS, "1",                      \
+           "threads searching the one tree"),                                              \
+      KV_I("leaves", search_opts, leaves, 1, MCTS_MAX_LEAVES, "1",                         \
+           "leaves a thread evaluates in one call (virtual loss between them)"),           \
+      KV_I("tree_mb", search_opts, tree_mb, 1, 1 << 20, "1024",                            \
+           "MiB the search tree may grow to (from node_cap) when long searches fill it")
 
 /* With egdb: the endgame search, below. */
 #define ENDGAME_KEYS                                                                         \
@@ -33,6 +47,7 @@ typedef struct {
 static const kv_key mcts_keys[] = {
     KV_I("rollouts", search_opts, rollouts, 1, 100000, "1", "random playouts per leaf"),
     ENDGAME_KEYS,
+    TIME_KEYS,
 };
 static const kv_key zero_keys[] = {
     KV_S("weights", search_opts, weights, "", "the network's weight file"),
@@ -40,6 +55,7 @@ static const kv_key zero_keys[] = {
     AGENT_PRECISION_KEY(search_opts, precision),
     AGENT_RULES_KEY(search_opts, rules),
     ENDGAME_KEYS,
+    TIME_KEYS,
 };
 static const kv_table mcts_opts = KV_TABLE(mcts_keys), zero_opts = KV_TABLE(zero_keys);
 
@@ -54,9 +70,21 @@ typedef struct {
    * margins chooses the move (docs/SEARCH.md). NULL: none. */
   ab_search *endgame;
   int endgame_max; /* it takes positions of more than the database's seeds, up to this */
+  /* Time and threads: one evaluator per thread (rollouts or the network's
+   * workspace), made with the agent. */
+  double time;    /* time=: seconds per move, 0: none */
+  int sims_given; /* sims= set: a cap under a time limit */
+  int threads, leaves;
+  mcts_eval evals[MCTS_MAX_THREADS];
+  mcts_rollout *ros[MCTS_MAX_THREADS];
+  mcts_nn *nevs[MCTS_MAX_THREADS];
 } search_agent;
 
 static void search_free_parts(search_agent *s) {
+  for (int i = 0; i < MCTS_MAX_THREADS; i++) {
+    mcts_rollout_free(s->ros[i]);
+    mcts_nn_free(s->nevs[i]);
+  }
   ab_free(s->endgame);
   agent_egdb_close(&s->db);
   mcts_free(s->m);
@@ -112,6 +140,28 @@ static int search_build(agent *a, const mcts_params *pp, const search_opts *op,
     return -1;
   }
   mcts_attach_egdb(s->m, s->db.db, s->db.max_seeds);
+  s->time = o.time;
+  s->sims_given = o.sims_given;
+  s->threads = o.threads;
+  s->leaves = o.leaves;
+  /* Long searches grow the tree rather than stop expanding it. */
+  double nodes = (double)o.tree_mb * (1 << 20) / 24; /* a node and its re-rooting entry */
+  mcts_set_node_limit(s->m, nodes < 2e9 ? (int)nodes : 2000000000);
+  if (s->threads > 1 || s->leaves > 1) {
+    for (int i = 0; i < s->threads; i++) {
+      if (s->net.net) {
+        s->nevs[i] = mcts_nn_create(&a->g, s->net.net, s->leaves, err, errlen);
+        if (s->nevs[i]) s->evals[i] = mcts_nn_eval(s->nevs[i]);
+      } else {
+        s->ros[i] = mcts_rollout_create(o.rollouts, rng_u64(&a->rng), err, errlen);
+        if (s->ros[i]) s->evals[i] = mcts_rollout_eval(s->ros[i]);
+      }
+      if (!s->evals[i].evaluate) {
+        search_free_parts(s);
+        return -1;
+      }
+    }
+  }
   if (s->db.db && o.endgame > 0 && o.endgame_seeds > 0) {
     ab_params ap = ab_defaults();
     ap.depth = o.endgame;
@@ -138,6 +188,7 @@ static int search_create(agent *a, int argc, char *const *argv, mcts_params p, c
   agent_egdb_defaults(&eo);
   kv_target tg[3] = {{own, &o, 0}, {mcts_params_table(), &p, 0}, {agent_egdb_table(), &eo, 0}};
   if (agent_settings(a, tg, 3, argc, argv, err, errlen)) return -1;
+  o.sims_given = kv_given(&tg[1], "sims");
   return search_build(a, &p, &o, &eo, own, err, errlen);
 }
 
@@ -164,16 +215,31 @@ int agent_zero_build(agent *a, const agent_zero_params *zp, char *err, size_t er
   kv_defaults(&zero_opts, &o, NULL, 0);
   snprintf(o.weights, sizeof o.weights, "%s", zp->weights);
   o.precision = zp->precision;
+  o.sims_given = 1;
   agent_egdb_opts eo;
   agent_egdb_defaults(&eo);
   return search_build(a, &p, &o, &eo, &zero_opts, err, errlen);
 }
 
-/* Sets the root and runs the search's budget; errors go to a->err. */
+/* Sets the root and runs the search's budget: its simulations, or the
+ * time of the move (time=, or the caller's clock); errors go to a->err. */
 static mcts *search_position(agent *a, const game_pos *p, const game_hist *h) {
-  mcts *m = ((search_agent *)a->impl)->m;
+  search_agent *s = a->impl;
+  mcts *m = s->m;
   if (mcts_set_root(m, p, h, a->err, sizeof a->err)) return NULL;
-  if (mcts_run(m, 0, a->err, sizeof a->err) < 0) return NULL;
+  timectl_budget b = agent_budget(a, p, s->time);
+  if (b.soft == 0 && s->threads == 1 && s->leaves == 1) {
+    if (mcts_run(m, 0, a->err, sizeof a->err) < 0) return NULL;
+    return m;
+  }
+  mcts_limits l = mcts_limits_sims(b.soft > 0 && !s->sims_given ? 0 : mcts_get_params(m)->sims);
+  l.soft = b.soft;
+  l.hard = b.hard;
+  l.early_stop = b.banked;
+  l.threads = s->threads;
+  l.leaves = s->leaves;
+  l.evals = s->evals[0].evaluate ? s->evals : NULL;
+  if (mcts_search(m, &l, NULL, a->err, sizeof a->err) < 0) return NULL;
   return m;
 }
 
@@ -236,22 +302,28 @@ static void search_reset(agent *a) {
   if (s->endgame) ab_clear(s->endgame);
   mcts_reseed(s->m, rng_u64(&a->rng));
   if (s->ro) mcts_rollout_reseed(s->ro, rng_u64(&a->rng));
+  for (int i = 0; i < s->threads; i++)
+    if (s->ros[i]) mcts_rollout_reseed(s->ros[i], rng_u64(&a->rng));
 }
 
 static void search_free(agent *a) {
   if (a->impl) search_free_parts(a->impl);
 }
 
-const agent_kind agent_mcts = {"mcts",
-                               "mcts sims=N rollouts=R [search settings, docs/SEARCH.md]",
-                               mcts_agent_create,
-                               search_choose,
-                               search_analyze,
-                               search_reset,
-                               search_free};
+const agent_kind agent_mcts = {
+    "mcts",
+    "mcts sims=N rollouts=R time=SECONDS threads=N [search settings, docs/SEARCH.md]",
+    mcts_agent_create,
+    search_choose,
+    search_analyze,
+    search_reset,
+    search_free};
 
 const agent_kind agent_zero = {
-    "zero",         "zero weights=FILE sims=N [gumbel=1] [search settings, docs/SEARCH.md]",
-    zero_create,    search_choose,
-    search_analyze, search_reset,
+    "zero",
+    "zero weights=FILE sims=N time=SECONDS threads=N [gumbel=1] [search settings, docs/SEARCH.md]",
+    zero_create,
+    search_choose,
+    search_analyze,
+    search_reset,
     search_free};

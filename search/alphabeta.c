@@ -354,6 +354,7 @@ int ab_run(ab_search *s, const game_pos *p, const game_hist *h, ab_result *out, 
 typedef struct {
   ab_search *s;
   agent_egdb db;
+  int depth_given; /* depth= set: a caller's clock limits time, not depth */
 } ab_agent;
 
 static int ab_agent_create(agent *a, int argc, char *const *argv, char *err, size_t errlen) {
@@ -380,14 +381,27 @@ static int ab_agent_create(agent *a, int argc, char *const *argv, char *err, siz
     return -1;
   }
   ab_attach_egdb(x->s, x->db.db, x->db.max_seeds);
+  x->depth_given = kv_given(&tg[0], "depth");
   a->impl = x;
   return 0;
 }
 
 static int ab_agent_choose(agent *a, const game_pos *p, const game_hist *h) {
+  ab_search *s = ((ab_agent *)a->impl)->s;
   ab_result r;
-  if (ab_run(((ab_agent *)a->impl)->s, p, h, &r, a->err, sizeof a->err)) return -1;
-  return r.best;
+  /* A caller's clock: this move's soft budget is the time limit (iterative
+   * deepening stops well inside it); the agent's own time= caps it. */
+  double own = s->p.time;
+  int own_depth = s->p.depth;
+  if (a->time.per_move > 0 || a->time.remaining > 0) {
+    timectl_budget b = agent_budget(a, p, own);
+    s->p.time = b.soft;
+    if (!((ab_agent *)a->impl)->depth_given) s->p.depth = AB_MAX_DEPTH;
+  }
+  int rc = ab_run(s, p, h, &r, a->err, sizeof a->err);
+  s->p.time = own;
+  s->p.depth = own_depth;
+  return rc ? -1 : r.best;
 }
 
 static int ab_agent_analyze(agent *a, const game_pos *p, const game_hist *h, agent_analysis *out) {

@@ -20,8 +20,27 @@ void mcts_clear_tree(mcts *m) {
   m->nodes[0].mover = m->root_pos.mover;
   m->used = 1;
   m->root_noised = 0;
-  m->pending = 0;
+  m->sim.pending = 0;
   memset(&m->gs, 0, sizeof m->gs);
+}
+
+int mcts_grow(mcts *m, int need) {
+  if (need <= m->cap) return 0;
+  if (need > m->cap_max) return -1;
+  int cap = m->cap;
+  while (cap < need) cap = cap > m->cap_max / 2 ? m->cap_max : cap * 2;
+  mcts_node *nodes = realloc(m->nodes, (size_t)cap * sizeof *nodes);
+  if (!nodes) return -1;
+  m->nodes = nodes;
+  uint32_t *remap = realloc(m->remap, (size_t)cap * sizeof *remap);
+  if (!remap) return -1; /* the nodes grew; the next try grows the rest */
+  m->remap = remap;
+  m->cap = cap;
+  return 0;
+}
+
+void mcts_set_node_limit(mcts *m, int max_nodes) {
+  m->cap_max = max_nodes > m->cap ? max_nodes : m->cap;
 }
 
 mcts *mcts_create(const game *g, const mcts_params *p, const mcts_eval *ev, uint64_t seed,
@@ -40,7 +59,7 @@ mcts *mcts_create(const game *g, const mcts_params *p, const mcts_eval *ev, uint
   m->p = *p;
   m->ev = *ev;
   m->cache_salt = search_variant_salt(g);
-  m->cap = p->node_cap;
+  m->cap = m->cap_max = p->node_cap;
   rng_seed(&m->rng, seed, 0x6d637473);
   m->nodes = malloc((size_t)m->cap * sizeof *m->nodes);
   m->remap = malloc((size_t)m->cap * sizeof *m->remap);
@@ -76,6 +95,7 @@ void mcts_free(mcts *m) {
   free(m->tmp_hist);
   free(m->tmp_hist2);
   free(m->scratch_policy);
+  mcts_workers_free(m->workers);
   mcts_cache_free(m->own_cache);
   free(m);
 }
@@ -137,7 +157,8 @@ static void restore_root_priors(mcts *m) {
 void mcts_begin(mcts *m, int sims) {
   m->budget = sims > 0 ? sims : m->p.sims;
   m->done_sims = 0;
-  m->pending = 0;
+  m->started = 0;
+  m->sim.pending = 0;
   m->begin_visits = (int)m->nodes[0].n;
   if (m->used + GAME_MAX_ACTIONS > m->cap && !m->nodes[0].child) mcts_clear_tree(m);
   restore_root_priors(m);
@@ -187,12 +208,23 @@ static int select_puct(const mcts *m, uint32_t x, int chooser) {
 
 /* The sum of values along the path, each for its node's chooser. vs is the
  * simulation's value for South. */
-static void backup_value(mcts *m, float vs) {
-  for (int i = m->depth - 1; i >= 0; i--) {
-    mcts_node *x = &m->nodes[m->node_path[i]];
-    int chooser = i ? m->nodes[m->node_path[i - 1]].mover : x->mover;
+static void backup_value(mcts *m, const mcts_sim *s, float vs) {
+  for (int i = s->depth - 1; i >= 0; i--) {
+    mcts_node *x = &m->nodes[s->node_path[i]];
+    int chooser = i ? m->nodes[s->node_path[i - 1]].mover : x->mover;
     x->n++;
     x->w += chooser == GAME_SOUTH ? vs : -vs;
+  }
+}
+
+/* A virtual loss on s's path: one visit valued as a loss for each node's
+ * chooser, so other threads' selections turn elsewhere while the leaf is
+ * evaluated (sign = 1 adds it, -1 takes it back). */
+static void virtual_loss(mcts *m, const mcts_sim *s, int sign) {
+  for (int i = 0; i < s->depth; i++) {
+    mcts_node *x = &m->nodes[s->node_path[i]];
+    x->n = (uint32_t)((int64_t)x->n + sign);
+    x->w -= (float)sign;
   }
 }
 
@@ -214,10 +246,10 @@ static int node_proof_from_children(const mcts *m, uint32_t x, int chooser) {
 }
 
 /* A leaf just became proven: carry the proof up while it changes. */
-static void update_proofs(mcts *m) {
-  for (int i = m->depth - 2; i >= 0; i--) {
-    uint32_t x = m->node_path[i];
-    int chooser = i ? m->nodes[m->node_path[i - 1]].mover : m->nodes[x].mover;
+static void update_proofs(mcts *m, const mcts_sim *s) {
+  for (int i = s->depth - 2; i >= 0; i--) {
+    uint32_t x = s->node_path[i];
+    int chooser = i ? m->nodes[s->node_path[i - 1]].mover : m->nodes[x].mover;
     int old = node_proof(&m->nodes[x]);
     int now = node_proof_from_children(m, x, chooser);
     if (now == old) return;
@@ -257,8 +289,10 @@ static void see_root_children(mcts *m) {
     mcts_node *c = &m->nodes[r->child + k];
     if (c->flags & NODE_SEEN) continue;
     game_pos q = m->root_pos;
-    game_path_reset(&m->path, m->root_hist); /* free: the simulation is over */
-    game_path_step(&m->g, &q, &m->path, c->action);
+    /* The split API's path is free here: its simulation is over, and
+     * mcts_search's threads use paths of their own. */
+    game_path_reset(&m->sim.path, m->root_hist);
+    game_path_step(&m->g, &q, &m->sim.path, c->action);
     see_node(m, c, &q, r->mover);
   }
 }
@@ -267,7 +301,7 @@ static void expand(mcts *m, uint32_t x, const game_pos *pos, const float *policy
   game_moves legal = game_legal(&m->g, pos);
   int k = game_count(legal);
   if (k == 0) return;
-  if (m->used + k > m->cap) {
+  if (m->used + k > m->cap && mcts_grow(m, m->used + k) != 0) {
     m->arena_full++;
     return;
   }
@@ -297,63 +331,69 @@ static void expand(mcts *m, uint32_t x, const game_pos *pos, const float *policy
   }
 }
 
-/* Finishes the pending leaf with an evaluation. */
-static void finish_leaf(mcts *m, const float *policy, float value) {
-  uint32_t x = m->node_path[m->depth - 1];
+/* Finishes s's pending leaf with an evaluation. */
+static void finish_leaf(mcts *m, mcts_sim *s, const float *policy, float value) {
+  uint32_t x = s->node_path[s->depth - 1];
   mcts_node *nx = &m->nodes[x];
   if (value != value) value = 0.0f; /* NaN from a broken evaluator */
   if (value < -1.0f) value = -1.0f;
   if (value > 1.0f) value = 1.0f;
   nx->v = value;
-  if (!nx->child) expand(m, x, &m->leaf_pos, policy);
-  backup_value(m, nx->mover == GAME_SOUTH ? value : -value);
+  int mover = nx->mover;
+  if (!nx->child) expand(m, x, &s->leaf_pos, policy); /* may move the nodes */
+  backup_value(m, s, mover == GAME_SOUTH ? value : -value);
   m->done_sims++;
-  m->pending = 0;
+  s->pending = 0;
 }
 
-int mcts_select(mcts *m, const game_pos **leaf) {
-  if (!m->root_set || m->pending) return -1;
+int mcts_sim_select(mcts *m, mcts_sim *s, const game_pos **leaf, int vloss) {
+  if (!m->root_set || s->pending) return -1;
   game_pos pos = m->root_pos;
-  game_path_reset(&m->path, m->root_hist);
+  game_path_reset(&s->path, m->root_hist);
   uint32_t x = 0;
-  m->depth = 0;
-  m->node_path[m->depth++] = 0;
+  s->depth = 0;
+  s->node_path[s->depth++] = 0;
+  s->vloss = 0;
   int gumbel = m->p.gumbel && m->gs.active;
   for (;;) {
     mcts_node *nx = &m->nodes[x];
-    int chooser = m->depth > 1 ? m->nodes[m->node_path[m->depth - 2]].mover : nx->mover;
+    int chooser = s->depth > 1 ? m->nodes[s->node_path[s->depth - 2]].mover : nx->mover;
     if (nx->flags & NODE_TERMINAL) {
       int fresh = nx->n == 0;
       if (nx->flags & NODE_EXACT) {
         float v = proof_value(node_proof(nx));
-        backup_value(m, chooser == GAME_SOUTH ? v : -v);
+        backup_value(m, s, chooser == GAME_SOUTH ? v : -v);
       } else {
-        backup_value(m, (float)game_outcome(&pos, GAME_SOUTH));
+        backup_value(m, s, (float)game_outcome(&pos, GAME_SOUTH));
       }
-      if (fresh && m->p.solver) update_proofs(m);
+      if (fresh && m->p.solver) update_proofs(m, s);
       m->done_sims++;
       return 0;
     }
     int pr = node_proof(nx);
     if (pr && x != 0 && m->p.solver) {
       float v = proof_value(pr);
-      backup_value(m, chooser == GAME_SOUTH ? v : -v);
+      backup_value(m, s, chooser == GAME_SOUTH ? v : -v);
       m->done_sims++;
       return 0;
     }
     if (!nx->child) {
-      m->leaf_pos = pos;
-      m->pending = 1;
+      s->leaf_pos = pos;
+      s->pending = 1;
       if (m->cache) {
-        m->leaf_key = mcts_cache_key(&pos) ^ m->cache_salt;
+        s->leaf_key = mcts_cache_key(&pos) ^ m->cache_salt;
         float v;
-        if (mcts_cache_get(m->cache, m->leaf_key, m->scratch_policy, &v)) {
+        if (mcts_cache_get(m->cache, s->leaf_key, m->scratch_policy, &v)) {
           m->cache_hits++;
-          finish_leaf(m, m->scratch_policy, v);
+          finish_leaf(m, s, m->scratch_policy, v);
           return 0;
         }
       }
-      *leaf = &m->leaf_pos;
+      if (vloss) {
+        virtual_loss(m, s, 1);
+        s->vloss = 1;
+      }
+      *leaf = &s->leaf_pos;
       return 1;
     }
     int slot;
@@ -366,18 +406,32 @@ int mcts_select(mcts *m, const game_pos **leaf) {
     }
     uint32_t cx = nx->child + (uint32_t)slot;
     mcts_node *c = &m->nodes[cx];
-    game_path_step(&m->g, &pos, &m->path, c->action);
+    game_path_step(&m->g, &pos, &s->path, c->action);
     if (!(c->flags & NODE_SEEN)) see_node(m, c, &pos, nx->mover);
     x = cx;
-    m->node_path[m->depth++] = x;
+    s->node_path[s->depth++] = x;
   }
 }
 
-void mcts_backup(mcts *m, const float *policy, float value) {
-  if (!m->pending) return;
+void mcts_sim_backup(mcts *m, mcts_sim *s, const float *policy, float value) {
+  if (!s->pending) return;
+  if (s->vloss) virtual_loss(m, s, -1);
+  s->vloss = 0;
   m->evals++;
-  if (m->cache) mcts_cache_put(m->cache, m->leaf_key, policy, value);
-  finish_leaf(m, policy, value);
+  if (m->cache) mcts_cache_put(m->cache, s->leaf_key, policy, value);
+  finish_leaf(m, s, policy, value);
+}
+
+void mcts_sim_drop(mcts *m, mcts_sim *s) {
+  if (s->vloss) virtual_loss(m, s, -1);
+  s->vloss = 0;
+  s->pending = 0;
+}
+
+int mcts_select(mcts *m, const game_pos **leaf) { return mcts_sim_select(m, &m->sim, leaf, 0); }
+
+void mcts_backup(mcts *m, const float *policy, float value) {
+  mcts_sim_backup(m, &m->sim, policy, value);
 }
 
 int mcts_run(mcts *m, int sims, char *err, size_t errlen) {
@@ -396,7 +450,7 @@ int mcts_run(mcts *m, int sims, char *err, size_t errlen) {
     if (r == 0) continue;
     float v;
     if (m->ev.evaluate(m->ev.ctx, &m->g, &leaf, 1, m->scratch_policy, &v) != 0) {
-      m->pending = 0;
+      m->sim.pending = 0;
       errf(err, errlen, "the evaluator failed");
       return -1;
     }

@@ -9,15 +9,18 @@
  * move (extra turns, grand-slam continuation) are handled: a value is
  * negated between two positions only when the mover changes.
  *
- * Memory: an mcts handle makes its node arena (params.node_cap nodes, about
- * 24 bytes each), its path buffers and optional position cache once, in
- * mcts_create. Nothing is allocated per simulation or per move. When the
- * arena is full the search stops expanding and keeps evaluating leaves
+ * Memory: an mcts handle makes its node arena (params.node_cap nodes, 20
+ * bytes each and 4 for re-rooting), its path buffers and optional position
+ * cache once, in mcts_create. Nothing is allocated per simulation. When the
+ * arena is full it grows if mcts_set_node_limit allows (doubling, so
+ * rarely), else the search stops expanding and keeps evaluating leaves
  * (mcts_info.arena_full counts it).
  *
  * Threads: a handle (mcts, mcts_batch, mcts_cache) belongs to one thread at
- * a time. The game it was made for is copied. Evaluator contexts are called
- * only from the thread that runs the search that uses them.
+ * a time; mcts_search alone runs threads of its own on one search, each
+ * with its own evaluator. The game it was made for is copied. Evaluator
+ * contexts are called only from the thread that runs the search that uses
+ * them.
  *
  * Details in docs/SEARCH.md. */
 #ifndef SOWZERO_MCTS_H
@@ -29,6 +32,7 @@
 #include "base/base.h"
 #include "base/kv.h"
 #include "game/game.h"
+#include "search/timectl.h"
 
 /* ---- Evaluators ---------------------------------------------------------------
  * evaluate fills, for n positions (all ongoing):
@@ -198,6 +202,68 @@ void mcts_begin(mcts *m, int sims);
 int mcts_done(const mcts *m);
 int mcts_select(mcts *m, const game_pos **leaf);
 void mcts_backup(mcts *m, const float *policy, float value);
+
+/* ---- Searches under a clock, on several threads ----------------------------------------
+ * mcts_search runs the root's search until its limits stop it: a number of
+ * simulations, a time budget (timectl.h: soft and hard limits), or a proven
+ * root. `threads` threads search the one tree: each selects up to `leaves`
+ * leaves under the tree's lock (a virtual loss on each leaf's path turns
+ * the next selection elsewhere), evaluates them in one call of its own
+ * evaluator outside the lock, and backs them up. Every thread reads the
+ * clock before it gathers leaves, so a search ends at most one evaluator
+ * call (per thread, all running at once) after its hard limit.
+ * With the time budget (soft > 0):
+ *   - from soft on, the search stops unless it is unsure: its most visited
+ *     move changed in the last quarter of the time spent, or another move
+ *     with at least a quarter of its visits has a better mean value; an
+ *     unsure search goes on to twice soft (never past hard);
+ *   - early_stop: it stops as soon as the second most visited move could
+ *     not overtake the most visited one in the simulations the time left
+ *     allows at the rate so far (not with gumbel=1, whose halving picks the
+ *     move, nor while moves are sampled at a temperature).
+ * With threads 1, leaves 1 and no time limit this is mcts_run: the same
+ * simulations in the same order. */
+#define MCTS_MAX_THREADS 64
+#define MCTS_MAX_LEAVES  64
+
+typedef struct {
+  int sims;    /* simulation cap; <= 0: params.sims without a time limit, none with one */
+  double soft; /* seconds: the time limit (0: none) */
+  double hard; /* seconds: never past this (below soft: soft) */
+  int early_stop;
+  int threads;                /* 1..MCTS_MAX_THREADS */
+  const mcts_eval *evals;     /* one per thread, used only by that thread; NULL: the search's own
+                             evaluator, for one thread */
+  int leaves;                 /* 1..MCTS_MAX_LEAVES leaves per evaluator call */
+  const timectl_clock *clock; /* NULL: the wall clock */
+} mcts_limits;
+
+mcts_limits mcts_limits_sims(int sims); /* one thread, one leaf, no time limit */
+
+/* Why a search stopped. */
+enum {
+  MCTS_STOP_SIMS = 0, /* the simulation cap */
+  MCTS_STOP_PROVEN,   /* the root's result is proven */
+  MCTS_STOP_SOFT,     /* the soft limit, the search sure of its move */
+  MCTS_STOP_HARD,     /* the hard limit (or twice soft, unsure) */
+  MCTS_STOP_EARLY     /* the best move could no longer be overtaken */
+};
+
+typedef struct {
+  int sims;         /* simulations of this search */
+  double seconds;   /* by the search's clock */
+  int stop;         /* MCTS_STOP_* */
+  int best_changes; /* times the most visited move changed while it searched */
+} mcts_search_info;
+
+/* Returns the simulations run (info may be NULL), or -1 with a message:
+ * no root, bad limits, an evaluator that failed. */
+int mcts_search(mcts *m, const mcts_limits *l, mcts_search_info *info, char *err, size_t errlen);
+
+/* Lets the node array grow past params.node_cap when it fills, doubling up
+ * to max_nodes (no more than node_cap: a fixed array, the default). Growing
+ * moves the nodes: only between or inside a search's own calls. */
+void mcts_set_node_limit(mcts *m, int max_nodes);
 
 /* ---- Results (of the current root) ----------------------------------------------------- */
 void mcts_get_info(const mcts *m, mcts_info *out);

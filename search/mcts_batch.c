@@ -214,7 +214,7 @@ int mcts_batch_run(mcts_batch *b, const uint8_t *active, int sims, char *err, si
     b->info.rounds++;
     if (k == 0) continue;
     if (evaluate_leaves(b, k, err, errlen) != 0) {
-      for (int j = 0; j < k; j++) b->s[b->owner[j]]->pending = 0;
+      for (int j = 0; j < k; j++) b->s[b->owner[j]]->sim.pending = 0;
       return -1;
     }
     for (int j = 0; j < k; j++) {

@@ -82,6 +82,21 @@ typedef struct {
   uint32_t local[GAME_MAX_ACTIONS]; /* root child visits in this search */
 } mcts_gumbel_state;
 
+/* One simulation under way: its path from the root and its pending leaf.
+ * A search has one for the split API (mcts_select/mcts_backup); a search
+ * run by several threads has one per leaf in flight (mcts_search). */
+typedef struct {
+  game_path path;
+  uint32_t node_path[GAME_PATH_MAX];
+  int depth;
+  int pending; /* a leaf awaits its evaluation */
+  int vloss;   /* the path carries a virtual loss (mcts_search's threads) */
+  game_pos leaf_pos;
+  uint64_t leaf_key;
+} mcts_sim;
+
+typedef struct mcts_workers mcts_workers; /* mcts_search.c */
+
 struct mcts {
   game g;
   mcts_params p;
@@ -89,19 +104,18 @@ struct mcts {
   rng_t rng;
   mcts_node *nodes;
   int cap, used;
+  int cap_max;     /* the node array may grow up to this (mcts_set_node_limit) */
   uint32_t *remap; /* cap entries, for re-rooting */
   game_pos root_pos;
   game_hist *root_hist;            /* history up to the root, the root's hash last */
   game_hist *tmp_hist, *tmp_hist2; /* scratch for mcts_set_root */
   int root_set;
-  /* The simulation under way. */
-  game_path path;
-  uint32_t node_path[GAME_PATH_MAX];
-  int depth;
-  int pending; /* a leaf awaits mcts_backup */
-  game_pos leaf_pos;
-  uint64_t leaf_key;
+  mcts_sim sim;          /* the simulation of mcts_select/mcts_backup */
   float *scratch_policy; /* n_actions, for mcts_run and cache hits */
+  /* mcts_search's state: simulations started (finished or in flight), the
+   * threads' simulations and scratch, made on first use and kept. */
+  int started;
+  mcts_workers *workers;
   /* Budget of the current search. */
   int budget, done_sims, begin_visits;
   /* Root noise: clean priors are kept so noise never compounds. */
@@ -129,6 +143,18 @@ static inline uint64_t search_variant_salt(const game *g) {
 
 /* mcts.c: drops the tree, keeping the root position (a one-node tree). */
 void mcts_clear_tree(mcts *m);
+/* mcts.c: makes room for `need` nodes in use, growing the node array up to
+ * cap_max; -1 when it cannot. */
+int mcts_grow(mcts *m, int need);
+/* mcts.c: one simulation on s: mcts_select and mcts_backup for the search's
+ * own simulation, and for mcts_search's threads (vloss: a pending leaf's
+ * path carries a virtual loss until its backup). */
+int mcts_sim_select(mcts *m, mcts_sim *s, const game_pos **leaf, int vloss);
+void mcts_sim_backup(mcts *m, mcts_sim *s, const float *policy, float value);
+/* Gives up s's pending leaf (its evaluation failed), virtual loss and all. */
+void mcts_sim_drop(mcts *m, mcts_sim *s);
+/* mcts_search.c */
+void mcts_workers_free(mcts_workers *w);
 
 /* mcts_gumbel.c */
 void mcts_gumbel_begin(mcts *m);

@@ -50,6 +50,10 @@ static void keep_subtree(mcts *m, uint32_t idx, int parent_mover, const game_pos
   reroot(m, idx);
   m->root_pos = *p;
   root_take_perspective(m, parent_mover);
+  /* A growing array makes the room (a quarter free) before giving up. */
+  int need = m->used + GAME_MAX_ACTIONS > m->used + m->used / 3 ? m->used + GAME_MAX_ACTIONS
+                                                                : m->used + m->used / 3;
+  if (need > m->cap && m->cap_max > m->cap) mcts_grow(m, need < m->cap_max ? need : m->cap_max);
   if (m->used + GAME_MAX_ACTIONS > m->cap || m->used > m->cap - m->cap / 4) mcts_clear_tree(m);
 }
 
@@ -77,7 +81,7 @@ int mcts_set_game(mcts *m, const game *g, char *err, size_t errlen) {
   }
   m->g = *g;
   m->root_set = 0;
-  m->pending = 0;
+  m->sim.pending = 0;
   m->cache_salt = search_variant_salt(g);
   return 0;
 }
@@ -85,7 +89,7 @@ int mcts_set_game(mcts *m, const game *g, char *err, size_t errlen) {
 int mcts_set_root(mcts *m, const game_pos *p, const game_hist *h, char *err, size_t errlen) {
   h = search_root_hist(&m->g, p, h, m->tmp_hist2, err, errlen);
   if (!h) return -1;
-  m->pending = 0;
+  m->sim.pending = 0;
   if (m->root_set && m->p.reuse && m->used > 1) {
     mcts_node *nd = m->nodes;
     const mcts_node *root = &nd[0];
@@ -134,7 +138,7 @@ int mcts_advance(mcts *m, int action, char *err, size_t errlen) {
   }
   game_pos q = m->root_pos;
   game_step(&m->g, &q, m->root_hist, action);
-  m->pending = 0;
+  m->sim.pending = 0;
   if (q.status != GAME_ONGOING) {
     m->root_pos = q;
     m->root_set = 0;

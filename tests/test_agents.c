@@ -213,10 +213,14 @@ START_TEST(network_agents) {
   char path[64], spec[160], err[256];
   snprintf(path, sizeof path, "%s/sowzero-test-agents-%d.weights", test_tmp(), (int)getpid());
   save_tiny_net(&G, path);
-  const char *kinds[] = {"net weights=%s", "net weights=%s sample=1 temp=0.5",
-                         "zero weights=%s sims=40", "zero weights=%s sims=32 gumbel=1 gumbel_m=4"};
+  const char *kinds[] = {"net weights=%s",
+                         "net weights=%s sample=1 temp=0.5",
+                         "zero weights=%s sims=40",
+                         "zero weights=%s sims=32 gumbel=1 gumbel_m=4",
+                         "zero weights=%s sims=60 threads=2 leaves=4",
+                         "zero weights=%s time=0.002 threads=2"};
   agent *rnd = agent_create(&G, "random", 9, err, sizeof err);
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 6; i++) {
     snprintf(spec, sizeof spec, kinds[i], path);
     agent *a = agent_create(&G, spec, 1, err, sizeof err);
     ck_assert_msg(a != NULL, "%s: %s", spec, err);
