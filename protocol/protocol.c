@@ -29,6 +29,10 @@ struct proto {
   char agent_spec[256];
   uint64_t seed;
   const egdb *egdb; /* the endgame database, or NULL; owned by the caller */
+  /* The game clock (time_settings, time_left): main > 0 a clock per side
+   * with inc added after each move, main 0 inc seconds a move; off: none. */
+  int clock_on;
+  double clock_main, clock_inc, clock_left[2];
 };
 
 /* Response builder: "=id " or "?id " then text, then the empty line. The
@@ -310,16 +314,89 @@ static int cmd_genmove(proto *s, int argc, char **argv, out_buf *o, char *err, s
     errf(err, errlen, "the game is over");
     return -1;
   }
+  int mover = s->pos.mover;
+  agent_time t = {0, 0, 0};
+  if (s->clock_on && s->clock_main > 0) t = (agent_time){0, s->clock_left[mover], s->clock_inc};
+  if (s->clock_on && s->clock_main == 0) t.per_move = s->clock_inc;
+  agent_set_time(s->agent, &t);
+  double t0 = clock_wall();
   int a = agent_choose(s->agent, &s->pos, &s->hist);
   if (a < 0) {
     errf(err, errlen, "%s", agent_error(s->agent));
     return -1;
   }
+  /* The engine's own clock runs on its moves; time_left corrects it. */
+  if (s->clock_on && s->clock_main > 0) s->clock_left[mover] += s->clock_inc - (clock_wall() - t0);
   char text[16];
   snprintf(text, sizeof text, "%d", a);
   if (play_text(s, text, err, errlen) != 0) return -1;
   put(o, "%d", a);
   return 0;
+}
+
+/* Seconds from text: a finite number, 0..1e6. */
+static int parse_seconds(const char *what, const char *text, double *out, char *err,
+                         size_t errlen) {
+  char *end;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (end == text || *end || errno || !(v >= 0 && v <= 1e6)) {
+    errf(err, errlen, "bad %s '%.40s' (seconds, 0..1e6)", what, text);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+static int cmd_time_settings(proto *s, int argc, char **argv, out_buf *o, char *err,
+                             size_t errlen) {
+  (void)o;
+  if (argc == 1 && strcmp(argv[0], "off") == 0) {
+    s->clock_on = 0;
+    return 0;
+  }
+  double main_s, inc;
+  if (argc != 2) {
+    errf(err, errlen, "usage: time_settings MAIN INC | time_settings off");
+    return -1;
+  }
+  if (parse_seconds("main time", argv[0], &main_s, err, errlen) ||
+      parse_seconds("increment", argv[1], &inc, err, errlen))
+    return -1;
+  if (main_s == 0 && inc == 0) {
+    errf(err, errlen, "time_settings 0 0 leaves no time to move (time_settings off: no clock)");
+    return -1;
+  }
+  s->clock_on = 1;
+  s->clock_main = main_s;
+  s->clock_inc = inc;
+  s->clock_left[0] = s->clock_left[1] = main_s;
+  return 0;
+}
+
+static int cmd_time_left(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
+  if (argc == 0) {
+    if (!s->clock_on) {
+      put(o, "off");
+    } else if (s->clock_main == 0) {
+      put(o, "per_move %.3f", s->clock_inc);
+    } else {
+      put(o, "south %.3f north %.3f", s->clock_left[GAME_SOUTH], s->clock_left[GAME_NORTH]);
+    }
+    return 0;
+  }
+  int side = argc == 2 && strcmp(argv[0], "south") == 0   ? GAME_SOUTH
+             : argc == 2 && strcmp(argv[0], "north") == 0 ? GAME_NORTH
+                                                          : -1;
+  if (side < 0) {
+    errf(err, errlen, "usage: time_left [south|north SECONDS]");
+    return -1;
+  }
+  if (!s->clock_on || s->clock_main == 0) {
+    errf(err, errlen, "no game clock (time_settings MAIN INC with MAIN > 0 sets one)");
+    return -1;
+  }
+  return parse_seconds("time left", argv[1], &s->clock_left[side], err, errlen);
 }
 
 static int cmd_analyze(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
@@ -410,6 +487,11 @@ static const struct {
     {"agent", cmd_agent, 1, "agent [SPEC]                set (or tell) the agent of genmove"},
     {"genmove", cmd_genmove, 0, "genmove                     the agent chooses and plays a move"},
     {"analyze", cmd_analyze, 0, "analyze                     the agent's view of each move"},
+    {"time_settings", cmd_time_settings, 1,
+     "time_settings MAIN INC|off  a game clock: MAIN s a side, INC s added a move (MAIN 0: INC a "
+     "move)"},
+    {"time_left", cmd_time_left, 1,
+     "time_left [south|north S]   tell (or set) the time left on a side's clock"},
     {"egdb", cmd_egdb, 0, "egdb                        endgame database: VALUE A:VALUE ..."},
     {"options", cmd_options, 0, "options                     the game's rule options"},
     {"name", cmd_name, 0, "name                        the engine's name"},

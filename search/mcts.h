@@ -211,7 +211,8 @@ void mcts_backup(mcts *m, const float *policy, float value);
  * the next selection elsewhere), evaluates them in one call of its own
  * evaluator outside the lock, and backs them up. Every thread reads the
  * clock before it gathers leaves, so a search ends at most one evaluator
- * call (per thread, all running at once) after its hard limit.
+ * call (per thread, all running at once) after its hard limit, once its
+ * root has children (a root's first evaluation always completes).
  * With the time budget (soft > 0):
  *   - from soft on, the search stops unless it is unsure: its most visited
  *     move changed in the last quarter of the time spent, or another move

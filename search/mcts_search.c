@@ -116,7 +116,9 @@ static int should_stop(search_run *r) {
     r->reason = MCTS_STOP_SIMS;
     return r->stop = 1;
   }
-  if (!(l->soft > 0)) return 0;
+  /* The clock stops nothing before the root has its children (one
+   * evaluation): every search has moves to compare. */
+  if (!(l->soft > 0) || !m->nodes[0].child) return 0;
   timectl_view v;
   memset(&v, 0, sizeof v);
   v.elapsed = timectl_now(l->clock) - r->t0;

@@ -139,6 +139,40 @@ START_TEST(agents_and_genmove) {
 }
 END_TEST
 
+/* The game clock: settings, what is left, the engine's own moves charged
+ * to its side (never more than it had: the agent plans inside it), and
+ * clear refusals. */
+START_TEST(time_settings_and_time_left) {
+  converse((const exchange[]){
+      {"time_left", "= off\n\n"},
+      {"time_settings 0 0.02", "=\n\n"},
+      {"time_left", "= per_move 0.020\n\n"},
+      {"time_left north 3", "? no game clock (time_settings MAIN INC with MAIN > 0 sets one)\n\n"},
+      {"time_settings 5 0.5", "=\n\n"},
+      {"time_left", "= south 5.000 north 5.000\n\n"},
+      {"time_left north 0.25", "=\n\n"},
+      {"time_left", "= south 5.000 north 0.250\n\n"},
+      {"time_left east 1", "? usage: time_left [south|north SECONDS]\n\n"},
+      {"time_left south -1", "? bad time left '-1' (seconds, 0..1e6)\n\n"},
+      {"time_settings 1", "? usage: time_settings MAIN INC | time_settings off\n\n"},
+      {"time_settings 0 0", "? time_settings 0 0 leaves no time to move"},
+      {"time_settings x 1", "? bad main time 'x' (seconds, 0..1e6)\n\n"},
+      {"time_settings 1 nan", "? bad increment 'nan' (seconds, 0..1e6)\n\n"},
+      {"time_left", "= south 5.000 north 0.250\n\n"}, /* refusals change nothing */
+      {"agent mcts time=5", NULL},
+      {"genmove", "= "},
+      {NULL, NULL}});
+  /* South's move was charged: less than 5 + 0.5 left, and more than the
+   * half of 5 s the plan may spend at most on one move. */
+  double south, north;
+  ck_assert_int_eq(sscanf(ask("time_left"), "= south %lf north %lf", &south, &north), 2);
+  ck_assert(south < 5.5 && south > 2.5);
+  ck_assert_double_eq(north, 0.25);
+  converse((const exchange[]){
+      {"time_settings off", "=\n\n"}, {"time_left", "= off\n\n"}, {"genmove", "= "}, {NULL, NULL}});
+}
+END_TEST
+
 START_TEST(unknown_and_blank_lines) {
   converse((const exchange[]){{"fly", "? unknown command 'fly' (try help)\n\n"},
                               {"", ""},
@@ -402,15 +436,15 @@ END_TEST
 
 static Suite *protocol_suite(void) {
   Suite *s = suite_create("protocol");
-  TCase *t =
-      add_tests(s, "commands", 60,
-                (const TTest *[]){
-                    state_of_the_start, play_undo_and_ids, moves_replays_from_the_start,
-                    illegal_moves_change_nothing, finished_games_report_final_scores,
-                    setboard_errors, game_and_options, agents_and_genmove, unknown_and_blank_lines,
-                    show_draws_the_board, garbage_input, refused_commands_change_nothing,
-                    undo_after_setboard_moves_and_game, every_line_gets_one_whole_answer,
-                    state_names_the_winner, labels_name_moves_as_the_board_does, NULL});
+  TCase *t = add_tests(
+      s, "commands", 60,
+      (const TTest *[]){state_of_the_start, play_undo_and_ids, moves_replays_from_the_start,
+                        illegal_moves_change_nothing, finished_games_report_final_scores,
+                        setboard_errors, game_and_options, agents_and_genmove,
+                        time_settings_and_time_left, unknown_and_blank_lines, show_draws_the_board,
+                        garbage_input, refused_commands_change_nothing,
+                        undo_after_setboard_moves_and_game, every_line_gets_one_whole_answer,
+                        state_names_the_winner, labels_name_moves_as_the_board_does, NULL});
   tcase_add_checked_fixture(t, setup, teardown);
   return s;
 }
