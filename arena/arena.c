@@ -29,8 +29,18 @@ arena_params arena_defaults(void) {
 
 /* ---- One game -------------------------------------------------------------------------- */
 
+int arena_game_outcome(const arena_game *rec) {
+  if (rec->lost_on_time >= 0) return rec->lost_on_time == GAME_SOUTH ? -1 : 1;
+  return game_outcome(&rec->final, GAME_SOUTH);
+}
+
 int arena_play(const game *g, agent *south, agent *north, const opening_line *opening,
                arena_game *rec, char *err, size_t errlen) {
+  return arena_play_timed(g, south, north, opening, NULL, rec, err, errlen);
+}
+
+int arena_play_timed(const game *g, agent *south, agent *north, const opening_line *opening,
+                     const arena_clock *tc, arena_game *rec, char *err, size_t errlen) {
   game_hist *h = malloc(sizeof *h);
   if (!h) {
     errf(err, errlen, "out of memory");
@@ -41,7 +51,10 @@ int arena_play(const game *g, agent *south, agent *north, const opening_line *op
   game_hist_reset(h, &p);
   rec->open.n = 0;
   rec->n_moves = 0;
+  rec->lost_on_time = -1;
   int rc = 0;
+  int timed = tc && (tc->per_move > 0 || tc->main > 0);
+  double left[2] = {timed ? tc->main : 0, timed ? tc->main : 0};
   for (int i = 0; opening && i < opening->n; i++) {
     int a = opening->moves[i];
     if (p.status != GAME_ONGOING || !(game_legal(g, &p) >> a & 1)) {
@@ -59,7 +72,22 @@ int arena_play(const game *g, agent *south, agent *north, const opening_line *op
   }
   while (p.status == GAME_ONGOING) {
     agent *x = p.mover == GAME_SOUTH ? south : north;
+    double t0 = 0;
+    if (timed) {
+      agent_time t = {tc->per_move, tc->per_move > 0 ? 0 : left[p.mover], tc->inc};
+      agent_set_time(x, &t);
+      t0 = timectl_now(tc->clock);
+    }
     int a = agent_choose(x, &p, h);
+    if (timed && a >= 0) {
+      double used = timectl_now(tc->clock) - t0;
+      left[p.mover] -= used;
+      if (tc->per_move > 0 ? used > tc->per_move : left[p.mover] < 0) {
+        rec->lost_on_time = p.mover;
+        break;
+      }
+      left[p.mover] += tc->inc;
+    }
     if (a < 0 || a >= g->n_actions || !(game_legal(g, &p) >> a & 1)) {
       errf(err, errlen, "agent '%s' failed at ply %d: %s", agent_spec(x), p.ply + 1,
            a < 0 ? agent_error(x) : "illegal move");
@@ -225,8 +253,9 @@ static int match_game(void *ctx, int worker, int k, char *err, size_t errlen) {
   rec->south = south;
   rec->north = north;
   rec->opening = o;
-  if (arena_play(m->g, as, an, o >= 0 ? &m->book[o] : NULL, rec, err, errlen)) return -1;
-  int so = game_outcome(&rec->final, GAME_SOUTH);
+  if (arena_play_timed(m->g, as, an, o >= 0 ? &m->book[o] : NULL, &m->p->time, rec, err, errlen))
+    return -1;
+  int so = arena_game_outcome(rec);
   int sa = a_south ? so : -so; /* for agent a */
   pthread_mutex_lock(&m->lock);
   arena_pairing *x = &m->res->pairings[pi];
@@ -235,6 +264,8 @@ static int match_game(void *ctx, int worker, int k, char *err, size_t errlen) {
   m->game_hash[k] = game_hash(rec);
   m->res->games++;
   match_count(&m->res->south_wins, &m->res->draws, &m->res->north_wins, so);
+  if (rec->lost_on_time >= 0)
+    m->res->time_losses[rec->lost_on_time == GAME_SOUTH ? south : north]++;
   if (m->on_game) m->on_game(rec, m->res, m->ud);
   pthread_mutex_unlock(&m->lock);
   return 0;
@@ -260,6 +291,16 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
   }
   if (p->openings < 0 || p->openings > 100000) {
     errf(err, errlen, "openings must be 0..100000 (got %d)", p->openings);
+    return -1;
+  }
+  const arena_clock *tc = &p->time;
+  if (!(tc->per_move >= 0 && tc->per_move <= 1e6 && tc->main >= 0 && tc->main <= 1e6 &&
+        tc->inc >= 0 && tc->inc <= 1e6) ||
+      (tc->per_move > 0 && (tc->main > 0 || tc->inc > 0)) || (tc->main == 0 && tc->inc > 0)) {
+    errf(err, errlen,
+         "bad time control: a time per move (%g s) or a clock of main time and increment "
+         "(%g+%g s), seconds 0..1e6, not both",
+         tc->per_move, tc->main, tc->inc);
     return -1;
   }
   if (p->anchor < 0 || p->anchor >= n_agents) {

@@ -22,8 +22,19 @@
 #include "arena/ratings.h"
 #include "game/game.h"
 #include "search/agent.h"
+#include "search/timectl.h"
 
 #define ARENA_MAX_AGENTS RATING_MAX_PLAYERS
+
+/* The time control of a match, the same for every agent (agent_set_time):
+ * per_move > 0 seconds a move, none banked; else main > 0 seconds a game
+ * per side with inc added after each move; all zero: none. A side whose
+ * move takes longer than its time (the per-move limit, or what its clock
+ * has left) loses the game on time. */
+typedef struct {
+  double per_move, main, inc;
+  const timectl_clock *clock; /* times the moves; NULL: the wall clock (tests inject one) */
+} arena_clock;
 
 typedef struct {
   int games;         /* games per pairing; even */
@@ -38,6 +49,7 @@ typedef struct {
   int anchor;                        /* index of the agent rated 0; default 0, the first */
   opening_progress_fn book_progress; /* optional: reports while the book is made */
   void *book_ctx;
+  arena_clock time; /* the time control; default none */
 } arena_params;
 
 arena_params arena_defaults(void);
@@ -51,14 +63,22 @@ typedef struct {
   opening_line open; /* the opening's plies */
   int n_moves;       /* plies played by the agents */
   uint8_t moves[GAME_MAX_PLIES_CAP];
-  game_pos final; /* the finished position */
+  game_pos final;   /* the finished position (ongoing after a loss on time) */
+  int lost_on_time; /* GAME_SOUTH or GAME_NORTH: that side's time ran out; -1: none */
 } arena_game;
+
+/* The game's result for South: +1, 0 or -1 (a loss on time included). */
+int arena_game_outcome(const arena_game *rec);
 
 /* Plays one game: the opening plies, then the agents in turn until the game
  * ends. Fills rec (its number/pairing/opening fields are the caller's).
  * -1 with a message if an agent fails. */
 int arena_play(const game *g, agent *south, agent *north, const opening_line *opening,
                arena_game *rec, char *err, size_t errlen);
+/* The same under a time control (NULL: none): each agent is told its time
+ * before each move, and a side out of time loses (rec->lost_on_time). */
+int arena_play_timed(const game *g, agent *south, agent *north, const opening_line *opening,
+                     const arena_clock *tc, arena_game *rec, char *err, size_t errlen);
 
 /* Results of one pairing, counted for agent a. */
 typedef struct {
@@ -78,6 +98,7 @@ typedef struct {
   int games;                       /* games played */
   int distinct_games;              /* of those, how many differ (agents, opening or moves) */
   int south_wins, draws, north_wins;
+  int time_losses[ARENA_MAX_AGENTS]; /* games each agent lost on time */
   double seconds;
 } arena_result;
 

@@ -37,8 +37,13 @@ int record_write(FILE *f, const game *g, const arena_game *rec, const char *sout
   if (rec->n_moves == 0) fputs(" -", f);
   for (int i = 0; i < rec->n_moves; i++) fprintf(f, " %d", rec->moves[i]);
   score_text(&rec->final, score, sizeof score);
-  fprintf(f, "\nresult %s\nscore %s\nend %s\nplies %d\n\n", result_text(&rec->final), score,
-          game_end_name(rec->final.end_reason), rec->final.ply);
+  if (rec->lost_on_time >= 0) /* unfinished: the stores, and the side out of time loses */
+    fprintf(f, "\nresult %s\nscore %d %d\nend time\nplies %d\n\n",
+            rec->lost_on_time == GAME_SOUTH ? "0-1" : "1-0", rec->final.store[0],
+            rec->final.store[1], rec->final.ply);
+  else
+    fprintf(f, "\nresult %s\nscore %s\nend %s\nplies %d\n\n", result_text(&rec->final), score,
+            game_end_name(rec->final.end_reason), rec->final.ply);
   return ferror(f) ? -1 : 0;
 }
 
@@ -194,8 +199,21 @@ int record_replay(const record *r, game *g, game_pos *end, char *err, size_t err
   }
   char score[32];
   score_text(&p, score, sizeof score);
-  if (p.status != GAME_OVER || strcmp(result_text(&p), r->result) || strcmp(score, r->score) ||
-      strcmp(game_end_name(p.end_reason), r->end) || p.ply != r->plies) {
+  if (strcmp(r->end, "time") == 0) {
+    /* Lost on time: the side to move when the game stopped. */
+    snprintf(score, sizeof score, "%d %d", p.store[0], p.store[1]);
+    if (p.status != GAME_ONGOING || strcmp(r->result, p.mover == GAME_SOUTH ? "0-1" : "1-0") ||
+        strcmp(score, r->score) || p.ply != r->plies) {
+      errf(err, errlen,
+           "game %d: lost on time, but the moves give %s, %s to move, stores %s after %d plies; "
+           "the record says %s %s (%d plies)",
+           r->number, p.status == GAME_ONGOING ? "an ongoing game" : "a finished game",
+           p.mover == GAME_SOUTH ? "South" : "North", score, p.ply, r->result, r->score, r->plies);
+      rc = -1;
+    }
+  } else if (p.status != GAME_OVER || strcmp(result_text(&p), r->result) ||
+             strcmp(score, r->score) || strcmp(game_end_name(p.end_reason), r->end) ||
+             p.ply != r->plies) {
     errf(err, errlen,
          "game %d: the moves give %s %s (%s, %d plies), the record says %s %s "
          "(%s, %d plies)",

@@ -105,10 +105,11 @@ static int write_json(const char *path, const game *g, const arena_params *p, co
           "  \"distinct_games\": %d,\n"
           "  \"gauntlet\": %s,\n  \"openings\": %d,\n  \"seed\": %llu,\n"
           "  \"seconds\": %.3f,\n  \"south_wins\": %d,\n  \"draws\": %d,\n"
-          "  \"north_wins\": %d,\n  \"anchor\": %d,\n  \"agents\": [\n",
+          "  \"north_wins\": %d,\n  \"anchor\": %d,\n  \"time_per_move\": %g,\n"
+          "  \"clock_main\": %g,\n  \"clock_inc\": %g,\n  \"agents\": [\n",
           p->games, r->games, p->threads, r->distinct_games, p->gauntlet ? "true" : "false",
           p->openings, (unsigned long long)p->seed, r->seconds, r->south_wins, r->draws,
-          r->north_wins, r->anchor);
+          r->north_wins, r->anchor, p->time.per_move, p->time.main, p->time.inc);
   for (int i = 0; i < r->n_agents; i++) {
     int w, d, l;
     double s, lo, hi;
@@ -124,7 +125,7 @@ static int write_json(const char *path, const game *g, const arena_params *p, co
     json_num(f, r->elo[i]);
     fprintf(f, ", \"elo_ci95\": ");
     json_num(f, 1.96 * r->elo_se[i]);
-    fprintf(f, "}%s\n", i + 1 < r->n_agents ? "," : "");
+    fprintf(f, ", \"time_losses\": %d}%s\n", r->time_losses[i], i + 1 < r->n_agents ? "," : "");
   }
   fprintf(f, "  ],\n  \"pairings\": [\n");
   for (int k = 0; k < r->n_pairings; k++) {
@@ -200,6 +201,16 @@ static void print_table(const game *g, const arena_params *p, const arena_result
            r->specs[q->a], r->specs[q->b], q->wins, q->draws, q->losses, 100 * m.score,
            100 * m.score_lo, 100 * m.score_hi, m.elo, m.elo_lo, m.elo_hi);
   }
+  if (p->time.per_move > 0 || p->time.main > 0) {
+    printf("\nlosses on time (");
+    if (p->time.per_move > 0)
+      printf("%g s a move):", p->time.per_move);
+    else
+      printf("clock %g+%g s):", p->time.main, p->time.inc);
+    for (int i = 0; i < r->n_agents; i++)
+      printf("%s %s %d", i ? "," : "", r->specs[i], r->time_losses[i]);
+    printf("\n");
+  }
   printf("\nratings (maximum likelihood, %s = 0)\n", r->specs[r->anchor]);
   printf("%-40s %6s %7s %7s %7s\n", "agent", "games", "score", "Elo", "+-95%");
   for (int i = 0; i < r->n_agents; i++) {
@@ -238,6 +249,7 @@ typedef struct {
   arena_params p;
   char game[64], anchor[256];
   char json[CLI_PATH_MAX], csv[CLI_PATH_MAX], records[CLI_PATH_MAX], egdb[CLI_PATH_MAX];
+  char clock[64];
   int quiet;
 } arena_opts;
 
@@ -267,6 +279,12 @@ static const kv_key arena_keys[] = {
     O_(KV_S, "csv", csv, NULL, "FILE  the pairings as CSV"),
     O_(KV_S, "records", records, NULL, "FILE  every game as a record (docs/FORMATS.md)"),
     O_(KV_B, "quiet", quiet, NULL, "no progress lines"),
+    O_(KV_D, "time-per-move", p.time.per_move, 0.001, 1e6, NULL,
+       "S  every agent has S seconds a move (searching agents plan by it); a slower move loses "
+       "on time"),
+    O_(KV_S, "clock", clock, NULL,
+       "MAIN+INC  every agent has MAIN seconds a game, INC added after each move; out of time "
+       "loses"),
     O_(KV_S, "egdb", egdb, NULL,
        "DIR  the endgame database for agents' egdb=on (else $SOWZERO_EGDB, else the default "
        "folder)"),
@@ -317,6 +335,24 @@ int cmd_arena(int argc, char **argv) {
       if (cli_given(&c, book[i]))
         return cli_fail(&c, 2, "--%s shapes the opening book: it needs --openings K (K > 0)",
                         book[i]);
+  }
+  if (cli_given(&c, "clock")) {
+    char *end;
+    double main_s = strtod(o.clock, &end), inc = 0;
+    if (end != o.clock && *end == '+') {
+      const char *t = end + 1;
+      inc = strtod(t, &end);
+      if (end == t) end = (char *)"x";
+    }
+    if (end == o.clock || *end || !(main_s > 0 && main_s <= 1e6 && inc >= 0 && inc <= 1e6))
+      return cli_fail(&c, 2,
+                      "bad value '%s' for --clock (MAIN+INC in seconds, e.g. 60+0.5: MAIN "
+                      "above 0, INC 0 or more, both at most 1e6)",
+                      o.clock);
+    if (cli_given(&c, "time-per-move"))
+      return cli_fail(&c, 2, "--clock and --time-per-move are two time controls: give one");
+    p.time.main = main_s;
+    p.time.inc = inc;
   }
   if ((json && csv && !strcmp(json, csv)) || (json && records && !strcmp(json, records)) ||
       (csv && records && !strcmp(csv, records)))

@@ -230,7 +230,7 @@ START_TEST(network_agents) {
     game_start(&G, &p);
     agent_analysis an;
     ck_assert_int_eq(agent_analyze(a, &p, NULL, &an), 0);
-    ck_assert_int_eq(an.n, 6);
+    ck_assert_msg(an.n == 6, "%s: %d moves analysed", spec, an.n);
     ck_assert(game_legal(&G, &p) >> an.best & 1);
     float s = 0;
     for (int k = 0; k < an.n; k++) s += an.prior[k];

@@ -169,6 +169,99 @@ START_TEST(bad_arena_requests) {
 }
 END_TEST
 
+/* ---- Time controls ---------------------------------------------------------------------
+ * An injected clock that moves one second at every reading: each move then
+ * takes exactly one second. */
+static double one_second_a_reading(void *ctx) {
+  double *t = ctx;
+  return *t += 1.0;
+}
+
+/* A clock of 3.5 s runs out on the mover's fourth move: South (who moves
+ * first) loses on time at ply 7; the record says so and replays; the
+ * match tallies one loss on time per agent, one per colour; a per-move
+ * limit under a second loses South's first move; bad controls are
+ * refused. */
+START_TEST(losses_on_time) {
+  configure_game("oware", NULL);
+  char err[256];
+  double now = 0;
+  timectl_clock clk = {one_second_a_reading, &now};
+  arena_clock tc = {0, 3.5, 0, &clk};
+  agent *a = agent_create(&G, "random", 1, err, sizeof err),
+        *b = agent_create(&G, "random", 2, err, sizeof err);
+  arena_game *rec = malloc(sizeof *rec);
+  ck_assert_int_eq(arena_play_timed(&G, a, b, NULL, &tc, rec, err, sizeof err), 0);
+  ck_assert_int_eq(rec->lost_on_time, GAME_SOUTH);
+  ck_assert_int_eq(rec->n_moves, 6);
+  ck_assert_int_eq(rec->final.status, GAME_ONGOING);
+  ck_assert_int_eq(arena_game_outcome(rec), -1);
+  /* The increment keeps a side alive: 1 s a move, 1 s back. */
+  tc.inc = 1;
+  ck_assert_int_eq(arena_play_timed(&G, a, b, NULL, &tc, rec, err, sizeof err), 0);
+  ck_assert_int_eq(rec->lost_on_time, -1);
+  ck_assert_int_eq(rec->final.status, GAME_OVER);
+  tc = (arena_clock){0.5, 0, 0, &clk};
+  ck_assert_int_eq(arena_play_timed(&G, a, b, NULL, &tc, rec, err, sizeof err), 0);
+  ck_assert_int_eq(rec->lost_on_time, GAME_SOUTH);
+  ck_assert_int_eq(rec->n_moves, 0);
+  /* The record of a loss on time replays. */
+  tc = (arena_clock){0, 3.5, 0, &clk};
+  ck_assert_int_eq(arena_play_timed(&G, a, b, NULL, &tc, rec, err, sizeof err), 0);
+  char path[96];
+  snprintf(path, sizeof path, "%s/sowzero-arena-time-%d.txt", test_tmp(), (int)getpid());
+  FILE *f = fopen(path, "w+");
+  ck_assert_ptr_nonnull(f);
+  rec->number = 0;
+  rec->opening = -1;
+  ck_assert_int_eq(record_write(f, &G, rec, "random", "random"), 0);
+  rewind(f);
+  record *r = malloc(sizeof *r);
+  int line = 0;
+  ck_assert_int_eq(record_read(f, r, &line, err, sizeof err), 1);
+  ck_assert_str_eq(r->end, "time");
+  ck_assert_str_eq(r->result, "0-1");
+  game g;
+  game_pos end;
+  ck_assert_msg(record_replay(r, &g, &end, err, sizeof err) == 0, "%s", err);
+  snprintf(r->result, sizeof r->result, "1-0"); /* the wrong side */
+  ck_assert_int_eq(record_replay(r, &g, &end, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "lost on time"));
+  fclose(f);
+  unlink(path);
+  free(r);
+  agent_free(a);
+  agent_free(b);
+  free(rec);
+  /* A match. */
+  const char *specs[] = {"random", "greedy"};
+  arena_params p = arena_defaults();
+  p.games = 2;
+  p.time = (arena_clock){0, 3.5, 0, &clk};
+  arena_result *res = malloc(sizeof *res);
+  ck_assert_msg(arena_run(&G, 2, specs, &p, NULL, NULL, res, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(res->time_losses[0], 1);
+  ck_assert_int_eq(res->time_losses[1], 1);
+  ck_assert_int_eq(res->south_wins, 0);
+  ck_assert_int_eq(res->north_wins, 2);
+  p.time = (arena_clock){0.5, 1, 0, NULL}; /* both controls */
+  ck_assert_int_eq(arena_run(&G, 2, specs, &p, NULL, NULL, res, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "time control"));
+  p.time = (arena_clock){-1, 0, 0, NULL};
+  ck_assert_int_eq(arena_run(&G, 2, specs, &p, NULL, NULL, res, err, sizeof err), -1);
+  free(res);
+  char out[8192];
+  char *both[] = {"arena", "random", "greedy", "--clock", "1+0", "--time-per-move", "1", NULL};
+  ck_assert_int_eq(test_sowzero(out, sizeof out, both), 2);
+  char *bad[] = {"arena", "random", "greedy", "--clock", "1+x", NULL};
+  ck_assert_int_eq(test_sowzero(out, sizeof out, bad), 2);
+  ck_assert_ptr_nonnull(strstr(out, "--clock"));
+  char *ok[] = {"arena", "random", "greedy", "--games", "2", "--clock", "60+1", "--quiet", NULL};
+  ck_assert_msg(test_sowzero(out, sizeof out, ok) == 0, "%s", out);
+  ck_assert_ptr_nonnull(strstr(out, "losses on time (clock 60+1 s): random 0, greedy 0"));
+}
+END_TEST
+
 /* ---- Strength sanity at small scale ------------------------------------------------------ */
 
 START_TEST(stronger_agents_score_more) {
@@ -362,6 +455,7 @@ static Suite *arena_suite(void) {
   tcase_add_test(t, gauntlet_pairs_first_agent_only);
   tcase_add_test(t, results_do_not_depend_on_threads);
   tcase_add_test(t, bad_arena_requests);
+  tcase_add_test(t, losses_on_time);
   tcase_add_test(t, stronger_agents_score_more);
   tcase_add_test(t, arena_command_writes_files);
   tcase_add_test(t, arena_command_anchor);
