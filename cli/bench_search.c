@@ -159,9 +159,79 @@ static int bench_network(bench_out *b, const game *g, int batch, int sims, int m
   return rc;
 }
 
+/* One tree searched by 1, 2, ... threads (mcts_search): wall-clock
+ * simulations per second of a fresh search of `sims` simulations from the
+ * start position, the thread counts interleaved rep by rep so that a
+ * machine's changing load falls on all alike; the median of reps, and the
+ * median of the per-rep ratios to the first count. net NULL: rollouts. */
+static int bench_tree(bench_out *b, const game *g, const nn_net *net, int sims, int reps,
+                      const int *threads, int nt, int leaves) {
+  char err[256];
+  int maxt = 1, rc = 0;
+  for (int i = 0; i < nt; i++)
+    if (threads[i] > maxt) maxt = threads[i];
+  mcts_eval evs[MCTS_MAX_THREADS];
+  mcts_nn *nevs[MCTS_MAX_THREADS] = {0};
+  mcts_rollout *ros[MCTS_MAX_THREADS] = {0};
+  for (int i = 0; i < maxt && !rc; i++) {
+    if (net) {
+      if (!(nevs[i] = mcts_nn_create(g, net, leaves, err, sizeof err))) rc = -1;
+      if (!rc) evs[i] = mcts_nn_eval(nevs[i]);
+    } else {
+      if (!(ros[i] = mcts_rollout_create(1, (uint64_t)i + 1, err, sizeof err))) rc = -1;
+      if (!rc) evs[i] = mcts_rollout_eval(ros[i]);
+    }
+  }
+  mcts_params p = net ? mcts_defaults() : mcts_rollout_defaults();
+  p.node_cap = sims * 8 + 64;
+  mcts *m = rc ? NULL : mcts_create(g, &p, &evs[0], 1, err, sizeof err);
+  double *rate = calloc((size_t)reps * (size_t)nt, sizeof *rate),
+         *ratio = calloc((size_t)reps, sizeof *ratio);
+  if (!m || !rate || !ratio) {
+    fprintf(stderr, "sowzero bench search: %s\n", m ? "out of memory" : err);
+    rc = -1;
+  }
+  game_pos start;
+  game_start(g, &start);
+  for (int r = 0; r < reps && !rc; r++)
+    for (int i = 0; i < nt && !rc; i++) {
+      mcts_reset(m);
+      mcts_set_root(m, &start, NULL, err, sizeof err);
+      mcts_limits l = mcts_limits_sims(sims);
+      l.threads = threads[i];
+      l.leaves = leaves;
+      l.evals = evs;
+      double w0 = clock_wall();
+      if (mcts_search(m, &l, NULL, err, sizeof err) < 0) {
+        fprintf(stderr, "sowzero bench search: %s\n", err);
+        rc = -1;
+      }
+      rate[(size_t)i * (size_t)reps + (size_t)r] = sims / (clock_wall() - w0);
+    }
+  const char *kind = net ? "zero" : "mcts";
+  for (int i = 0; i < nt && !rc; i++) {
+    char extra[200], name[64];
+    snprintf(extra, sizeof extra, "\"threads\": %d, \"leaves\": %d, \"sims\": %d, \"reps\": %d",
+             threads[i], leaves, sims, reps);
+    for (int r = 0; r < reps; r++) ratio[r] = rate[(size_t)i * (size_t)reps + (size_t)r] / rate[r];
+    snprintf(name, sizeof name, "%s_tree_sims_per_s", kind);
+    bench_figure(b, "search", name, median(rate + (size_t)i * (size_t)reps, reps), "1/s", extra);
+    snprintf(name, sizeof name, "%s_tree_speedup", kind);
+    bench_figure(b, "search", name, median(ratio, reps), "", extra);
+  }
+  free(rate);
+  free(ratio);
+  mcts_free(m);
+  for (int i = 0; i < maxt; i++) {
+    mcts_nn_free(nevs[i]);
+    mcts_rollout_free(ros[i]);
+  }
+  return rc;
+}
+
 typedef struct {
-  char game[64], batches[128];
-  int sims, reps, nn_sims, moves, no_nn, json;
+  char game[64], batches[128], threads[64];
+  int sims, reps, nn_sims, moves, no_nn, json, tree_sims, leaves;
 } search_opts;
 
 #define O_(kind, name, F, ...) kind(name, search_opts, F, __VA_ARGS__)
@@ -174,20 +244,29 @@ static const kv_key search_keys[] = {
     O_(KV_S, "batches", batches, NULL,
        "B,B,...  batch sizes of the network search, 1..4096 each, at most 8"),
     O_(KV_B, "no-nn", no_nn, NULL, "the rollout search only"),
+    O_(KV_S, "threads", threads, NULL,
+       "T,T,...  thread counts of one tree searched together (mcts_search), 1..64 each, at most 8"),
+    O_(KV_I, "tree-sims", tree_sims, 1, 10000000, NULL,
+       "simulations of each threaded search of one tree"),
+    O_(KV_I, "leaves", leaves, 1, MCTS_MAX_LEAVES, NULL,
+       "leaves a thread evaluates in one call in the threaded searches"),
     O_(KV_B, "json", json, NULL, "one JSON object per figure and line"),
 };
 #undef O_
 static const kv_table search_table = KV_TABLE(search_keys);
 
 int bench_search(bench_out *b, int argc, char **argv) {
-  search_opts o = {"oware", "1,16,64,256", 1000, 7, 100, 4, 0, b->json};
+  search_opts o = {"oware", "1,16,64,256", "1,2", 1000, 7, 100, 4, 0, b->json, 20000, 1};
   cli_cmd cmd = {.name = "bench search",
                  .synopsis =
                      "bench search [--game G] [--sims N] [--reps R] [--nn-sims N] "
-                     "[--moves M] [--batches 1,16,...] [--no-nn] [--json]",
+                     "[--moves M] [--batches 1,16,...] [--threads 1,2] [--tree-sims N] "
+                     "[--leaves L] [--no-nn] [--json]",
                  .about =
-                     "  Simulations per second of rollout MCTS, and of the network search "
-                     "through the\n  batched driver at several batch sizes.\n",
+                     "  Simulations per second of rollout MCTS, of the network search "
+                     "through the\n  batched driver at several batch sizes, and of one tree "
+                     "searched by 1, 2, ... threads\n  (rollouts and the network; wall "
+                     "clock, the counts interleaved).\n",
                  .opts = &search_table,
                  .base = &o};
   int status;
@@ -218,12 +297,33 @@ int bench_search(bench_out *b, int argc, char **argv) {
     t += n;
     if (!*t) break;
   }
+  int threads[8], nt = 0;
+  static const kv_key threads_key = {"threads", KV_INT, 0, 1, MCTS_MAX_THREADS, NULL, 0, NULL, ""};
+  for (const char *t = o.threads;; t++) {
+    char item[32], e[256];
+    size_t n = strcspn(t, ",");
+    if (nt == 8 || n >= sizeof item)
+      return cli_fail(&cmd, 2, "bad value '%s' for --threads (at most 8 counts, each 1..%d)",
+                      o.threads, MCTS_MAX_THREADS);
+    memcpy(item, t, n);
+    item[n] = 0;
+    if (kv_parse(&threads_key, &threads[nt], item, e, sizeof e) != 0)
+      return cli_fail(&cmd, 2, "bad value '%s' for --threads: '%s' is not an integer 1..%d",
+                      o.threads, item, MCTS_MAX_THREADS);
+    nt++;
+    t += n;
+    if (!*t) break;
+  }
   char err[256];
   game g;
   if (game_configure(&g, game_name, 0, NULL, err, sizeof err)) return cli_fail(&cmd, 2, "%s", err);
   bench_note(b, "search: %s, rollout MCTS %d sims from the start position, median of %d", g.preset,
              sims, reps);
   if (bench_rollouts(b, &g, sims, reps)) return 1;
+  bench_note(b,
+             "search: one tree, %d rollout sims from the start, threads %s, leaves %d, wall clock",
+             o.tree_sims, o.threads, o.leaves);
+  if (bench_tree(b, &g, NULL, o.tree_sims, reps, threads, nt, o.leaves)) return 1;
   if (skip_nn) return 0;
   char info[256];
   nn_blas_single_thread();
@@ -232,5 +332,16 @@ int bench_search(bench_out *b, int argc, char **argv) {
              nn_sims, moves, info);
   for (int i = 0; i < nb; i++)
     if (bench_network(b, &g, batches[i], nn_sims, moves)) return 1;
-  return 0;
+  nn_config c = nn_config_default();
+  c.n_in = g.n_features;
+  c.n_actions = g.n_actions;
+  nn_net *net = nn_create(&c, 7, err, sizeof err);
+  if (!net) return cli_fail(&cmd, 1, "%s", err);
+  bench_note(b,
+             "search: one tree, %d network sims (default config) from the start, threads %s, "
+             "leaves %d, wall clock",
+             o.tree_sims, o.threads, o.leaves);
+  int rc = bench_tree(b, &g, net, o.tree_sims, reps, threads, nt, o.leaves);
+  nn_free(net);
+  return rc ? 1 : 0;
 }
