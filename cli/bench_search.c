@@ -186,8 +186,8 @@ static int bench_tree(bench_out *b, const game *g, const nn_net *net, int sims, 
   p.node_cap = sims * 8 + 64;
   mcts *m = rc ? NULL : mcts_create(g, &p, &evs[0], 1, err, sizeof err);
   double *rate = calloc((size_t)reps * (size_t)nt, sizeof *rate),
-         *ratio = calloc((size_t)reps, sizeof *ratio);
-  if (!m || !rate || !ratio) {
+         *ratio = calloc((size_t)reps, sizeof *ratio), *share = calloc((size_t)reps, sizeof *share);
+  if (!m || !rate || !ratio || !share) {
     fprintf(stderr, "sowzero bench search: %s\n", m ? "out of memory" : err);
     rc = -1;
   }
@@ -201,12 +201,17 @@ static int bench_tree(bench_out *b, const game *g, const nn_net *net, int sims, 
       l.threads = threads[i];
       l.leaves = leaves;
       l.evals = evs;
-      double w0 = clock_wall();
+      /* One thread: the share of its CPU time inside the evaluator. */
+      timed_eval te = {evs[0], 0};
+      mcts_eval one = {timed_evaluate, &te, evs[0].max_batch};
+      if (threads[i] == 1) l.evals = &one;
+      double w0 = clock_wall(), c0 = clock_thread_cpu();
       if (mcts_search(m, &l, NULL, err, sizeof err) < 0) {
         fprintf(stderr, "sowzero bench search: %s\n", err);
         rc = -1;
       }
       rate[(size_t)i * (size_t)reps + (size_t)r] = sims / (clock_wall() - w0);
+      if (threads[i] == 1) share[r] = te.cpu / (clock_thread_cpu() - c0);
     }
   const char *kind = net ? "zero" : "mcts";
   for (int i = 0; i < nt && !rc; i++) {
@@ -219,8 +224,21 @@ static int bench_tree(bench_out *b, const game *g, const nn_net *net, int sims, 
     snprintf(name, sizeof name, "%s_tree_speedup", kind);
     bench_figure(b, "search", name, median(ratio, reps), "", extra);
   }
+  /* The lock serialises the rest: Amdahl's bound for 2 threads, from CPU
+   * times, which a loaded machine does not distort as it does wall time. */
+  if (!rc && threads[0] == 1) {
+    char extra[200], name[64];
+    snprintf(extra, sizeof extra, "\"threads\": 1, \"leaves\": %d, \"sims\": %d, \"reps\": %d",
+             leaves, sims, reps);
+    double sh = median(share, reps);
+    snprintf(name, sizeof name, "%s_tree_eval_share", kind);
+    bench_figure(b, "search", name, sh, "", extra);
+    snprintf(name, sizeof name, "%s_tree_bound_2_threads", kind);
+    bench_figure(b, "search", name, 1.0 / ((1 - sh) + sh / 2), "", extra);
+  }
   free(rate);
   free(ratio);
+  free(share);
   mcts_free(m);
   for (int i = 0; i < maxt; i++) {
     mcts_nn_free(nevs[i]);
