@@ -30,7 +30,7 @@ arena_params arena_defaults(void) {
 /* ---- One game -------------------------------------------------------------------------- */
 
 int arena_game_outcome(const arena_game *rec) {
-  if (rec->lost_on_time >= 0) return rec->lost_on_time == GAME_SOUTH ? -1 : 1;
+  if (rec->lost_on_time) return rec->final.mover == GAME_SOUTH ? -1 : 1;
   return game_outcome(&rec->final, GAME_SOUTH);
 }
 
@@ -51,7 +51,7 @@ int arena_play_timed(const game *g, agent *south, agent *north, const opening_li
   game_hist_reset(h, &p);
   rec->open.n = 0;
   rec->n_moves = 0;
-  rec->lost_on_time = -1;
+  rec->lost_on_time = 0;
   int rc = 0;
   int timed = tc && (tc->per_move > 0 || tc->main > 0);
   double left[2] = {timed ? tc->main : 0, timed ? tc->main : 0};
@@ -83,7 +83,7 @@ int arena_play_timed(const game *g, agent *south, agent *north, const opening_li
       double used = timectl_now(tc->clock) - t0;
       left[p.mover] -= used;
       if (tc->per_move > 0 ? used > tc->per_move : left[p.mover] < 0) {
-        rec->lost_on_time = p.mover;
+        rec->lost_on_time = 1;
         break;
       }
       left[p.mover] += tc->inc;
@@ -264,8 +264,7 @@ static int match_game(void *ctx, int worker, int k, char *err, size_t errlen) {
   m->game_hash[k] = game_hash(rec);
   m->res->games++;
   match_count(&m->res->south_wins, &m->res->draws, &m->res->north_wins, so);
-  if (rec->lost_on_time >= 0)
-    m->res->time_losses[rec->lost_on_time == GAME_SOUTH ? south : north]++;
+  if (rec->lost_on_time) m->res->time_losses[rec->final.mover == GAME_SOUTH ? south : north]++;
   if (m->on_game) m->on_game(rec, m->res, m->ud);
   pthread_mutex_unlock(&m->lock);
   return 0;

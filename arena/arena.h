@@ -64,7 +64,7 @@ typedef struct {
   int n_moves;       /* plies played by the agents */
   uint8_t moves[GAME_MAX_PLIES_CAP];
   game_pos final;   /* the finished position (ongoing after a loss on time) */
-  int lost_on_time; /* GAME_SOUTH or GAME_NORTH: that side's time ran out; -1: none */
+  int lost_on_time; /* 1: the side to move at final ran out of time and lost; 0: no */
 } arena_game;
 
 /* The game's result for South: +1, 0 or -1 (a loss on time included). */

@@ -37,9 +37,9 @@ int record_write(FILE *f, const game *g, const arena_game *rec, const char *sout
   if (rec->n_moves == 0) fputs(" -", f);
   for (int i = 0; i < rec->n_moves; i++) fprintf(f, " %d", rec->moves[i]);
   score_text(&rec->final, score, sizeof score);
-  if (rec->lost_on_time >= 0) /* unfinished: the stores, and the side out of time loses */
+  if (rec->lost_on_time) /* unfinished: the stores, and the side out of time loses */
     fprintf(f, "\nresult %s\nscore %d %d\nend time\nplies %d\n\n",
-            rec->lost_on_time == GAME_SOUTH ? "0-1" : "1-0", rec->final.store[0],
+            rec->final.mover == GAME_SOUTH ? "0-1" : "1-0", rec->final.store[0],
             rec->final.store[1], rec->final.ply);
   else
     fprintf(f, "\nresult %s\nscore %s\nend %s\nplies %d\n\n", result_text(&rec->final), score,

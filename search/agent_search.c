@@ -226,8 +226,15 @@ int agent_zero_build(agent *a, const agent_zero_params *zp, char *err, size_t er
 static mcts *search_position(agent *a, const game_pos *p, const game_hist *h) {
   search_agent *s = a->impl;
   mcts *m = s->m;
+  double t0 = clock_wall();
   if (mcts_set_root(m, p, h, a->err, sizeof a->err)) return NULL;
   timectl_budget b = agent_budget(a, p, s->time);
+  /* Keeping a large subtree takes time of its own: the move's. */
+  double spent = clock_wall() - t0;
+  if (b.soft > 0) {
+    b.soft = b.soft - spent > b.soft / 10 ? b.soft - spent : b.soft / 10;
+    b.hard = b.hard - spent > b.soft ? b.hard - spent : b.soft;
+  }
   if (b.soft == 0 && s->threads == 1 && s->leaves == 1) {
     if (mcts_run(m, 0, a->err, sizeof a->err) < 0) return NULL;
     return m;

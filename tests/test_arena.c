@@ -192,18 +192,19 @@ START_TEST(losses_on_time) {
         *b = agent_create(&G, "random", 2, err, sizeof err);
   arena_game *rec = malloc(sizeof *rec);
   ck_assert_int_eq(arena_play_timed(&G, a, b, NULL, &tc, rec, err, sizeof err), 0);
-  ck_assert_int_eq(rec->lost_on_time, GAME_SOUTH);
+  ck_assert_int_eq(rec->lost_on_time, 1);
+  ck_assert_int_eq(rec->final.mover, GAME_SOUTH);
   ck_assert_int_eq(rec->n_moves, 6);
   ck_assert_int_eq(rec->final.status, GAME_ONGOING);
   ck_assert_int_eq(arena_game_outcome(rec), -1);
   /* The increment keeps a side alive: 1 s a move, 1 s back. */
   tc.inc = 1;
   ck_assert_int_eq(arena_play_timed(&G, a, b, NULL, &tc, rec, err, sizeof err), 0);
-  ck_assert_int_eq(rec->lost_on_time, -1);
+  ck_assert_int_eq(rec->lost_on_time, 0);
   ck_assert_int_eq(rec->final.status, GAME_OVER);
   tc = (arena_clock){0.5, 0, 0, &clk};
   ck_assert_int_eq(arena_play_timed(&G, a, b, NULL, &tc, rec, err, sizeof err), 0);
-  ck_assert_int_eq(rec->lost_on_time, GAME_SOUTH);
+  ck_assert_int_eq(rec->lost_on_time, 1);
   ck_assert_int_eq(rec->n_moves, 0);
   /* The record of a loss on time replays. */
   tc = (arena_clock){0, 3.5, 0, &clk};
