@@ -52,6 +52,7 @@ int arena_play_timed(const game *g, agent *south, agent *north, const opening_li
   rec->open.n = 0;
   rec->n_moves = 0;
   rec->lost_on_time = 0;
+  rec->longest[0] = rec->longest[1] = 0;
   int rc = 0;
   int timed = tc && (tc->per_move > 0 || tc->main > 0);
   double left[2] = {timed ? tc->main : 0, timed ? tc->main : 0};
@@ -82,7 +83,8 @@ int arena_play_timed(const game *g, agent *south, agent *north, const opening_li
     if (timed && a >= 0) {
       double used = timectl_now(tc->clock) - t0;
       left[p.mover] -= used;
-      if (tc->per_move > 0 ? used > tc->per_move : left[p.mover] < 0) {
+      if (used > rec->longest[p.mover]) rec->longest[p.mover] = used;
+      if (tc->per_move > 0 ? used > tc->per_move + tc->grace : left[p.mover] < 0) {
         rec->lost_on_time = 1;
         break;
       }
@@ -265,6 +267,11 @@ static int match_game(void *ctx, int worker, int k, char *err, size_t errlen) {
   m->res->games++;
   match_count(&m->res->south_wins, &m->res->draws, &m->res->north_wins, so);
   if (rec->lost_on_time) m->res->time_losses[rec->final.mover == GAME_SOUTH ? south : north]++;
+  for (int side = 0; side < 2; side++) {
+    int who = side == GAME_SOUTH ? south : north;
+    if (rec->longest[side] > m->res->longest_move[who])
+      m->res->longest_move[who] = rec->longest[side];
+  }
   if (m->on_game) m->on_game(rec, m->res, m->ud);
   pthread_mutex_unlock(&m->lock);
   return 0;
@@ -294,7 +301,7 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
   }
   const arena_clock *tc = &p->time;
   if (!(tc->per_move >= 0 && tc->per_move <= 1e6 && tc->main >= 0 && tc->main <= 1e6 &&
-        tc->inc >= 0 && tc->inc <= 1e6) ||
+        tc->inc >= 0 && tc->inc <= 1e6 && tc->grace >= 0 && tc->grace <= 1e6) ||
       (tc->per_move > 0 && (tc->main > 0 || tc->inc > 0)) || (tc->main == 0 && tc->inc > 0)) {
     errf(err, errlen,
          "bad time control: a time per move (%g s) or a clock of main time and increment "

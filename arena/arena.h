@@ -29,11 +29,12 @@
 /* The time control of a match, the same for every agent (agent_set_time):
  * per_move > 0 seconds a move, none banked; else main > 0 seconds a game
  * per side with inc added after each move; all zero: none. A side whose
- * move takes longer than its time (the per-move limit, or what its clock
- * has left) loses the game on time. */
+ * move takes longer than its time (the per-move limit and grace, or what
+ * its clock has left) loses the game on time. */
 typedef struct {
   double per_move, main, inc;
   const timectl_clock *clock; /* times the moves; NULL: the wall clock (tests inject one) */
+  double grace; /* a move over per_move by at most this does not lose (a busy machine's lag) */
 } arena_clock;
 
 typedef struct {
@@ -63,8 +64,9 @@ typedef struct {
   opening_line open; /* the opening's plies */
   int n_moves;       /* plies played by the agents */
   uint8_t moves[GAME_MAX_PLIES_CAP];
-  game_pos final;   /* the finished position (ongoing after a loss on time) */
-  int lost_on_time; /* 1: the side to move at final ran out of time and lost; 0: no */
+  game_pos final;    /* the finished position (ongoing after a loss on time) */
+  int lost_on_time;  /* 1: the side to move at final ran out of time and lost; 0: no */
+  double longest[2]; /* timed games: each side's longest move, seconds */
 } arena_game;
 
 /* The game's result for South: +1, 0 or -1 (a loss on time included). */
@@ -98,7 +100,8 @@ typedef struct {
   int games;                       /* games played */
   int distinct_games;              /* of those, how many differ (agents, opening or moves) */
   int south_wins, draws, north_wins;
-  int time_losses[ARENA_MAX_AGENTS]; /* games each agent lost on time */
+  int time_losses[ARENA_MAX_AGENTS];     /* games each agent lost on time */
+  double longest_move[ARENA_MAX_AGENTS]; /* timed matches: each agent's longest move, seconds */
   double seconds;
 } arena_result;
 

@@ -125,7 +125,8 @@ static int write_json(const char *path, const game *g, const arena_params *p, co
     json_num(f, r->elo[i]);
     fprintf(f, ", \"elo_ci95\": ");
     json_num(f, 1.96 * r->elo_se[i]);
-    fprintf(f, ", \"time_losses\": %d}%s\n", r->time_losses[i], i + 1 < r->n_agents ? "," : "");
+    fprintf(f, ", \"time_losses\": %d, \"longest_move\": %.6g}%s\n", r->time_losses[i],
+            r->longest_move[i], i + 1 < r->n_agents ? "," : "");
   }
   fprintf(f, "  ],\n  \"pairings\": [\n");
   for (int k = 0; k < r->n_pairings; k++) {
@@ -204,11 +205,14 @@ static void print_table(const game *g, const arena_params *p, const arena_result
   if (p->time.per_move > 0 || p->time.main > 0) {
     printf("\nlosses on time (");
     if (p->time.per_move > 0)
-      printf("%g s a move):", p->time.per_move);
+      printf("%g s a move, %g s grace):", p->time.per_move, p->time.grace);
     else
       printf("clock %g+%g s):", p->time.main, p->time.inc);
     for (int i = 0; i < r->n_agents; i++)
       printf("%s %s %d", i ? "," : "", r->specs[i], r->time_losses[i]);
+    printf("\nlongest move:");
+    for (int i = 0; i < r->n_agents; i++)
+      printf("%s %s %.3f s", i ? "," : "", r->specs[i], r->longest_move[i]);
     printf("\n");
   }
   printf("\nratings (maximum likelihood, %s = 0)\n", r->specs[r->anchor]);
@@ -282,6 +286,9 @@ static const kv_key arena_keys[] = {
     O_(KV_D, "time-per-move", p.time.per_move, 0.001, 1e6, NULL,
        "S  every agent has S seconds a move (searching agents plan by it); a slower move loses "
        "on time"),
+    O_(KV_D, "time-grace", p.time.grace, 0, 1e6, NULL,
+       "S  with --time-per-move: a move over the limit by at most S does not lose (the agents "
+       "still plan within the limit; default 0.1, for a busy machine's scheduling)"),
     O_(KV_S, "clock", clock, NULL,
        "MAIN+INC  every agent has MAIN seconds a game, INC added after each move; out of time "
        "loses"),
@@ -354,6 +361,9 @@ int cmd_arena(int argc, char **argv) {
     p.time.main = main_s;
     p.time.inc = inc;
   }
+  if (cli_given(&c, "time-grace") && !cli_given(&c, "time-per-move"))
+    return cli_fail(&c, 2, "--time-grace goes with --time-per-move");
+  if (!cli_given(&c, "time-grace")) p.time.grace = 0.1;
   if ((json && csv && !strcmp(json, csv)) || (json && records && !strcmp(json, records)) ||
       (csv && records && !strcmp(csv, records)))
     return cli_fail(&c, 2, "--json, --csv and --records need different files");

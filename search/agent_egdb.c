@@ -193,6 +193,7 @@ static int egdb_agent_choose(agent *a, const game_pos *p, const game_hist *h) {
   egdb_result res[GAME_MAX_ACTIONS];
   int n = egdb_agent_moves(a, p, act, res, cap);
   if (n == 0) {
+    agent_set_time(x->other, &a->time); /* the clock is the outer agent's */
     int k = agent_choose(x->other, p, h);
     if (k < 0) snprintf(a->err, sizeof a->err, "%s", agent_error(x->other));
     return k;

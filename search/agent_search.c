@@ -107,6 +107,8 @@ static int endgame_move(agent *a, const game_pos *p, const game_hist *h, int *fa
   if (!s->endgame) return -1;
   int n = egdb_seeds(p);
   if (n <= endgame_floor(s) || n > s->endgame_max) return -1;
+  /* Under a clock the endgame search keeps to the move's budget too. */
+  ab_set_time(s->endgame, agent_budget(a, p, s->time).soft);
   ab_result r;
   if (ab_run(s->endgame, p, h, &r, a->err, sizeof a->err)) {
     *failed = 1;

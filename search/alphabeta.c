@@ -118,6 +118,8 @@ void ab_free(ab_search *s) {
  * longer match any key (as likely as any 64-bit key collision). */
 void ab_clear(ab_search *s) { s->tt_salt += 0x9e3779b97f4a7c15ull; }
 
+void ab_set_time(ab_search *s, double seconds) { s->p.time = seconds > 0 ? seconds : 0; }
+
 int ab_evaluate(const ab_search *s, const game_pos *p) {
   int me = p->mover, seeds[2] = {0, 0}, busy[2] = {0, 0};
   for (int i = 0; i < s->g.n_pits; i++) {

@@ -85,6 +85,8 @@ struct egdb;
 void ab_attach_egdb(ab_search *s, const struct egdb *db, int max_seeds);
 /* Forgets the table (a new game starts). */
 void ab_clear(ab_search *s);
+/* Sets the time limit of the next searches (params.time; 0: none). */
+void ab_set_time(ab_search *s, double seconds);
 /* Searches p (ongoing) with h the history that led to it (NULL: p alone). */
 int ab_run(ab_search *s, const game_pos *p, const game_hist *h, ab_result *out, char *err,
            size_t errlen);

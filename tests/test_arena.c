@@ -180,14 +180,14 @@ static double one_second_a_reading(void *ctx) {
 /* A clock of 3.5 s runs out on the mover's fourth move: South (who moves
  * first) loses on time at ply 7; the record says so and replays; the
  * match tallies one loss on time per agent, one per colour; a per-move
- * limit under a second loses South's first move; bad controls are
- * refused. */
+ * limit under a second loses South's first move unless the grace covers
+ * the rest; bad controls are refused. */
 START_TEST(losses_on_time) {
   configure_game("oware", NULL);
   char err[256];
   double now = 0;
   timectl_clock clk = {one_second_a_reading, &now};
-  arena_clock tc = {0, 3.5, 0, &clk};
+  arena_clock tc = {0, 3.5, 0, &clk, 0};
   agent *a = agent_create(&G, "random", 1, err, sizeof err),
         *b = agent_create(&G, "random", 2, err, sizeof err);
   arena_game *rec = malloc(sizeof *rec);
@@ -202,12 +202,18 @@ START_TEST(losses_on_time) {
   ck_assert_int_eq(arena_play_timed(&G, a, b, NULL, &tc, rec, err, sizeof err), 0);
   ck_assert_int_eq(rec->lost_on_time, 0);
   ck_assert_int_eq(rec->final.status, GAME_OVER);
-  tc = (arena_clock){0.5, 0, 0, &clk};
+  tc = (arena_clock){0.5, 0, 0, &clk, 0.4};
   ck_assert_int_eq(arena_play_timed(&G, a, b, NULL, &tc, rec, err, sizeof err), 0);
   ck_assert_int_eq(rec->lost_on_time, 1);
   ck_assert_int_eq(rec->n_moves, 0);
+  tc.grace = 0.6; /* 1 s is within 0.5 + 0.6: the game is played out */
+  ck_assert_int_eq(arena_play_timed(&G, a, b, NULL, &tc, rec, err, sizeof err), 0);
+  ck_assert_int_eq(rec->lost_on_time, 0);
+  ck_assert_int_eq(rec->final.status, GAME_OVER);
+  ck_assert_double_eq(rec->longest[GAME_SOUTH], 1.0);
+  ck_assert_double_eq(rec->longest[GAME_NORTH], 1.0);
   /* The record of a loss on time replays. */
-  tc = (arena_clock){0, 3.5, 0, &clk};
+  tc = (arena_clock){0, 3.5, 0, &clk, 0};
   ck_assert_int_eq(arena_play_timed(&G, a, b, NULL, &tc, rec, err, sizeof err), 0);
   char path[96];
   snprintf(path, sizeof path, "%s/sowzero-arena-time-%d.txt", test_tmp(), (int)getpid());
@@ -238,17 +244,18 @@ START_TEST(losses_on_time) {
   const char *specs[] = {"random", "greedy"};
   arena_params p = arena_defaults();
   p.games = 2;
-  p.time = (arena_clock){0, 3.5, 0, &clk};
+  p.time = (arena_clock){0, 3.5, 0, &clk, 0};
   arena_result *res = malloc(sizeof *res);
   ck_assert_msg(arena_run(&G, 2, specs, &p, NULL, NULL, res, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(res->time_losses[0], 1);
   ck_assert_int_eq(res->time_losses[1], 1);
   ck_assert_int_eq(res->south_wins, 0);
   ck_assert_int_eq(res->north_wins, 2);
-  p.time = (arena_clock){0.5, 1, 0, NULL}; /* both controls */
+  ck_assert_double_eq(res->longest_move[0], 1.0);
+  p.time = (arena_clock){0.5, 1, 0, NULL, 0}; /* both controls */
   ck_assert_int_eq(arena_run(&G, 2, specs, &p, NULL, NULL, res, err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, "time control"));
-  p.time = (arena_clock){-1, 0, 0, NULL};
+  p.time = (arena_clock){-1, 0, 0, NULL, 0};
   ck_assert_int_eq(arena_run(&G, 2, specs, &p, NULL, NULL, res, err, sizeof err), -1);
   free(res);
   char out[8192];
