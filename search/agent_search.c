@@ -24,7 +24,7 @@ typedef struct {
   int sims_given; /* not a key: sims was set, so it caps a timed search */
 } search_opts;
 
-/* Time and threads (docs/SEARCH.md, "Time" and "Threads"). */
+/* Time and threads (docs/SEARCH.md, "Time and threads"). */
 #define TIME_KEYS                                                                          \
   KV_D("time", search_opts, time, 0, 1e6, "0",                                             \
        "seconds per move (anytime: the best move found by then; sims= caps it); 0: none"), \
