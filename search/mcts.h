@@ -220,8 +220,9 @@ void mcts_backup(mcts *m, const float *policy, float value);
  *     unsure search goes on to twice soft (never past hard);
  *   - early_stop: it stops as soon as the second most visited move could
  *     not overtake the most visited one in the simulations the time left
- *     allows at the rate so far (not with gumbel=1, whose halving picks the
- *     move, nor while moves are sampled at a temperature).
+ *     allows at the rate so far, or at once when only one move is legal
+ *     (not with gumbel=1, whose halving picks the move, nor while moves
+ *     are sampled at a temperature).
  * With threads 1, leaves 1 and no time limit this is mcts_run: the same
  * simulations in the same order. */
 #define MCTS_MAX_THREADS 64

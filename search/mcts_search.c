@@ -119,6 +119,11 @@ static int should_stop(search_run *r) {
   /* The clock stops nothing before the root has its children (one
    * evaluation): every search has moves to compare. */
   if (!(l->soft > 0) || !m->nodes[0].child) return 0;
+  /* A forced move: with time banked, nothing to think about. */
+  if (r->early && m->nodes[0].nchild == 1) {
+    r->reason = MCTS_STOP_EARLY;
+    return r->stop = 1;
+  }
   timectl_view v;
   memset(&v, 0, sizeof v);
   v.elapsed = timectl_now(l->clock) - r->t0;

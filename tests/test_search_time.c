@@ -218,6 +218,38 @@ START_TEST(decide_unsure_and_early) {
 }
 END_TEST
 
+/* With time banked a forced move is played at once; without (a time per
+ * move) the search uses its time, building the tree it will keep. */
+START_TEST(forced_move_with_time_banked) {
+  configure_game("oware", NULL);
+  char err[256];
+  fake_time f = {0, 1000, 0};
+  mcts_params p = mcts_defaults();
+  mcts_eval ev = {fake_evaluate, &f, 0};
+  timectl_clock clk = {fake_now, &f};
+  game_pos q = pos("0 0 0 0 0 0 1 4 4 4 4 4 4 11 12");
+  ck_assert_int_eq(game_count(game_legal(&G, &q)), 1);
+  for (int banked = 0; banked <= 1; banked++) {
+    mcts *m = mcts_create(&G, &p, &ev, 1, err, sizeof err);
+    ck_assert_int_eq(mcts_set_root(m, &q, NULL, err, sizeof err), 0);
+    mcts_limits l = mcts_limits_sims(0);
+    l.soft = l.hard = 0.05;
+    l.early_stop = banked;
+    l.clock = &clk;
+    mcts_search_info info;
+    ck_assert_int_gt(mcts_search(m, &l, &info, err, sizeof err), 0);
+    if (banked) {
+      ck_assert_int_eq(info.stop, MCTS_STOP_EARLY);
+      ck_assert_int_eq(info.sims, 1);
+    } else {
+      ck_assert(info.seconds >= 0.05);
+    }
+    ck_assert_int_eq(mcts_best_action(m), 5);
+    mcts_free(m);
+  }
+}
+END_TEST
+
 /* sims= caps a timed search; a proven root stops it at once. */
 START_TEST(cap_and_proof_stop_timed_search) {
   configure_game("oware", NULL);
@@ -415,6 +447,7 @@ static Suite *search_time_suite(void) {
   tcase_add_test(t, deadline_within_one_batch);
   tcase_add_test(t, soft_limit_unsure_and_early_stop);
   tcase_add_test(t, decide_unsure_and_early);
+  tcase_add_test(t, forced_move_with_time_banked);
   tcase_add_test(t, cap_and_proof_stop_timed_search);
   tcase_add_test(t, threads_share_one_tree);
   tcase_add_test(t, bad_limits_refused);
