@@ -158,6 +158,8 @@ START_TEST(arena_refusals) {
       {{"arena", "random", "greedy", "--book-depth", "3"}, 2, {"--book-depth", "--openings"}},
       {{"arena", "random", "greedy", "--anchor", "0"}, 2, {"'0'", "--anchor"}},
       {{"arena", "random", "greedy", "--games", "4\n5"}, 2, {"--games", "4\\n5"}},
+      {{"arena", "random", "greedy", "--clock", "0+1"}, 2, {"'0+1'", "--clock"}},
+      {{"arena", "random", "greedy", "--time-grace", "1"}, 2, {"--time-grace", "--time-per-move"}},
   };
   CHECK_ROWS(rows);
 }
@@ -200,6 +202,9 @@ START_TEST(bench_refusals) {
       {{"bench", "search", "--batches", "1,2,3,4,5,6,7,8,9"}, 2, {"--batches", "at most 8"}},
       {{"bench", "search", "--batches", "16x"}, 2, {"'16x'", "--batches"}},
       {{"bench", "search", "--no-nn=1"}, 2, {"--no-nn", "no value"}},
+      {{"bench", "search", "--threads", "0"}, 2, {"'0'", "--threads", "1..64"}},
+      {{"bench", "search", "--threads", "1,,2"}, 2, {"'1,,2'", "--threads"}},
+      {{"bench", "search", "--leaves", "65"}, 2, {"'65'", "--leaves"}},
       {{"bench", "all", "--reps", "3"}, 2, {"--reps", "one benchmark"}},
       {{"bench", "selfplay", "--precision", "fp16"}, 2, {"'fp16'", "--precision"}},
       {{"bench", "selfplay", "--seconds", "0"}, 2, {"'0'", "--seconds"}},
