@@ -255,7 +255,7 @@ typedef struct {
   int sims;         /* simulations of this search */
   double seconds;   /* by the search's clock */
   int stop;         /* MCTS_STOP_* */
-  int best_changes; /* times the most visited move changed while it searched */
+  int best_changes; /* times the most visited move changed (searches with a time limit) */
 } mcts_search_info;
 
 /* Returns the simulations run (info may be NULL), or -1 with a message:
