@@ -73,6 +73,10 @@ $(EXP_LIB): $(EXP_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# `sowzero version` names the commit and the instruction set of the build.
+SOWZERO_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/cli/version.o: CFLAGS += -DSOWZERO_VERSION='"$(SOWZERO_VERSION)"' -DSOWZERO_ARCH='"$(ARCH)"'
+
 $(BUILD)/sowzero: $(CLI_OBJ) $(EXP_LIB) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(PKG_LIBS) $(ONNX_LIBS) -o $@
 

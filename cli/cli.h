@@ -24,6 +24,7 @@ int cmd_train(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_egdb(int argc, char **argv);
+int cmd_version(int argc, char **argv);
 
 /* ---- Command lines ----------------------------------------------------------
  * Every subcommand reads its arguments with cli_parse, from a description of
