@@ -141,5 +141,10 @@ int bench_selfplay(bench_out *b, int argc, char **argv);
 int bench_learner(bench_out *b, int argc, char **argv);
 /* The CPU from /proc/cpuinfo: "AMD EPYC (family 26 model 2)", or "unknown CPU". */
 void bench_cpu_name(char *buf, size_t len);
+/* The machine as the figures ran on it: a note naming the CPU, its
+ * features, OpenBLAS's version and core and each precision's kernel;
+ * with --json the figure "blas_core_level" (the core's CPU_LEVEL_*, -1
+ * unknown) carrying them as fields "cpu", "blas" and "kernels". */
+void bench_system(bench_out *b, const char *bench);
 
 #endif
