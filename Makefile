@@ -18,8 +18,11 @@
 BUILD   ?= build
 CC      ?= cc
 OPT     ?= -O2 -g
-# Every machine of this project is the same kind, and CI builds where it runs.
-ARCH    ?= -march=native
+# Portable: runs on any x86-64 CPU with AVX2 and FMA (Haswell, Zen and later),
+# so one binary serves a mixed cluster; the hot kernels pick AVX-512 and bf16
+# at run time (target attributes). make ARCH=-march=native: this CPU only,
+# for the last few percent (BENCHMARKS.md, docs/DISTRIBUTED.md).
+ARCH    ?= -march=x86-64-v3
 SAN     ?=
 CFLAGS  += -std=c11 $(OPT) $(ARCH) $(SAN) -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -I.
 LDFLAGS += $(SAN)
@@ -72,6 +75,10 @@ $(LIB): $(LIB_OBJ)
 $(EXP_LIB): $(EXP_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+# The start-up check of the build's instructions (cli/isa.c) and the CPU
+# detection it uses run on any x86-64, whatever ARCH says.
+$(BUILD)/cli/isa.o $(BUILD)/base/cpu.o: CFLAGS += -march=x86-64 -mtune=generic
 
 # `sowzero version` names the commit and the instruction set of the build.
 SOWZERO_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)

@@ -106,6 +106,16 @@ void cpu_features_string(unsigned f, char *buf, size_t len) {
   if (!f && len) snprintf(buf, len, "none");
 }
 
+int cpu_missing(unsigned need, unsigned have, char *buf, size_t len) {
+  unsigned lack = need & ~have;
+  if (len) buf[0] = 0;
+  if (!lack) return 0;
+  char f[160];
+  cpu_features_string(lack, f, sizeof f);
+  snprintf(buf, len, "this build needs %s, which this CPU lacks", f);
+  return 1;
+}
+
 void cpu_describe(const cpu_info *ci, char *buf, size_t len) {
   snprintf(buf, len, "%s (%s family %d model %d)", ci->name[0] ? ci->name : "unknown CPU",
            ci->vendor[0] ? ci->vendor : "unknown vendor", ci->family, ci->model);

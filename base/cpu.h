@@ -52,6 +52,10 @@ void cpu_features_string(unsigned features, char *buf, size_t len);
 /* "Intel(R) Xeon(R) ... (GenuineIntel family 6 model 207)". */
 void cpu_describe(const cpu_info *ci, char *buf, size_t len);
 
+/* The features of need that have lacks, as a message: "this build needs
+ * avx2 fma, which this CPU lacks"; 0 (buf empty) when none is missing. */
+int cpu_missing(unsigned need, unsigned have, char *buf, size_t len);
+
 /* ---- OpenBLAS's core ---------------------------------------------------------------
  * OpenBLAS picks its kernels ("core") when it loads, from the CPUs it knows;
  * an older build falls back to an SSE core on a newer CPU (Prescott on Intel

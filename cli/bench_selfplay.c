@@ -40,8 +40,7 @@ static const char *const precisions[] = {"fp32", "bf16", NULL};
 static const kv_key sp_keys[] = {
     O_(KV_D, "seconds", seconds, 0.1, 86400, NULL, "S  wall seconds per precision"),
     O_(KV_E, "precision", precision, precisions, NULL, "only this precision (default: both)"),
-    O_(KV_IA, "threads", threads, 1, 64, NULL,
-       "self-play threads, or auto: the usable cores less the learner's (default: the config's)"),
+    O_(KV_IA, "threads", threads, 1, 64, NULL, "self-play threads (default: the config's)"),
     O_(KV_I, "learner-plays", learner_plays, 0, 1, NULL,
        "selfplay.learner_plays (default: the config's)"),
     O_(KV_S, "config", config, NULL, "FILE  the training config (default configs/oware.ini)"),

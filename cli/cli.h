@@ -25,6 +25,10 @@ int cmd_plot(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_egdb(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+/* The build's -march and the CPU features (CPU_F_*) it lets the compiler
+ * use everywhere; cli/isa.c stops a binary on a CPU without them. */
+extern const char cli_build_arch[];
+extern const unsigned cli_build_features;
 
 /* ---- Command lines ----------------------------------------------------------
  * Every subcommand reads its arguments with cli_parse, from a description of

@@ -16,6 +16,44 @@
 #define SOWZERO_ARCH "unknown"
 #endif
 
+/* What the compiler was allowed to use here, for cli/isa.c's check. */
+const char cli_build_arch[] = SOWZERO_ARCH;
+const unsigned cli_build_features = 0u
+#ifdef __AVX__
+                                    | CPU_F_AVX
+#endif
+#ifdef __AVX2__
+                                    | CPU_F_AVX2
+#endif
+#ifdef __FMA__
+                                    | CPU_F_FMA
+#endif
+#ifdef __AVX512F__
+                                    | CPU_F_AVX512F
+#endif
+#ifdef __AVX512DQ__
+                                    | CPU_F_AVX512DQ
+#endif
+#ifdef __AVX512BW__
+                                    | CPU_F_AVX512BW
+#endif
+#ifdef __AVX512VL__
+                                    | CPU_F_AVX512VL
+#endif
+#ifdef __AVX512BF16__
+                                    | CPU_F_AVX512_BF16
+#endif
+#ifdef __AVX512VNNI__
+                                    | CPU_F_AVX512_VNNI
+#endif
+#ifdef __AVXVNNI__
+                                    | CPU_F_AVX_VNNI
+#endif
+#ifdef __AMX_TILE__
+                                    | CPU_F_AMX
+#endif
+    ;
+
 typedef struct {
   int verbose, json;
 } version_opts;
@@ -43,7 +81,10 @@ int cmd_version(int argc, char **argv) {
   if (o.json) {
     char sys[4096], why[512];
     json_quote(why, sizeof why, t.why);
-    printf("{\"version\": \"%s\", \"build_arch\": \"%s\"", SOWZERO_VERSION, SOWZERO_ARCH);
+    char need[192];
+    cpu_features_string(cli_build_features, need, sizeof need);
+    printf("{\"version\": \"%s\", \"build_arch\": \"%s\", \"build_needs\": \"%s\"", SOWZERO_VERSION,
+           SOWZERO_ARCH, need);
     if (o.verbose) {
       if (blas_system_json(sys, sizeof sys) != 0) return cli_fail(&c, 1, "system report too long");
       printf(", %s, \"selfplay_threads_auto\": {\"threads\": %d, \"usable\": %d, \"why\": %s}", sys,
@@ -54,6 +95,10 @@ int cmd_version(int argc, char **argv) {
   }
   printf("sowzero %s (built with %s)\n", SOWZERO_VERSION, SOWZERO_ARCH);
   if (!o.verbose) return 0;
+  char need[192];
+  cpu_features_string(cli_build_features, need, sizeof need);
+  printf("build     needs %s beyond x86-64; the kernels choose AVX-512 and bf16 at run time\n",
+         cli_build_features ? need : "nothing");
   blas_state s;
   blas_state_get(&s);
   char cpu[192], feat[192];

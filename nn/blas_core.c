@@ -155,17 +155,18 @@ static int put(char *buf, size_t len, size_t *at, const char *fmt, ...) {
 int blas_system_json(char *buf, size_t len) {
   blas_state s;
   blas_state_get(&s);
-  char feat[160], q[5][400];
+  char feat[160], desc[160], q[5][400];
   cpu_features_string(s.cpu.features, feat, sizeof feat);
-  json_quote(q[0], sizeof q[0], s.cpu.name);
+  cpu_describe(&s.cpu, desc, sizeof desc);
+  json_quote(q[0], sizeof q[0], desc);
   json_quote(q[1], sizeof q[1], s.cpu.vendor);
   json_quote(q[2], sizeof q[2], s.core);
   json_quote(q[3], sizeof q[3], s.own_core);
   json_quote(q[4], sizeof q[4], s.version);
   size_t at = 0;
   put(buf, len, &at,
-      "\"cpu\": {\"name\": %s, \"vendor\": %s, \"family\": %d, \"model\": %d, \"level\": \"%s\", "
-      "\"features\": \"%s\"}, ",
+      "\"cpu\": %s, \"cpu_vendor\": %s, \"cpu_family\": %d, \"cpu_model\": %d, "
+      "\"cpu_level\": \"%s\", \"cpu_features\": \"%s\", ",
       q[0], q[1], s.cpu.family, s.cpu.model, cpu_level_name(s.cpu_level), feat);
   put(buf, len, &at,
       "\"blas\": {\"name\": \"OpenBLAS\", \"version\": %s, \"core\": %s, \"core_level\": \"%s\", "

@@ -61,8 +61,10 @@ int blas_kernels(blas_kernel *out, int max);
  * OpenBLAS 0.3.21 core SkylakeX (set by SowZero: OpenBLAS chose Prescott);
  * kernels: fp32 OpenBLAS SkylakeX sgemm (AVX-512), bf16 ...". */
 void blas_system_line(char *buf, size_t len);
-/* The same as JSON members (no braces) for a record:
- *   "cpu": {"name", "vendor", "family", "model", "level", "features"},
+/* The same as JSON members (no braces) for a record ("cpu" is a string,
+ * as in every benchmark figure):
+ *   "cpu": "NAME (VENDOR family F model M)", "cpu_vendor", "cpu_family",
+ *   "cpu_model", "cpu_level" ("AVX-512"), "cpu_features" ("avx avx2 ..."),
  *   "blas": {"name", "version", "core", "core_level", "set_by", "own_core"},
  *   "kernels": {"fp32": "...", ...}
  * -1 if len is too small. */

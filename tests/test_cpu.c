@@ -162,6 +162,20 @@ START_TEST(idle_watch_says_so_once) {
 }
 END_TEST
 
+/* A build's instructions against a CPU's: what lacks is named. */
+START_TEST(missing_instructions_are_named) {
+  char buf[256];
+  ck_assert_int_eq(cpu_missing(AVX2, CPU_F_AVX, buf, sizeof buf), 1);
+  ck_assert_msg(strstr(buf, "avx2 fma") && !strstr(buf, "avx "), "%s", buf);
+  ck_assert_int_eq(cpu_missing(AVX512 | CPU_F_AVX512_BF16, AVX2, buf, sizeof buf), 1);
+  ck_assert_msg(strstr(buf, "avx512f") && strstr(buf, "avx512_bf16") && !strstr(buf, "avx2"), "%s",
+                buf);
+  ck_assert_int_eq(cpu_missing(AVX2, AVX512, buf, sizeof buf), 0);
+  ck_assert_str_eq(buf, "");
+  ck_assert_int_eq(cpu_missing(0, 0, buf, sizeof buf), 0);
+}
+END_TEST
+
 /* Settings of `threads = auto`: an integer or the word, and back. */
 typedef struct {
   int threads;
@@ -229,6 +243,8 @@ START_TEST(system_json_parses) {
   json_doc *d = json_parse(doc, err, sizeof err);
   ck_assert_msg(d != NULL, "%s: %s", err, doc);
   int blas = json_get(d, 0, "blas"), kernels = json_get(d, 0, "kernels");
+  ck_assert_ptr_nonnull(json_get_string(d, 0, "cpu"));
+  ck_assert_ptr_nonnull(json_get_string(d, 0, "cpu_features"));
   ck_assert_ptr_nonnull(json_get_string(d, blas, "core"));
   ck_assert_ptr_nonnull(json_get_string(d, kernels, "fp32"));
   ck_assert_ptr_nonnull(json_get_string(d, kernels, "bf16"));
@@ -278,8 +294,8 @@ START_TEST(child_without_coretype_runs_the_machines_core) {
   unsetenv(BLAS_CORE_OWN_ENV);
   unsetenv(BLAS_CORE_PID_ENV);
   json_doc *d = version_report();
-  int cpu = json_get(d, 0, "cpu"), blas = json_get(d, 0, "blas");
-  const char *want = machine_level(), *level = json_get_string(d, cpu, "level");
+  int blas = json_get(d, 0, "blas");
+  const char *want = machine_level(), *level = json_get_string(d, 0, "cpu_level");
   const char *core_level = json_get_string(d, blas, "core_level");
   const char *set_by = json_get_string(d, blas, "set_by"), *core = json_get_string(d, blas, "core");
   ck_assert_ptr_nonnull(level);
@@ -319,6 +335,7 @@ static Suite *cpu_suite(void) {
   tcase_add_test(t, threads_auto_resolution);
   tcase_add_test(t, cgroup_quotas_parse);
   tcase_add_test(t, idle_watch_says_so_once);
+  tcase_add_test(t, missing_instructions_are_named);
   tcase_add_test(t, kv_auto_integers);
   tcase_add_test(t, config_threads_auto_and_numbers);
   tcase_add_test(t, system_json_parses);
