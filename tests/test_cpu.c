@@ -4,6 +4,7 @@
  * the `sowzero` binary started without OPENBLAS_CORETYPE reporting a core
  * that matches this machine's features. */
 #include <check.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -328,6 +329,23 @@ START_TEST(child_keeps_the_users_coretype) {
 }
 END_TEST
 
+/* Under `taskset -c 0` (one allowed CPU of this machine) auto still gives
+ * one self-play thread, with one usable core. */
+START_TEST(child_on_one_cpu_runs_one_thread) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  ck_assert_int_eq(sched_setaffinity(0, sizeof one, &one), 0);
+  json_doc *d = version_report();
+  int t = json_get(d, 0, "selfplay_threads_auto");
+  double threads = 0, usable = 0;
+  ck_assert_int_eq(json_get_number(d, t, "threads", &threads), 0);
+  ck_assert_int_eq(json_get_number(d, t, "usable", &usable), 0);
+  ck_assert_msg(threads == 1 && usable == 1, "%s", json_get_string(d, t, "why"));
+  json_free(d);
+}
+END_TEST
+
 static Suite *cpu_suite(void) {
   Suite *s = suite_create("cpu");
   TCase *t = tcase_create("pure");
@@ -344,6 +362,7 @@ static Suite *cpu_suite(void) {
   tcase_set_timeout(e, 60);
   tcase_add_test(e, child_without_coretype_runs_the_machines_core);
   tcase_add_test(e, child_keeps_the_users_coretype);
+  tcase_add_test(e, child_on_one_cpu_runs_one_thread);
   suite_add_tcase(s, e);
   return s;
 }
