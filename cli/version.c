@@ -79,19 +79,27 @@ int cmd_version(int argc, char **argv) {
   cpu_threads t;
   cpu_threads_auto(&b, &t);
   if (o.json) {
-    char sys[4096], why[512];
-    json_quote(why, sizeof why, t.why);
-    char need[192];
+    char need[192], sys[4096];
     cpu_features_string(cli_build_features, need, sizeof need);
-    printf("{\"version\": \"%s\", \"build_arch\": \"%s\", \"build_needs\": \"%s\"", SOWZERO_VERSION,
-           SOWZERO_ARCH, need);
+    if (o.verbose && blas_system_json(sys, sizeof sys) != 0)
+      return cli_fail(&c, 1, "system report too long");
+    json_writer w;
+    json_writer_init_file(&w, stdout);
+    json_begin_object(&w, NULL);
+    json_put_string(&w, "version", SOWZERO_VERSION);
+    json_put_string(&w, "build_arch", SOWZERO_ARCH);
+    json_put_string(&w, "build_needs", need);
     if (o.verbose) {
-      if (blas_system_json(sys, sizeof sys) != 0) return cli_fail(&c, 1, "system report too long");
-      printf(", %s, \"selfplay_threads_auto\": {\"threads\": %d, \"usable\": %d, \"why\": %s}", sys,
-             t.threads, t.usable, why);
+      json_put_raw(&w, NULL, sys);
+      json_begin_object(&w, "selfplay_threads_auto");
+      json_put_int(&w, "threads", t.threads);
+      json_put_int(&w, "usable", t.usable);
+      json_put_string(&w, "why", t.why);
+      json_end_object(&w);
     }
-    printf("}\n");
-    return 0;
+    json_end_object(&w);
+    putchar('\n');
+    return json_writer_done(&w) == 0 ? 0 : 1;
   }
   printf("sowzero %s (built with %s)\n", SOWZERO_VERSION, SOWZERO_ARCH);
   if (!o.verbose) return 0;

@@ -1,7 +1,6 @@
 /* OpenBLAS's core against the CPU, and the kernel of each precision. */
 #include "nn/blas_core.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,49 +134,32 @@ void blas_system_line(char *buf, size_t len) {
         (size_t)snprintf(buf + at, len - at, "%s %s %s", i ? "," : "", k[i].precision, k[i].kernel);
 }
 
-/* Appends to buf at *at; -1 once it does not fit. */
-static int put(char *buf, size_t len, size_t *at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int put(char *buf, size_t len, size_t *at, const char *fmt, ...) {
-  if (*at >= len) return -1;
-  va_list ap;
-  va_start(ap, fmt);
-  int w = vsnprintf(buf + *at, len - *at, fmt, ap);
-  va_end(ap);
-  if (w < 0 || (size_t)w >= len - *at) {
-    *at = len;
-    return -1;
-  }
-  *at += (size_t)w;
-  return 0;
-}
-
 int blas_system_json(char *buf, size_t len) {
   blas_state s;
   blas_state_get(&s);
-  char feat[160], desc[160], q[5][400];
+  char feat[160], desc[160];
   cpu_features_string(s.cpu.features, feat, sizeof feat);
   cpu_describe(&s.cpu, desc, sizeof desc);
-  json_quote(q[0], sizeof q[0], desc);
-  json_quote(q[1], sizeof q[1], s.cpu.vendor);
-  json_quote(q[2], sizeof q[2], s.core);
-  json_quote(q[3], sizeof q[3], s.own_core);
-  json_quote(q[4], sizeof q[4], s.version);
-  size_t at = 0;
-  put(buf, len, &at,
-      "\"cpu\": %s, \"cpu_vendor\": %s, \"cpu_family\": %d, \"cpu_model\": %d, "
-      "\"cpu_level\": \"%s\", \"cpu_features\": \"%s\", ",
-      q[0], q[1], s.cpu.family, s.cpu.model, cpu_level_name(s.cpu_level), feat);
-  put(buf, len, &at,
-      "\"blas\": {\"name\": \"OpenBLAS\", \"version\": %s, \"core\": %s, \"core_level\": \"%s\", "
-      "\"set_by\": \"%s\", \"own_core\": %s}, \"kernels\": {",
-      q[4], q[2], s.core_level < 0 ? "unknown" : cpu_level_name(s.core_level), s.set_by, q[3]);
+  json_writer w;
+  json_writer_init(&w, buf, len);
+  json_put_string(&w, "cpu", desc);
+  json_put_string(&w, "cpu_vendor", s.cpu.vendor);
+  json_put_int(&w, "cpu_family", s.cpu.family);
+  json_put_int(&w, "cpu_model", s.cpu.model);
+  json_put_string(&w, "cpu_level", cpu_level_name(s.cpu_level));
+  json_put_string(&w, "cpu_features", feat);
+  json_begin_object(&w, "blas");
+  json_put_string(&w, "name", "OpenBLAS");
+  json_put_string(&w, "version", s.version);
+  json_put_string(&w, "core", s.core);
+  json_put_string(&w, "core_level", s.core_level < 0 ? "unknown" : cpu_level_name(s.core_level));
+  json_put_string(&w, "set_by", s.set_by);
+  json_put_string(&w, "own_core", s.own_core);
+  json_end_object(&w);
   blas_kernel k[BLAS_KERNELS_MAX];
   int n = blas_kernels(k, BLAS_KERNELS_MAX);
-  for (int i = 0; i < n; i++) {
-    char kq[200];
-    json_quote(kq, sizeof kq, k[i].kernel);
-    put(buf, len, &at, "%s\"%s\": %s", i ? ", " : "", k[i].precision, kq);
-  }
-  return put(buf, len, &at, "}");
+  json_begin_object(&w, "kernels");
+  for (int i = 0; i < n; i++) json_put_string(&w, k[i].precision, k[i].kernel);
+  json_end_object(&w);
+  return json_writer_done(&w);
 }
