@@ -9,6 +9,12 @@
 #include <strings.h>
 #include <unistd.h>
 
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+#define CPU_LINUX 1 /* affinity and cgroups to read */
+#else
+#define CPU_LINUX 0
+#endif
+
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(__EMSCRIPTEN__)
 #include <cpuid.h>
 #define CPU_X86 1
@@ -29,7 +35,7 @@ void cpu_detect(cpu_info *ci) {
   memset(ci, 0, sizeof *ci);
   ci->family = ci->model = -1;
 #if CPU_X86
-  unsigned a, b, c, d, max = __get_cpuid_max(0, NULL);
+  unsigned a, b, c, d, max = (unsigned)__get_cpuid_max(0, NULL);
   if (max < 1) return;
   __cpuid(0, a, b, c, d);
   memcpy(ci->vendor, &b, 4);
@@ -68,7 +74,7 @@ void cpu_detect(cpu_info *ci) {
     }
   }
   ci->features = f;
-  if (__get_cpuid_max(0x80000000, NULL) >= 0x80000004) {
+  if ((unsigned)__get_cpuid_max(0x80000000, NULL) >= 0x80000004u) {
     unsigned r[12];
     for (unsigned i = 0; i < 3; i++)
       __cpuid(0x80000002 + i, r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]);
@@ -205,6 +211,7 @@ double cpu_quota_v1(long quota_us, long period_us) {
   return quota_us > 0 && period_us > 0 ? (double)quota_us / (double)period_us : 0;
 }
 
+#if CPU_LINUX
 static int read_text(const char *path, char *buf, size_t len) {
   FILE *f = fopen(path, "r");
   if (!f) return -1;
@@ -213,10 +220,14 @@ static int read_text(const char *path, char *buf, size_t len) {
   buf[n] = 0;
   return 0;
 }
+#endif
 
 /* The smallest quota on the way from the process's cgroup up to the root
  * (a container often sees its own cgroup as the root). */
 static double probe_quota(void) {
+#if !CPU_LINUX
+  return 0;
+#else
   char text[4096], path[1200], dir[1024] = "";
   int v1 = 0;
   if (read_text("/proc/self/cgroup", text, sizeof text) == 0) {
@@ -256,13 +267,14 @@ static double probe_quota(void) {
     *slash = 0; /* "/a/b" to "/a", "/a" to "" (the root) */
   }
   return best;
+#endif
 }
 
 void cpu_budget_probe(cpu_budget *b, int learner) {
   long on = sysconf(_SC_NPROCESSORS_ONLN);
   b->online = on > 0 ? (int)on : 1;
   b->allowed = b->online;
-#ifdef CPU_COUNT
+#if CPU_LINUX && defined(CPU_COUNT)
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
     b->allowed = CPU_COUNT(&set);
