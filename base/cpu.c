@@ -23,6 +23,27 @@
 #endif
 
 /* ---- The CPU ------------------------------------------------------------------ */
+static const char *const feature_names[CPU_F_COUNT] = {
+    "avx",      "avx2",        "fma",         "avx512f",  "avx512dq", "avx512bw",
+    "avx512vl", "avx512_bf16", "avx512_vnni", "avx_vnni", "amx"};
+
+unsigned cpu_features_parse(const char *text) {
+  unsigned f = 0;
+  char word[32];
+  for (const char *p = text; *p;) {
+    size_t n = strcspn(p, " ,");
+    if (n > 0 && n < sizeof word) {
+      memcpy(word, p, n);
+      word[n] = 0;
+      for (int i = 0; i < CPU_F_COUNT; i++)
+        if (!strcmp(word, feature_names[i])) f |= 1u << i;
+    }
+    p += n;
+    p += strspn(p, " ,");
+  }
+  return f;
+}
+
 #if CPU_X86
 static unsigned long long xcr0(void) {
   unsigned lo, hi;
@@ -73,7 +94,8 @@ void cpu_detect(cpu_info *ci) {
       if (os_avx && (a71 >> 4 & 1)) f |= CPU_F_AVX_VNNI;
     }
   }
-  ci->features = f;
+  const char *only = getenv(CPU_FEATURES_ENV);
+  ci->features = only ? f & cpu_features_parse(only) : f;
   if ((unsigned)__get_cpuid_max(0x80000000, NULL) >= 0x80000004u) {
     unsigned r[12];
     for (unsigned i = 0; i < 3; i++)
@@ -102,13 +124,11 @@ const char *cpu_level_name(int level) {
 }
 
 void cpu_features_string(unsigned f, char *buf, size_t len) {
-  static const char *const names[CPU_F_COUNT] = {
-      "avx",      "avx2",        "fma",         "avx512f",  "avx512dq", "avx512bw",
-      "avx512vl", "avx512_bf16", "avx512_vnni", "avx_vnni", "amx"};
   size_t at = 0;
   if (len) buf[0] = 0;
   for (int i = 0; i < CPU_F_COUNT && at < len; i++)
-    if (f >> i & 1) at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? " " : "", names[i]);
+    if (f >> i & 1)
+      at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? " " : "", feature_names[i]);
   if (!f && len) snprintf(buf, len, "none");
 }
 

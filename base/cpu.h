@@ -41,8 +41,14 @@ typedef struct {
   unsigned features; /* CPU_F_* */
 } cpu_info;
 
-/* This machine's CPU (cpuid and xgetbv; zeros and -1 off x86). */
+/* This machine's CPU (cpuid and xgetbv; zeros and -1 off x86). With
+ * CPU_FEATURES_ENV set ("avx avx2 fma", names as cpu_features_string
+ * writes them), only those of the CPU's features count: a test's way to
+ * show SowZero an older CPU (features are only ever taken away). */
+#define CPU_FEATURES_ENV "SOWZERO_CPU_FEATURES"
 void cpu_detect(cpu_info *ci);
+/* The features named in text (space-separated); unknown names are ignored. */
+unsigned cpu_features_parse(const char *text);
 /* The level of a feature set (CPU_LEVEL_*). */
 int cpu_level(unsigned features);
 /* "SSE", "AVX", "AVX2", "AVX-512". */

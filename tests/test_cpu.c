@@ -177,6 +177,24 @@ START_TEST(missing_instructions_are_named) {
 }
 END_TEST
 
+START_TEST(feature_names_round_trip) {
+  char buf[256];
+  unsigned all = (1u << CPU_F_COUNT) - 1;
+  cpu_features_string(all, buf, sizeof buf);
+  ck_assert_uint_eq(cpu_features_parse(buf), all);
+  cpu_features_string(AVX2, buf, sizeof buf);
+  ck_assert_str_eq(buf, "avx avx2 fma");
+  ck_assert_uint_eq(cpu_features_parse("fma,avx2  bogus avx"), AVX2);
+  ck_assert_uint_eq(cpu_features_parse(""), 0);
+  /* The override only takes features away. */
+  setenv(CPU_FEATURES_ENV, "avx avx2 fma amx", 1);
+  cpu_info ci;
+  cpu_detect(&ci);
+  ck_assert_uint_eq(ci.features & ~(AVX2 | CPU_F_AMX), 0);
+  unsetenv(CPU_FEATURES_ENV);
+}
+END_TEST
+
 /* Settings of `threads = auto`: an integer or the word, and back. */
 typedef struct {
   int threads;
@@ -346,6 +364,48 @@ START_TEST(child_on_one_cpu_runs_one_thread) {
 }
 END_TEST
 
+/* Shown an AVX2-only CPU (the features taken away), the binary asks
+ * OpenBLAS for an AVX2 core where OpenBLAS's own choice was below it. */
+START_TEST(child_on_an_avx2_cpu_runs_an_avx2_core) {
+  if (level_rank(machine_level()) < 2) return; /* the machine itself has no AVX2 */
+  unsetenv("OPENBLAS_CORETYPE");
+  unsetenv(BLAS_CORE_OWN_ENV);
+  unsetenv(BLAS_CORE_PID_ENV);
+  setenv(CPU_FEATURES_ENV, "avx avx2 fma", 1);
+  json_doc *d = version_report();
+  int blas = json_get(d, 0, "blas");
+  const char *core = json_get_string(d, blas, "core"), *set_by = json_get_string(d, blas, "set_by");
+  const char *level = json_get_string(d, blas, "core_level");
+  ck_assert_str_eq(json_get_string(d, 0, "cpu_level"), "AVX2");
+  ck_assert_msg(!strcmp(level, "unknown") || level_rank(level) >= 2, "core %s (%s)", core, level);
+  if (!strcmp(set_by, "sowzero"))
+    ck_assert_msg(!strcmp(core, "Haswell") || !strcmp(core, "Zen"), "%s", core);
+  json_free(d);
+}
+END_TEST
+
+/* A CPU without the instructions the build was compiled for: the binary
+ * stops before anything runs and names what is missing. */
+START_TEST(child_refuses_a_cpu_without_the_builds_instructions) {
+  json_doc *d = version_report();
+  const char *need = json_get_string(d, 0, "build_needs");
+  ck_assert_ptr_nonnull(need);
+  int needs_avx2 = strstr(need, "avx2") != NULL;
+  json_free(d);
+  setenv(CPU_FEATURES_ENV, "avx", 1);
+  static char *argv[] = {"version", NULL};
+  char out[4096];
+  int rc = test_sowzero(out, sizeof out, argv);
+  if (!needs_avx2) { /* an x86-64-v2 build runs anywhere */
+    ck_assert_msg(rc == 0, "status %d: %s", rc, out);
+    return;
+  }
+  ck_assert_msg(rc == 1 && strstr(out, "avx2") && strstr(out, "lacks") && strstr(out, "ARCH="),
+                "status %d: %s", rc, out);
+  ck_assert_msg(!strstr(out, "(built with"), "%s", out); /* the command itself never ran */
+}
+END_TEST
+
 static Suite *cpu_suite(void) {
   Suite *s = suite_create("cpu");
   TCase *t = tcase_create("pure");
@@ -354,6 +414,7 @@ static Suite *cpu_suite(void) {
   tcase_add_test(t, cgroup_quotas_parse);
   tcase_add_test(t, idle_watch_says_so_once);
   tcase_add_test(t, missing_instructions_are_named);
+  tcase_add_test(t, feature_names_round_trip);
   tcase_add_test(t, kv_auto_integers);
   tcase_add_test(t, config_threads_auto_and_numbers);
   tcase_add_test(t, system_json_parses);
@@ -363,6 +424,8 @@ static Suite *cpu_suite(void) {
   tcase_add_test(e, child_without_coretype_runs_the_machines_core);
   tcase_add_test(e, child_keeps_the_users_coretype);
   tcase_add_test(e, child_on_one_cpu_runs_one_thread);
+  tcase_add_test(e, child_on_an_avx2_cpu_runs_an_avx2_core);
+  tcase_add_test(e, child_refuses_a_cpu_without_the_builds_instructions);
   suite_add_tcase(s, e);
   return s;
 }
