@@ -64,7 +64,16 @@ deps:
 # The shipped networks (models/) are found from the tree the binary is built in.
 $(BUILD)/search/agent_net.o: CFLAGS += -DSOWZERO_MODELS_DIR='"$(CURDIR)/models"'
 
-$(BUILD)/%.o: %.c | $(DEPS_OK)
+# The objects depend on the flags they were compiled with, so that
+# `make ARCH=...` (or OPT, SAN) rebuilds them rather than linking old ones.
+FLAGS_STAMP := $(BUILD)/.cflags
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(CC) $(CFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS)' > $@
+.PHONY: FORCE
+FORCE:
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
