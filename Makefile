@@ -66,10 +66,12 @@ $(BUILD)/search/agent_net.o: CFLAGS += -DSOWZERO_MODELS_DIR='"$(CURDIR)/models"'
 
 # The objects depend on the flags they were compiled with, so that
 # `make ARCH=...` (or OPT, SAN) rebuilds them rather than linking old ones.
+# (The flags as set here, before any target adds its own.)
 FLAGS_STAMP := $(BUILD)/.cflags
+FLAGS_NOW   := $(CC) $(CFLAGS)
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(CC) $(CFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS)' > $@
+	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
 .PHONY: FORCE
 FORCE:
 
