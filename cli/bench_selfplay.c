@@ -23,6 +23,7 @@
 #include "cli/cli.h"
 #include "nn/nn.h"
 #include "trainer/config.h"
+#include "trainer/machine.h"
 #include "trainer/train.h"
 
 typedef struct {
@@ -105,7 +106,7 @@ int bench_selfplay(bench_out *b, int argc, char **argv) {
   }
   if (cli_given(&c, "threads")) cfg->threads = o.threads;
   char why[320];
-  cfg->threads = config_threads(cfg, 1, NULL, why, sizeof why);
+  cfg->threads = machine_threads(cfg, 1, NULL, why, sizeof why);
   if (cli_given(&c, "learner-plays")) cfg->learner_plays = o.learner_plays;
   int both = !cli_given(&c, "precision");
   nn_precision only = o.precision ? NN_PRECISION_BF16 : NN_PRECISION_FP32;

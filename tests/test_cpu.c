@@ -13,6 +13,7 @@
 #include "base/kv.h"
 #include "nn/blas_core.h"
 #include "trainer/config.h"
+#include "trainer/machine.h"
 #include "tests/testutil.h"
 
 static const unsigned AVX2 = CPU_F_AVX | CPU_F_AVX2 | CPU_F_FMA;
@@ -237,12 +238,12 @@ START_TEST(config_threads_auto_and_numbers) {
   cpu_budget_probe(&b, 1);
   cpu_threads_auto(&b, &t);
   int usable = 0;
-  ck_assert_int_eq(config_threads(c, 1, &usable, why, sizeof why), t.threads);
+  ck_assert_int_eq(machine_threads(c, 1, &usable, why, sizeof why), t.threads);
   ck_assert_int_eq(usable, t.usable);
   ck_assert_ptr_nonnull(strstr(why, "auto"));
   ck_assert_msg(config_parse(c, "t.ini", "[selfplay]\nthreads = 3\n", err, sizeof err) == 0, "%s",
                 err);
-  ck_assert_int_eq(config_threads(c, 1, NULL, why, sizeof why), 3);
+  ck_assert_int_eq(machine_threads(c, 1, NULL, why, sizeof why), 3);
   ck_assert_int_eq(config_parse(c, "t.ini", "[run]\ndeterministic = 1\n", err, sizeof err), -1);
   ck_assert_msg(strstr(err, "selfplay.threads = auto") && strstr(err, "deterministic"), "%s", err);
   ck_assert_msg(config_parse(c, "t.ini", "[run]\ndeterministic = 1\n[selfplay]\nthreads = 2\n", err,

@@ -37,7 +37,7 @@ typedef struct {
   /* [search]: self-play search (noise is always on in self-play) */
   mcts_params search;
   /* [selfplay] */
-  int threads;          /* self-play worker threads; KV_AUTO: config_threads decides */
+  int threads;          /* self-play worker threads; KV_AUTO: machine_threads (machine.h) decides */
   int learner_plays;    /* 1: the learner's thread hosts one more worker */
   int games_per_thread; /* games each worker advances at once */
   int cap_sims;         /* fast-move budget of playout-cap randomisation; 0: off */
@@ -113,13 +113,6 @@ void config_anchors(const train_config *c, config_anchor_list *out);
  * network.precision and egdb.dir); any other difference makes a different
  * run. */
 int config_resumable(const char *key);
-
-/* The self-play threads this process runs: selfplay.threads when a number,
- * for auto the cores it may use (affinity, cgroup quota, its share of the
- * node under mpirun; base/cpu.h) less `learner` (1, or 0 for an actor
- * rank), at least 1. *usable (may be NULL) gets those cores; why says how,
- * for the banner and metrics. */
-int config_threads(const train_config *c, int learner, int *usable, char *why, size_t len);
 
 typedef struct {
   char key[80];        /* "network.hidden", "game.grand_slam" */
