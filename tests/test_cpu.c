@@ -226,7 +226,7 @@ START_TEST(kv_auto_integers) {
 END_TEST
 
 /* A config's threads: auto by default, a number kept; a deterministic run
- * refuses auto, naming both keys. */
+ * is refused auto (by the run, before it writes anything), naming both keys. */
 START_TEST(config_threads_auto_and_numbers) {
   train_config *c = malloc(sizeof *c);
   char err[512], why[320];
@@ -244,11 +244,15 @@ START_TEST(config_threads_auto_and_numbers) {
   ck_assert_msg(config_parse(c, "t.ini", "[selfplay]\nthreads = 3\n", err, sizeof err) == 0, "%s",
                 err);
   ck_assert_int_eq(machine_threads(c, 1, NULL, why, sizeof why), 3);
-  ck_assert_int_eq(config_parse(c, "t.ini", "[run]\ndeterministic = 1\n", err, sizeof err), -1);
+  ck_assert_int_eq(machine_check(c, err, sizeof err), 0);
+  ck_assert_msg(config_parse(c, "t.ini", "[run]\ndeterministic = 1\n", err, sizeof err) == 0, "%s",
+                err);
+  ck_assert_int_eq(machine_check(c, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "selfplay.threads = auto") && strstr(err, "deterministic"), "%s", err);
   ck_assert_msg(config_parse(c, "t.ini", "[run]\ndeterministic = 1\n[selfplay]\nthreads = 2\n", err,
                              sizeof err) == 0,
                 "%s", err);
+  ck_assert_int_eq(machine_check(c, err, sizeof err), 0);
   ck_assert_int_eq(config_parse(c, "t.ini", "[selfplay]\nthreads = 0\n", err, sizeof err), -1);
   ck_assert_msg(strstr(err, "or auto"), "%s", err);
   free(c);

@@ -24,6 +24,14 @@ int machine_threads(const train_config *c, int learner, int *usable, char *why, 
   return t.threads;
 }
 
+int machine_check(const train_config *c, char *err, size_t errlen) {
+  if (!c->deterministic || c->threads != KV_AUTO) return 0;
+  errf(err, errlen,
+       "selfplay.threads = auto with run.deterministic = 1: a deterministic run's games depend on "
+       "its thread count, so it needs a number (selfplay.threads = N)");
+  return -1;
+}
+
 void machine_resolve(run_machine *m, train_config *c, int learner, int dist) {
   memset(m, 0, sizeof *m);
   m->resolved = 1;

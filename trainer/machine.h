@@ -20,6 +20,10 @@
  * rank), at least 1. *usable (may be NULL) gets those cores; why says how. */
 int machine_threads(const train_config *c, int learner, int *usable, char *why, size_t len);
 
+/* -1 with a message for a run that cannot size its threads: auto in a
+ * deterministic run, whose games depend on the thread count. */
+int machine_check(const train_config *c, char *err, size_t errlen);
+
 typedef struct {
   int resolved;     /* machine_resolve ran: a run's, not a benchmark's */
   int threads_auto; /* the config said auto */
