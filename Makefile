@@ -18,8 +18,11 @@
 BUILD   ?= build
 CC      ?= cc
 OPT     ?= -O2 -g
-# Every machine of this project is the same kind, and CI builds where it runs.
-ARCH    ?= -march=native
+# Portable: runs on any x86-64 CPU with AVX2 and FMA (Haswell, Zen and later),
+# so one binary serves a mixed cluster; the hot kernels pick AVX-512 and bf16
+# at run time (target attributes). make ARCH=-march=native: this CPU only,
+# for the last few percent (BENCHMARKS.md, docs/DISTRIBUTED.md).
+ARCH    ?= -march=x86-64-v3
 SAN     ?=
 CFLAGS  += -std=c11 $(OPT) $(ARCH) $(SAN) -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -I.
 LDFLAGS += $(SAN)
@@ -61,7 +64,18 @@ deps:
 # The shipped networks (models/) are found from the tree the binary is built in.
 $(BUILD)/search/agent_net.o: CFLAGS += -DSOWZERO_MODELS_DIR='"$(CURDIR)/models"'
 
-$(BUILD)/%.o: %.c | $(DEPS_OK)
+# The objects depend on the flags they were compiled with, so that
+# `make ARCH=...` (or OPT, SAN) rebuilds them rather than linking old ones.
+# (The flags as set here, before any target adds its own.)
+FLAGS_STAMP := $(BUILD)/.cflags
+FLAGS_NOW   := $(CC) $(CFLAGS)
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
+.PHONY: FORCE
+FORCE:
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
@@ -72,6 +86,14 @@ $(LIB): $(LIB_OBJ)
 $(EXP_LIB): $(EXP_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+# The start-up check of the build's instructions (cli/isa.c) and the CPU
+# detection it uses run on any x86-64, whatever ARCH says.
+$(BUILD)/cli/isa.o $(BUILD)/base/cpu.o: CFLAGS += -march=x86-64 -mtune=generic
+
+# `sowzero version` names the commit and the instruction set of the build.
+SOWZERO_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/cli/version.o: CFLAGS += -DSOWZERO_VERSION='"$(SOWZERO_VERSION)"' -DSOWZERO_ARCH='"$(ARCH)"'
 
 $(BUILD)/sowzero: $(CLI_OBJ) $(EXP_LIB) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(PKG_LIBS) $(ONNX_LIBS) -o $@

@@ -10,6 +10,8 @@
 
 #include "base/base.h"
 
+const char *const kv_auto_word[] = {"auto", NULL};
+
 static void *field(const kv_key *k, void *base) { return (char *)base + k->off; }
 static const void *cfield(const kv_key *k, const void *base) { return (const char *)base + k->off; }
 
@@ -49,7 +51,7 @@ void kv_accepts(const kv_key *k, char *buf, size_t len) {
   size_t n = 0;
   switch (k->type) {
     case KV_INT:
-      snprintf(buf, len, "an integer %.0f..%.0f", k->lo, k->hi);
+      snprintf(buf, len, "an integer %.0f..%.0f%s", k->lo, k->hi, k->names ? " or auto" : "");
       return;
     case KV_U64:
       snprintf(buf, len, "an integer 0..%" PRIu64, UINT64_MAX);
@@ -80,6 +82,10 @@ static int set_value(const kv_key *k, void *base, const char *text) {
   errno = 0;
   switch (k->type) {
     case KV_INT: {
+      if (k->names && !strcmp(text, k->names[0])) {
+        *(int *)f = KV_AUTO;
+        return 0;
+      }
       if (!decimal_syntax(text, 0)) return -1;
       long long v = strtoll(text, &end, 10);
       if (errno == ERANGE || v < INT_MIN || v > INT_MAX || (double)v < k->lo || (double)v > k->hi)
@@ -221,7 +227,7 @@ int kv_check(const kv_table *t, const void *base, char *err, size_t errlen) {
     } else if (k->type != KV_U64) { /* a u64 takes every value */
       v = number_of(k, base);
       if (k->type == KV_ENUM) lo = 0, hi = n_names(k) - 1;
-      ok = v >= lo && v <= hi;
+      ok = (v >= lo && v <= hi) || (k->type == KV_INT && k->names && v == KV_AUTO);
     }
     if (ok) continue;
     char what[512];
@@ -246,7 +252,10 @@ static int format_value(const kv_key *k, const void *base, int exact, char *buf,
     case KV_INT:
     case KV_BOOL:
       memcpy(&i, f, sizeof i);
-      w = snprintf(buf, len, "%d", i);
+      if (k->type == KV_INT && k->names && i == KV_AUTO)
+        w = snprintf(buf, len, "%s", k->names[0]);
+      else
+        w = snprintf(buf, len, "%d", i);
       break;
     case KV_ENUM:
       memcpy(&i, f, sizeof i);

@@ -31,7 +31,8 @@ typedef struct {
   kv_type type;
   size_t off;               /* offset of the field in the settings struct */
   double lo, hi;            /* KV_INT, KV_FLOAT, KV_DOUBLE: accepted range, inclusive */
-  const char *const *names; /* KV_ENUM: the values' names, NULL-terminated */
+  const char *const *names; /* KV_ENUM: the values' names, NULL-terminated; KV_INT:
+                               kv_auto_word when "auto" (KV_AUTO) is accepted */
   size_t size;              /* KV_STR: the buffer size, terminator included */
   const char *def;          /* the default, as text that parses */
   const char *help;
@@ -51,6 +52,12 @@ typedef struct {
 #define KV_FIELD_(T, F, ctype) (offsetof(T, F) + 0 * sizeof(&((T *)0)->F - (ctype *)0))
 #define KV_I(name, T, F, lo, hi, def, help) \
   { name, KV_INT, KV_FIELD_(T, F, int), lo, hi, NULL, 0, def, help }
+/* An integer lo..hi (lo >= 1) or the word "auto", stored as KV_AUTO: the
+ * caller resolves it (threads sized to the machine). */
+#define KV_AUTO 0
+extern const char *const kv_auto_word[];
+#define KV_IA(name, T, F, lo, hi, def, help) \
+  { name, KV_INT, KV_FIELD_(T, F, int), lo, hi, kv_auto_word, 0, def, help }
 #define KV_U(name, T, F, def, help) \
   { name, KV_U64, KV_FIELD_(T, F, uint64_t), 0, 0, NULL, 0, def, help }
 #define KV_F(name, T, F, lo, hi, def, help) \

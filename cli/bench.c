@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "nn/blas_core.h"
 
 /* The human table's header, once, before its first line. */
 static void start(bench_out *b) {
@@ -56,6 +57,16 @@ void bench_cpu_name(char *buf, size_t len) {
   }
   if (f) fclose(f);
   snprintf(buf, len, "%s (family %s model %s)", name, fam, model);
+}
+
+void bench_system(bench_out *b, const char *bench) {
+  char line[1024], sys[4096];
+  blas_system_line(line, sizeof line);
+  bench_note(b, "%s", line);
+  if (!b->json || blas_system_json(sys, sizeof sys) != 0) return;
+  blas_state s;
+  blas_state_get(&s);
+  bench_figure(b, bench, "blas_core_level", s.core_level, "level", sys);
 }
 
 typedef struct {

@@ -269,6 +269,7 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   nn_blas_info(info, sizeof info);
   const char *ct = getenv("OPENBLAS_CORETYPE");
   bench_note(b, "%s; OPENBLAS_CORETYPE=%s", info, ct ? ct : "(unset)");
+  bench_system(b, "nn");
   char cpu[192];
   bench_cpu_name(cpu, sizeof cpu);
   const int bf16 = nn_bf16_supported();

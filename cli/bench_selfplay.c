@@ -23,6 +23,7 @@
 #include "cli/cli.h"
 #include "nn/nn.h"
 #include "trainer/config.h"
+#include "trainer/machine.h"
 #include "trainer/train.h"
 
 typedef struct {
@@ -40,7 +41,7 @@ static const char *const precisions[] = {"fp32", "bf16", NULL};
 static const kv_key sp_keys[] = {
     O_(KV_D, "seconds", seconds, 0.1, 86400, NULL, "S  wall seconds per precision"),
     O_(KV_E, "precision", precision, precisions, NULL, "only this precision (default: both)"),
-    O_(KV_I, "threads", threads, 1, 64, NULL, "self-play threads (default: the config's)"),
+    O_(KV_IA, "threads", threads, 1, 64, NULL, "self-play threads (default: the config's)"),
     O_(KV_I, "learner-plays", learner_plays, 0, 1, NULL,
        "selfplay.learner_plays (default: the config's)"),
     O_(KV_S, "config", config, NULL, "FILE  the training config (default configs/oware.ini)"),
@@ -87,7 +88,7 @@ int bench_selfplay(bench_out *b, int argc, char **argv) {
   cli_cmd c = {.name = "bench selfplay",
                .synopsis =
                    "bench selfplay [--json] [--seconds S] [--precision fp32|bf16] "
-                   "[--threads N] [--learner-plays 0|1] [--config FILE]",
+                   "[--threads N|auto] [--learner-plays 0|1] [--config FILE]",
                .about =
                    "  Self-play and the learner of a config from a fixed network, for S\n"
                    "  seconds per precision; without --precision fp32 and bf16 side by side.\n",
@@ -104,6 +105,8 @@ int bench_selfplay(bench_out *b, int argc, char **argv) {
     return cli_fail(&c, 2, "%s", err);
   }
   if (cli_given(&c, "threads")) cfg->threads = o.threads;
+  char why[320];
+  cfg->threads = machine_threads(cfg, 1, NULL, why, sizeof why);
   if (cli_given(&c, "learner-plays")) cfg->learner_plays = o.learner_plays;
   int both = !cli_given(&c, "precision");
   nn_precision only = o.precision ? NN_PRECISION_BF16 : NN_PRECISION_FP32;
@@ -120,6 +123,8 @@ int bench_selfplay(bench_out *b, int argc, char **argv) {
   json_quote(q, sizeof q, cpu);
   bench_note(b, "CPU %s; %s, %d games per worker, %d sims (%d fast), train_ratio %g", cpu, o.config,
              cfg->games_per_thread, cfg->search.sims, cfg->cap_sims, cfg->train_ratio);
+  bench_note(b, "%d self-play thread(s): %s", cfg->threads, why);
+  bench_system(b, "selfplay");
   train_bench_result r32, r16;
   int rc = 0;
   if (both) {

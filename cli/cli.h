@@ -24,6 +24,11 @@ int cmd_train(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_egdb(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+/* The build's -march and the CPU features (CPU_F_*) it lets the compiler
+ * use everywhere; cli/isa.c stops a binary on a CPU without them. */
+extern const char cli_build_arch[];
+extern const unsigned cli_build_features;
 
 /* ---- Command lines ----------------------------------------------------------
  * Every subcommand reads its arguments with cli_parse, from a description of
@@ -140,5 +145,10 @@ int bench_selfplay(bench_out *b, int argc, char **argv);
 int bench_learner(bench_out *b, int argc, char **argv);
 /* The CPU from /proc/cpuinfo: "AMD EPYC (family 26 model 2)", or "unknown CPU". */
 void bench_cpu_name(char *buf, size_t len);
+/* The machine as the figures ran on it: a note naming the CPU, its
+ * features, OpenBLAS's version and core and each precision's kernel;
+ * with --json the figure "blas_core_level" (the core's CPU_LEVEL_*, -1
+ * unknown) carrying them as fields "cpu", "blas" and "kernels". */
+void bench_system(bench_out *b, const char *bench);
 
 #endif

@@ -1,8 +1,12 @@
 /* The `sowzero` command: one binary, one subcommand per job. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "base/cpu.h"
 #include "cli/cli.h"
+#include "nn/blas_core.h"
 
 static const struct {
   const char *name;
@@ -22,6 +26,7 @@ static const struct {
     {"rules", cmd_rules, "list the games, presets and rule options"},
     {"egdb", cmd_egdb, "the Oware endgame database: build, info, verify, probe"},
     {"export", cmd_export, "a trained network as ONNX or JSON for other front ends"},
+    {"version", cmd_version, "the version; --verbose: CPU, OpenBLAS core, kernels, threads"},
 };
 #define N_SUB (int)(sizeof subcommands / sizeof subcommands[0])
 
@@ -39,7 +44,38 @@ static void command_names(char *buf, size_t len) {
     at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", subcommands[i].name);
 }
 
+/* OpenBLAS chose its kernels when it loaded, before main. Where they are
+ * below what the CPU can do and nobody set OPENBLAS_CORETYPE, set it and
+ * start again, before any thread of ours exists: OpenBLAS reads the
+ * variable only when it loads. Once: the new image finds the variable set,
+ * and the pid recorded beside it (exec keeps the pid) stops a second try
+ * should OpenBLAS have ignored it. Whatever remains below the CPU is said
+ * once on stderr. */
+static void blas_core_fix(char **argv) {
+  const char *var = getenv("OPENBLAS_CORETYPE"), *pid = getenv(BLAS_CORE_PID_ENV);
+  int again = pid && atol(pid) == (long)getpid();
+  if (!(var && var[0]) && !again) {
+    cpu_info ci;
+    cpu_detect(&ci);
+    cpu_blas_choice ch;
+    const char *core = blas_core_name();
+    cpu_blas_decide(ci.features, ci.vendor, core, var, &ch);
+    if (ch.use) {
+      char me[32];
+      snprintf(me, sizeof me, "%ld", (long)getpid());
+      if (setenv(BLAS_CORE_OWN_ENV, core, 1) == 0 && setenv(BLAS_CORE_PID_ENV, me, 1) == 0 &&
+          setenv("OPENBLAS_CORETYPE", ch.use, 1) == 0)
+        execv("/proc/self/exe", argv);
+      unsetenv("OPENBLAS_CORETYPE"); /* no exec: say what to set instead */
+      unsetenv(BLAS_CORE_OWN_ENV);
+    }
+  }
+  char msg[512];
+  if (blas_core_advice(msg, sizeof msg)) cli_error_line("sowzero: %s", msg);
+}
+
 int main(int argc, char **argv) {
+  blas_core_fix(argv);
   char names[256];
   command_names(names, sizeof names);
   if (argc < 2) {

@@ -310,7 +310,8 @@ START_TEST(help_everywhere) {
   /* A default the help spells out itself is not contradicted by the table's. */
   static const char *const sp[] = {"bench", "selfplay", "--help", NULL};
   run(&r, NULL, sp);
-  ck_assert_msg(r.status == 0 && strstr(r.out, "(default: the config's) (an integer 1..64)\n") &&
+  ck_assert_msg(r.status == 0 &&
+                    strstr(r.out, "(default: the config's) (an integer 1..64 or auto)\n") &&
                     !strstr(r.out, "(default configs/oware.ini) (default"),
                 "%s", r.out);
   static const char *const study[] = {"study", "--help", NULL};
@@ -554,7 +555,7 @@ START_TEST(bench_selfplay_json) {
   static const char *const figures[] = {
       "games_per_h",      "evals_per_s",   "samples_per_s", "steps_per_s",   "cores_used",
       "threads_runnable", "share_network", "share_search",  "share_learner", NULL};
-  int seen[2][9] = {{0}}, lines = 0, ratios = 0;
+  int seen[2][9] = {{0}}, lines = 0, ratios = 0, system = 0;
   char *save = NULL;
   for (char *line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     char err[256];
@@ -568,6 +569,10 @@ START_TEST(bench_selfplay_json) {
     if (!strncmp(fig, "bf16_fp32_", 10)) {
       ck_assert_msg(v > 0, "%s", line);
       ratios++;
+    }
+    if (!strcmp(fig, "blas_core_level")) { /* the machine: OpenBLAS's core and the kernels */
+      ck_assert_msg(json_get(d, 0, "blas") >= 0 && json_get(d, 0, "kernels") >= 0, "%s", line);
+      system++;
     }
     for (int k = 0; prec && figures[k]; k++) {
       if (strcmp(fig, figures[k])) continue;
@@ -584,7 +589,8 @@ START_TEST(bench_selfplay_json) {
   for (int p = 0; p < precisions; p++)
     for (int k = 0; figures[k]; k++) ck_assert_msg(seen[p][k] == 1, "%s missing", figures[k]);
   ck_assert_int_eq(ratios, precisions == 2 ? 2 : 0);
-  ck_assert_int_eq(lines, 9 * precisions + ratios);
+  ck_assert_int_eq(system, 1);
+  ck_assert_int_eq(lines, 9 * precisions + ratios + system);
 }
 END_TEST
 

@@ -34,8 +34,8 @@ static const kv_key network_keys[] = {
        "inference arithmetic: auto (bf16 where the CPU has AVX512_BF16) | fp32 | bf16"),
 };
 static const kv_key selfplay_keys[] = {
-    K_(KV_I, "threads", threads, 1, 64, "1",
-       "self-play worker threads (the learner and gating run on one more)"),
+    K_(KV_IA, "threads", threads, 1, 64, "auto",
+       "self-play worker threads, or auto: the cores this process may use less the learner's"),
     K_(KV_I, "learner_plays", learner_plays, 0, 1, "1",
        "1: the learner's thread runs one more worker while it waits for samples; 0: it waits"),
     K_(KV_I, "games_per_thread", games_per_thread, 1, 4096, "64",

@@ -37,7 +37,7 @@ typedef struct {
   /* [search]: self-play search (noise is always on in self-play) */
   mcts_params search;
   /* [selfplay] */
-  int threads;          /* self-play worker threads */
+  int threads;          /* self-play worker threads; KV_AUTO: machine_threads (machine.h) decides */
   int learner_plays;    /* 1: the learner's thread hosts one more worker */
   int games_per_thread; /* games each worker advances at once */
   int cap_sims;         /* fast-move budget of playout-cap randomisation; 0: off */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "trainer/machine.h"
 
 void rundir_path(const rundir *d, const char *name, char *out) {
   snprintf(out, RUNDIR_PATH_MAX, "%s/%s", d->dir, name);
@@ -124,7 +125,8 @@ int rundir_open(rundir *r, const train_args *a, train_config *cfg, char *err, si
   /* The configuration first: a bad one fails before anything is written. */
   r->existed = present(path);
   if (r->existed) {
-    if (resume_config(r, a, cfg, path, err, errlen) != 0) return -1;
+    if (resume_config(r, a, cfg, path, err, errlen) != 0 || machine_check(cfg, err, errlen) != 0)
+      return -1;
   } else {
     if (!a->config_path) {
       if (run_work(r, 1, work, sizeof work, err, errlen) != 0) return -1;
@@ -135,7 +137,9 @@ int rundir_open(rundir *r, const train_args *a, train_config *cfg, char *err, si
         errf(err, errlen, "%s: no run here (no config.ini); give a config to start one", r->dir);
       return -1;
     }
-    if (config_load(cfg, a->config_path, a->n_over, a->over, err, errlen) != 0) return -1;
+    if (config_load(cfg, a->config_path, a->n_over, a->over, err, errlen) != 0 ||
+        machine_check(cfg, err, errlen) != 0)
+      return -1;
     if (make_dir(r->dir, err, errlen) != 0) return -1;
   }
   rundir_path(r, ".lock", path);

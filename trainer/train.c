@@ -169,6 +169,7 @@ static int setup(run *r, char *err, size_t errlen) {
 
   /* Then the writes, in the order a run is made. */
   if (rundir_prepare(&r->dir, c, err, errlen) != 0) return -1;
+  machine_resolve(&r->loop.machine, &r->cfg, 1, r->a->dist != NULL); /* config.ini keeps auto */
   path_of(r, "checkpoint/learner.ckpt", path);
   if (!r->dir.has_ckpt && checkpoint_save(path, &r->l, &r->meta, &r->rc, err, errlen) != 0)
     return -1; /* iteration 0 */
@@ -259,6 +260,7 @@ static int iteration_line(run *r, const metrics_progress *m, const gate_outcome 
   gate_json(&w, g);
   if (eval[0]) json_put_raw(&w, NULL, eval);
   dist_learner_json(r->loop.ld, &w);
+  machine_json(&r->loop.machine, &r->cfg, &w); /* the session's first line: "system" */
   json_end_object(&w);
   if (json_writer_done(&w) == 0) return 0;
   errf(err, errlen, "iteration %u: the metrics line does not fit %zu bytes", m->iteration, len);

@@ -17,6 +17,7 @@
 
 #include "base/base.h"
 #include "trainer/endgame.h"
+#include "trainer/machine.h"
 #include "trainer/rundir.h"
 #include "trainer/train.h"
 #include "trainer/train_internal.h"
@@ -257,7 +258,9 @@ int train_actor(const train_args *a, dist *d, char *err, size_t errlen) {
     sp_p.db = db;
     sp_p.sink = sink;
     sp_p.sink_ctx = &o;
-    if (!(sp = selfplay_start(&sp_p, c.threads, slot, &ct, err, errlen))) goto out;
+    char why[320]; /* an actor keeps no core for a learner */
+    int threads = machine_threads(&c, 0, NULL, why, sizeof why);
+    if (!(sp = selfplay_start(&sp_p, threads, slot, &ct, err, errlen))) goto out;
   }
   for (;;) {
     if (sp && selfplay_failed(sp)) {

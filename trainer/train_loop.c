@@ -38,8 +38,9 @@ static int workers_failed(train_loop *L, char *err, size_t errlen) {
   return -1;
 }
 
-static void status(const train_loop *L, const char *phase) {
+static void status(train_loop *L, const char *phase) {
   if (L->status) L->status(L->ctx, phase);
+  machine_tick(&L->machine, L->c, L->say, L->ctx); /* a run's banner lines, the idle watch */
 }
 
 static int step(train_loop *L, char *err, size_t errlen) {

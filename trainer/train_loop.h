@@ -31,6 +31,7 @@
 #include "trainer/counters.h"
 #include "trainer/dist_learner.h"
 #include "trainer/learner.h"
+#include "trainer/machine.h"
 #include "trainer/replay.h"
 #include "trainer/selfplay.h"
 
@@ -51,6 +52,7 @@ typedef struct {
   void (*status)(void *ctx, const char *phase);
   void (*say)(void *ctx, const char *line);
   void *ctx;
+  run_machine machine; /* the threads resolved and the machine said (machine.h; train.c fills) */
   /* The iteration so far: its steps, their summed losses, the last step's. */
   int nsteps;
   nn_losses avg, last;
