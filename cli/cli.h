@@ -115,8 +115,9 @@ int cli_gnuplot_png(char *const *argv, afile *img, char *err, size_t errlen);
  * Every figure goes through bench_figure: a table row for people, or with
  * --json one JSON object per line:
  *   {"bench": "engine", "figure": "playouts_per_s", "value": 1.0, "unit": "1/s"}
- * `extra` is either NULL or a JSON fragment of further fields
- * ("\"batch\": 64") added to the object. */
+ * `extra` is either NULL or a member list of further fields (`"batch": 64`,
+ * made by a base/json.h json_writer put without an enclosing object) added
+ * to the object, and shown as it is in the table. */
 typedef struct {
   int json; /* 1: JSON lines; 0: human table */
   FILE *out;
