@@ -237,7 +237,7 @@ static int find_anchor(const char *opt, int n, const char *const *specs) {
 typedef struct {
   arena_params p;
   char game[64], anchor[256];
-  char json[CLI_PATH_MAX], csv[CLI_PATH_MAX], records[CLI_PATH_MAX], egdb[CLI_PATH_MAX];
+  char json[CLI_PATH_MAX], csv[CLI_PATH_MAX], records[CLI_PATH_MAX], egdb[CLI_EGDB_MAX];
   int quiet;
 } arena_opts;
 
@@ -267,9 +267,7 @@ static const kv_key arena_keys[] = {
     O_(KV_S, "csv", csv, NULL, "FILE  the pairings as CSV"),
     O_(KV_S, "records", records, NULL, "FILE  every game as a record (docs/FORMATS.md)"),
     O_(KV_B, "quiet", quiet, NULL, "no progress lines"),
-    O_(KV_S, "egdb", egdb, NULL,
-       "DIR  the endgame database for agents' egdb=on (else $SOWZERO_EGDB, else the default "
-       "folder)"),
+    CLI_EGDB_KEY(arena_opts, egdb, "for agents' egdb=on"),
 };
 #undef O_
 static const kv_table arena_table = KV_TABLE(arena_keys);
@@ -300,8 +298,8 @@ int cmd_arena(int argc, char **argv) {
                .pos = pos};
   int status;
   if (cli_parse(&c, argc, argv, &status)) return status;
-  egdb_set_default_dir(o.egdb);
   arena_params p = o.p;
+  p.egdb_dir = o.egdb;
   const char *const *specs = (const char *const *)pos;
   int nspecs = c.n_pos, quiet = o.quiet;
   const char *json = o.json[0] ? o.json : NULL, *csv = o.csv[0] ? o.csv : NULL,
@@ -331,7 +329,7 @@ int cmd_arena(int argc, char **argv) {
   if (game_configure(&g, o.game, set.n, sets, err, sizeof err)) return cli_fail(&c, 2, "%s", err);
   /* Bad specs are usage errors, found before any game is played. */
   for (int i = 0; i < nspecs; i++) {
-    agent *a = agent_create(&g, specs[i], 1, err, sizeof err);
+    agent *a = agent_make(&g, specs[i], &(agent_params){1, p.egdb_dir}, err, sizeof err);
     if (!a) return cli_fail(&c, 2, "agent '%s': %s", specs[i], err);
     agent_free(a);
   }
@@ -342,7 +340,8 @@ int cmd_arena(int argc, char **argv) {
   if (!cli_given(&c, "openings")) {
     int all = 1;
     for (int i = 0; i < nspecs && all; i++) {
-      int d = arena_agent_deterministic(&g, specs[i], p.seed, err, sizeof err);
+      int d = arena_agent_deterministic(&g, specs[i], &(agent_params){p.seed, p.egdb_dir}, err,
+                                        sizeof err);
       if (d < 0) return cli_fail(&c, 1, "%s", err);
       all = d;
     }

@@ -111,6 +111,17 @@ int cli_gnuplot_png(char *const *argv, afile *img, char *err, size_t errlen);
 /* Room for a file name taken from the command line, terminator included. */
 #define CLI_PATH_MAX 4096
 
+/* The one --egdb option (a key of a command's kv table: field F, a char
+ * array of T, of CLI_EGDB_MAX bytes), whose folder the command passes down
+ * as a value (agent_params.egdb_dir, egdb_default_dir's `given`); `what`
+ * says what uses it there. */
+#define CLI_EGDB_MAX 1024
+#define CLI_EGDB_KEY(T, F, what)         \
+  KV_S("egdb", T, F, NULL,               \
+       "DIR  the endgame database " what \
+       " (else $SOWZERO_EGDB, else the " \
+       "default folder)")
+
 /* ---- Benchmarks -------------------------------------------------------------
  * Every figure goes through bench_figure: a table row for people, or with
  * --json one JSON object per line:

@@ -5,13 +5,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "egdb/egdb.h"
 #include "game/game.h"
 #include "game/session.h"
 #include "search/agent.h"
 
 typedef struct {
-  char game[64], agent[1024], egdb[CLI_PATH_MAX];
+  char game[64], agent[1024], egdb[CLI_EGDB_MAX];
   int side;
   uint64_t seed;
 } play_opts;
@@ -24,9 +23,7 @@ static const kv_key play_keys[] = {
     O_(KV_S, "agent", agent, NULL, "SPEC  the agent you play against ('sowzero arena --help')"),
     O_(KV_E, "side", side, sides, NULL, "the side you play; South moves first"),
     O_(KV_U, "seed", seed, NULL, "seed of the agent's random choices"),
-    O_(KV_S, "egdb", egdb, NULL,
-       "DIR  the endgame database for agents' egdb=on (else $SOWZERO_EGDB, else the default "
-       "folder)"),
+    CLI_EGDB_KEY(play_opts, egdb, "for agents' egdb=on"),
 };
 #undef O_
 static const kv_table play_table = KV_TABLE(play_keys);
@@ -69,14 +66,13 @@ int cmd_play(int argc, char **argv) {
                .n_lists = 1};
   int status;
   if (cli_parse(&c, argc, argv, &status)) return status;
-  egdb_set_default_dir(o.egdb);
   int human = o.side;
   const char *spec = o.agent;
   char err[512];
   game g;
   if (game_configure(&g, o.game, set.n, sets, err, sizeof err) != 0)
     return cli_fail(&c, 2, "%s", err);
-  agent *a = agent_create(&g, spec, o.seed, err, sizeof err);
+  agent *a = agent_make(&g, spec, &(agent_params){o.seed, o.egdb}, err, sizeof err);
   if (!a) return cli_fail(&c, 2, "--agent '%s': %s", spec, err);
   session *gs = session_create(&g, NULL);
   if (!gs) {

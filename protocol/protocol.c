@@ -24,7 +24,8 @@ struct proto {
   char *argv[MAX_TOKENS];    /* its tokens */
   char agent_spec[256];
   uint64_t seed;
-  const egdb *egdb; /* the endgame database, or NULL; owned by the caller */
+  const egdb *egdb;    /* the endgame database, or NULL; owned by the caller */
+  char egdb_dir[1024]; /* where agents' egdb=on looks ("": the default) */
 };
 
 /* Response builder: "=id " or "?id " then text, then the empty line. The
@@ -54,7 +55,7 @@ static void finish(out_buf *o) {
 }
 
 static int new_agent(proto *s, const char *spec, char *err, size_t errlen) {
-  agent *a = agent_create(&s->g, spec, s->seed, err, errlen);
+  agent *a = agent_make(&s->g, spec, &(agent_params){s->seed, s->egdb_dir}, err, errlen);
   if (!a) return -1;
   agent_free(s->agent);
   s->agent = a;
@@ -83,6 +84,10 @@ proto *proto_create(uint64_t seed) {
 }
 
 void proto_set_egdb(proto *s, const egdb *db) { s->egdb = db; }
+
+void proto_set_egdb_dir(proto *s, const char *dir) {
+  snprintf(s->egdb_dir, sizeof s->egdb_dir, "%s", dir ? dir : "");
+}
 
 void proto_free(proto *s) {
   if (!s) return;
@@ -125,7 +130,7 @@ static int cmd_game(proto *s, int argc, char **argv, out_buf *o, char *err, size
   }
   game g;
   if (game_configure(&g, argv[0], argc - 1, argv + 1, err, errlen) != 0) return -1;
-  agent *a = agent_create(&g, s->agent_spec, s->seed, err, errlen);
+  agent *a = agent_make(&g, s->agent_spec, &(agent_params){s->seed, s->egdb_dir}, err, errlen);
   if (!a) return -1;
   agent_free(s->agent);
   s->agent = a;

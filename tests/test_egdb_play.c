@@ -301,14 +301,18 @@ START_TEST(bad_egdb_settings_are_clear_errors) {
     ck_assert(agent_create(&G, kinds[i], 1, err, sizeof err) == NULL);
     CHECK(strstr(err, "=/no/such/db:") && strstr(err, "no database there"), "%s", err);
   }
-  egdb_set_default_dir("/no/such/default");
-  ck_assert(agent_create(&G, "mcts egdb=on", 1, err, sizeof err) == NULL);
+  agent_params none = {1, "/no/such/default"}, here = {1, db_dir};
+  ck_assert(agent_make(&G, "mcts egdb=on", &none, err, sizeof err) == NULL);
   CHECK(strstr(err, "egdb=on") && strstr(err, "/no/such/default"), "%s", err);
-  egdb_set_default_dir(db_dir);
-  agent *a = agent_create(&G, "alphabeta egdb=on", 1, err, sizeof err);
+  agent *a = agent_make(&G, "alphabeta egdb=on", &here, err, sizeof err);
   ck_assert_msg(a != NULL, "%s", err);
   agent_free(a);
-  egdb_set_default_dir(NULL);
+  /* The egdb agent's own agent outside the database inherits the folder. */
+  ck_assert(agent_make(&G, "egdb else=alphabeta,egdb=on", &none, err, sizeof err) == NULL);
+  CHECK(strstr(err, "/no/such/default"), "%s", err);
+  a = agent_make(&G, "egdb else=alphabeta,egdb=on", &here, err, sizeof err);
+  ck_assert_msg(a != NULL, "%s", err);
+  agent_free(a);
   game w;
   ck_assert_int_eq(game_configure(&w, "warri", 0, NULL, err, sizeof err), 0);
   snprintf(spec, sizeof spec, "mcts egdb=%s", db_dir);
