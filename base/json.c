@@ -82,9 +82,18 @@ int json_writer_done(const json_writer *w) {
   return !w->f && w->len >= w->cap ? -1 : 0;
 }
 
+void json_break(json_writer *w, const char *ws) { w->brk = ws; }
+
+/* json_break's white space, once. */
+static void take_break(json_writer *w) {
+  if (w->brk) emits(w, w->brk);
+  w->brk = NULL;
+}
+
 /* The separator and key before an item at the current level. */
 static void item(json_writer *w, const char *key) {
-  if (w->items[w->depth]) emits(w, ", ");
+  if (w->items[w->depth]) emits(w, w->brk ? "," : ", ");
+  take_break(w);
   w->items[w->depth] = 1;
   if (!key) return;
   char e[8];
@@ -110,6 +119,7 @@ static void close_level(json_writer *w, const char *bracket) {
     return;
   }
   w->depth--;
+  take_break(w);
   emits(w, bracket);
 }
 
