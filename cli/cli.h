@@ -6,7 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "arena/stats.h"
 #include "base/base.h"
+#include "base/json.h"
 #include "base/kv.h"
 
 /* Subcommands: each takes the arguments after its name and returns the
@@ -121,6 +123,14 @@ int cli_gnuplot_png(char *const *argv, afile *img, char *err, size_t errlen);
        "DIR  the endgame database " what \
        " (else $SOWZERO_EGDB, else the " \
        "default folder)")
+
+/* ---- JSON of statistics ------------------------------------------------------
+ * The objects `stats` and `study` both write (cli/stats.c): a rate with its
+ * interval, the first player's score, the lengths, the endings. */
+void cli_json_rate(json_writer *w, const char *key, const stats_rate *r);
+void cli_json_first_score(json_writer *w, const stats_result *r);
+void cli_json_length(json_writer *w, const stats_result *r);
+void cli_json_endings(json_writer *w, const stats_result *r);
 
 /* ---- Benchmarks -------------------------------------------------------------
  * Every figure goes through bench_figure: a table row for people, or with

@@ -18,15 +18,6 @@
 #define NL5 "\n     "
 #define NL6 "\n      "
 
-static void rate(json_writer *w, const char *key, const stats_rate *r) {
-  json_begin_object(w, key);
-  json_put_int(w, "count", r->count);
-  json_put_fixed(w, "rate", r->rate, 6);
-  json_put_fixed(w, "lo", r->lo, 6);
-  json_put_fixed(w, "hi", r->hi, 6);
-  json_end_object(w);
-}
-
 /* A number, or null where it has none (an infinite statistic). */
 static void num(json_writer *w, const char *key, double v) { json_put_real(w, key, v, 6); }
 
@@ -50,32 +41,16 @@ static void variant(json_writer *w, const study_doc *d, int i) {
   json_put_string(w, "first_side", s->first_side == GAME_SOUTH ? "south" : "north");
   json_put_fixed(w, "seconds", s->seconds, 3);
   json_break(w, NL5);
-  rate(w, "first_win", &s->first_win);
-  rate(w, "draw", &s->draw);
-  rate(w, "first_loss", &s->first_loss);
+  cli_json_rate(w, "first_win", &s->first_win);
+  cli_json_rate(w, "draw", &s->draw);
+  cli_json_rate(w, "first_loss", &s->first_loss);
   json_break(w, " " NL5);
-  json_begin_object(w, "first_score");
-  json_put_fixed(w, "score", s->first_score, 6);
-  json_put_fixed(w, "lo", s->first_score_lo, 6);
-  json_put_fixed(w, "hi", s->first_score_hi, 6);
-  json_end_object(w);
+  cli_json_first_score(w, s);
   json_put_fixed(w, "mean_margin", s->mean_margin, 4);
   json_break(w, NL5);
-  json_begin_object(w, "length");
-  json_put_fixed(w, "mean", s->len_mean, 3);
-  json_put_fixed(w, "sd", s->len_sd, 3);
-  json_put_int(w, "min", s->len_min);
-  json_put_int(w, "p10", s->len_p10);
-  json_put_int(w, "p25", s->len_p25);
-  json_put_int(w, "median", s->len_median);
-  json_put_int(w, "p75", s->len_p75);
-  json_put_int(w, "p90", s->len_p90);
-  json_put_int(w, "max", s->len_max);
-  json_end_object(w);
+  cli_json_length(w, s);
   json_break(w, NL5);
-  json_begin_object(w, "endings");
-  for (int e = 1; e < GAME_END_COUNT; e++) json_put_int(w, game_end_name(e), s->end_reason[e]);
-  json_end_object(w);
+  cli_json_endings(w, s);
   json_break(w, NL5);
   json_put_int(w, "captures", s->captures);
   json_put_fixed(w, "captures_per_game", (double)s->captures / s->games, 4);
