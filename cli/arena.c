@@ -64,13 +64,6 @@ static void on_book(void *ctx, int found, int k, int draws) {
 }
 
 /* JSON numbers: NaN (unrated) becomes null. */
-static void json_num(FILE *f, double v) {
-  if (isnan(v) || isinf(v))
-    fputs("null", f);
-  else
-    fprintf(f, "%.6g", v);
-}
-
 static void agent_totals(const arena_result *r, int i, int *w, int *d, int *l) {
   *w = *d = *l = 0;
   for (int k = 0; k < r->n_pairings; k++) {
@@ -87,68 +80,100 @@ static void agent_totals(const arena_result *r, int i, int *w, int *d, int *l) {
   }
 }
 
+/* Members on lines of their own, agents and pairings one a line. */
+#define NL2 "\n  "
+#define NL4 "\n    "
+
 static int write_json(const char *path, const game *g, const arena_params *p, const arena_result *r,
                       char *err, size_t errlen) {
   afile a;
   if (afile_open(&a, path, err, errlen)) return -1;
-  FILE *f = a.f;
   char opts[512];
   game_options_string(g, opts, sizeof opts);
-  fprintf(f, "{\n  \"game\": ");
-  json_fput_string(f, g->rules->name);
-  fprintf(f, ",\n  \"preset\": ");
-  json_fput_string(f, g->preset);
-  fprintf(f, ",\n  \"rules\": ");
-  json_fput_string(f, opts);
-  fprintf(f,
-          ",\n  \"games_per_pairing\": %d,\n  \"games\": %d,\n  \"threads\": %d,\n"
-          "  \"distinct_games\": %d,\n"
-          "  \"gauntlet\": %s,\n  \"openings\": %d,\n  \"seed\": %llu,\n"
-          "  \"seconds\": %.3f,\n  \"south_wins\": %d,\n  \"draws\": %d,\n"
-          "  \"north_wins\": %d,\n  \"anchor\": %d,\n  \"agents\": [\n",
-          p->games, r->games, p->threads, r->distinct_games, p->gauntlet ? "true" : "false",
-          p->openings, (unsigned long long)p->seed, r->seconds, r->south_wins, r->draws,
-          r->north_wins, r->anchor);
-  for (int i = 0; i < r->n_agents; i++) {
-    int w, d, l;
-    double s, lo, hi;
-    agent_totals(r, i, &w, &d, &l);
-    rating_score_ci(w, d, l, &s, &lo, &hi);
-    fprintf(f, "    {\"spec\": ");
-    json_fput_string(f, r->specs[i]);
-    fprintf(f,
-            ", \"games\": %d, \"wins\": %d, \"draws\": %d, \"losses\": %d, \"score\": ", w + d + l,
-            w, d, l);
-    json_num(f, s);
-    fprintf(f, ", \"elo\": ");
-    json_num(f, r->elo[i]);
-    fprintf(f, ", \"elo_ci95\": ");
-    json_num(f, 1.96 * r->elo_se[i]);
-    fprintf(f, "}%s\n", i + 1 < r->n_agents ? "," : "");
+  json_writer w;
+  json_writer_init_file(&w, a.f);
+  json_begin_object(&w, NULL);
+  const char *names[3] = {"game", "preset", "rules"}, *vals[3] = {g->rules->name, g->preset, opts};
+  for (int i = 0; i < 3; i++) {
+    json_break(&w, NL2);
+    json_put_string(&w, names[i], vals[i]);
   }
-  fprintf(f, "  ],\n  \"pairings\": [\n");
+  const char *counts[] = {"games_per_pairing", "games", "threads", "distinct_games"};
+  const int count_v[] = {p->games, r->games, p->threads, r->distinct_games};
+  for (int i = 0; i < 4; i++) {
+    json_break(&w, NL2);
+    json_put_int(&w, counts[i], count_v[i]);
+  }
+  json_break(&w, NL2);
+  json_put_bool(&w, "gauntlet", p->gauntlet);
+  json_break(&w, NL2);
+  json_put_int(&w, "openings", p->openings);
+  json_break(&w, NL2);
+  json_put_uint(&w, "seed", (unsigned long long)p->seed);
+  json_break(&w, NL2);
+  json_put_fixed(&w, "seconds", r->seconds, 3);
+  const char *ends[] = {"south_wins", "draws", "north_wins", "anchor"};
+  const int end_v[] = {r->south_wins, r->draws, r->north_wins, r->anchor};
+  for (int i = 0; i < 4; i++) {
+    json_break(&w, NL2);
+    json_put_int(&w, ends[i], end_v[i]);
+  }
+  json_break(&w, NL2);
+  json_begin_array(&w, "agents");
+  for (int i = 0; i < r->n_agents; i++) {
+    int wi, d, l;
+    double s, lo, hi;
+    agent_totals(r, i, &wi, &d, &l);
+    rating_score_ci(wi, d, l, &s, &lo, &hi);
+    json_break(&w, NL4);
+    json_begin_object(&w, NULL);
+    json_put_string(&w, "spec", r->specs[i]);
+    json_put_int(&w, "games", wi + d + l);
+    json_put_int(&w, "wins", wi);
+    json_put_int(&w, "draws", d);
+    json_put_int(&w, "losses", l);
+    json_put_real(&w, "score", s, 6);
+    json_put_real(&w, "elo", r->elo[i], 6);
+    json_put_real(&w, "elo_ci95", 1.96 * r->elo_se[i], 6);
+    json_end_object(&w);
+  }
+  json_break(&w, NL2);
+  json_end_array(&w);
+  json_break(&w, NL2);
+  json_begin_array(&w, "pairings");
   for (int k = 0; k < r->n_pairings; k++) {
     const arena_pairing *q = &r->pairings[k];
     rating_summary m = rating_summarize(q->wins, q->draws, q->losses);
-    fprintf(f,
-            "    {\"a\": %d, \"b\": %d, \"wins\": %d, \"draws\": %d, \"losses\": %d, "
-            "\"a_south\": [%d, %d, %d], \"score\": ",
-            q->a, q->b, q->wins, q->draws, q->losses, q->a_south_wins, q->a_south_draws,
-            q->a_south_losses);
-    json_num(f, m.score);
-    fprintf(f, ", \"score_lo\": ");
-    json_num(f, m.score_lo);
-    fprintf(f, ", \"score_hi\": ");
-    json_num(f, m.score_hi);
-    fprintf(f, ", \"elo\": ");
-    json_num(f, m.elo);
-    fprintf(f, ", \"elo_lo\": ");
-    json_num(f, m.elo_lo);
-    fprintf(f, ", \"elo_hi\": ");
-    json_num(f, m.elo_hi);
-    fprintf(f, "}%s\n", k + 1 < r->n_pairings ? "," : "");
+    json_break(&w, NL4);
+    json_begin_object(&w, NULL);
+    json_put_int(&w, "a", q->a);
+    json_put_int(&w, "b", q->b);
+    json_put_int(&w, "wins", q->wins);
+    json_put_int(&w, "draws", q->draws);
+    json_put_int(&w, "losses", q->losses);
+    json_begin_array(&w, "a_south");
+    json_put_int(&w, NULL, q->a_south_wins);
+    json_put_int(&w, NULL, q->a_south_draws);
+    json_put_int(&w, NULL, q->a_south_losses);
+    json_end_array(&w);
+    json_put_real(&w, "score", m.score, 6);
+    json_put_real(&w, "score_lo", m.score_lo, 6);
+    json_put_real(&w, "score_hi", m.score_hi, 6);
+    json_put_real(&w, "elo", m.elo, 6);
+    json_put_real(&w, "elo_lo", m.elo_lo, 6);
+    json_put_real(&w, "elo_hi", m.elo_hi, 6);
+    json_end_object(&w);
   }
-  fprintf(f, "  ]\n}\n");
+  json_break(&w, NL2);
+  json_end_array(&w);
+  json_break(&w, "\n");
+  json_end_object(&w);
+  fputc('\n', a.f);
+  if (json_writer_done(&w) != 0) {
+    afile_abort(&a);
+    errf(err, errlen, "%s: write failed", path);
+    return -1;
+  }
   return afile_commit(&a, err, errlen);
 }
 
