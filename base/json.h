@@ -45,6 +45,8 @@ typedef struct {
   int failed; /* nesting beyond JSON_MAX_DEPTH, or a write to f failed */
   unsigned char items[JSON_MAX_DEPTH + 1]; /* whether the level has an item yet */
   const char *brk;                         /* json_break's white space, until used */
+  const char *lines[JSON_MAX_DEPTH + 1];   /* json_lines of each open level */
+  const char *close[JSON_MAX_DEPTH + 1];
 } json_writer;
 
 /* A writer into out (cap bytes with the NUL, always terminated when
@@ -60,6 +62,10 @@ int json_writer_done(const json_writer *w);
  * before the next item or closing bracket of a level that has none yet,
  * e.g. json_break(w, "\n  ") before each member of an indented object. */
 void json_break(json_writer *w, const char *ws);
+/* The same for every item of the level now open (ws; NULL: none) and for
+ * its closing bracket (close; NULL: none), until it closes: one member or
+ * element a line. A json_break still goes first. */
+void json_lines(json_writer *w, const char *ws, const char *close);
 
 void json_begin_object(json_writer *w, const char *key);
 void json_end_object(json_writer *w);

@@ -80,7 +80,7 @@ static void agent_totals(const arena_result *r, int i, int *w, int *d, int *l) {
   }
 }
 
-/* Members on lines of their own, agents and pairings one a line. */
+/* One member a line, agents and pairings one a line. */
 #define NL2 "\n  "
 #define NL4 "\n    "
 
@@ -93,39 +93,29 @@ static int write_json(const char *path, const game *g, const arena_params *p, co
   json_writer w;
   json_writer_init_file(&w, a.f);
   json_begin_object(&w, NULL);
-  const char *names[3] = {"game", "preset", "rules"}, *vals[3] = {g->rules->name, g->preset, opts};
-  for (int i = 0; i < 3; i++) {
-    json_break(&w, NL2);
-    json_put_string(&w, names[i], vals[i]);
-  }
-  const char *counts[] = {"games_per_pairing", "games", "threads", "distinct_games"};
-  const int count_v[] = {p->games, r->games, p->threads, r->distinct_games};
-  for (int i = 0; i < 4; i++) {
-    json_break(&w, NL2);
-    json_put_int(&w, counts[i], count_v[i]);
-  }
-  json_break(&w, NL2);
+  json_lines(&w, NL2, "\n");
+  json_put_string(&w, "game", g->rules->name);
+  json_put_string(&w, "preset", g->preset);
+  json_put_string(&w, "rules", opts);
+  json_put_int(&w, "games_per_pairing", p->games);
+  json_put_int(&w, "games", r->games);
+  json_put_int(&w, "threads", p->threads);
+  json_put_int(&w, "distinct_games", r->distinct_games);
   json_put_bool(&w, "gauntlet", p->gauntlet);
-  json_break(&w, NL2);
   json_put_int(&w, "openings", p->openings);
-  json_break(&w, NL2);
   json_put_uint(&w, "seed", (unsigned long long)p->seed);
-  json_break(&w, NL2);
   json_put_fixed(&w, "seconds", r->seconds, 3);
-  const char *ends[] = {"south_wins", "draws", "north_wins", "anchor"};
-  const int end_v[] = {r->south_wins, r->draws, r->north_wins, r->anchor};
-  for (int i = 0; i < 4; i++) {
-    json_break(&w, NL2);
-    json_put_int(&w, ends[i], end_v[i]);
-  }
-  json_break(&w, NL2);
+  json_put_int(&w, "south_wins", r->south_wins);
+  json_put_int(&w, "draws", r->draws);
+  json_put_int(&w, "north_wins", r->north_wins);
+  json_put_int(&w, "anchor", r->anchor);
   json_begin_array(&w, "agents");
+  json_lines(&w, NL4, NL2);
   for (int i = 0; i < r->n_agents; i++) {
     int wi, d, l;
     double s, lo, hi;
     agent_totals(r, i, &wi, &d, &l);
     rating_score_ci(wi, d, l, &s, &lo, &hi);
-    json_break(&w, NL4);
     json_begin_object(&w, NULL);
     json_put_string(&w, "spec", r->specs[i]);
     json_put_int(&w, "games", wi + d + l);
@@ -137,14 +127,12 @@ static int write_json(const char *path, const game *g, const arena_params *p, co
     json_put_real(&w, "elo_ci95", 1.96 * r->elo_se[i], 6);
     json_end_object(&w);
   }
-  json_break(&w, NL2);
   json_end_array(&w);
-  json_break(&w, NL2);
   json_begin_array(&w, "pairings");
+  json_lines(&w, NL4, NL2);
   for (int k = 0; k < r->n_pairings; k++) {
     const arena_pairing *q = &r->pairings[k];
     rating_summary m = rating_summarize(q->wins, q->draws, q->losses);
-    json_break(&w, NL4);
     json_begin_object(&w, NULL);
     json_put_int(&w, "a", q->a);
     json_put_int(&w, "b", q->b);
@@ -164,17 +152,9 @@ static int write_json(const char *path, const game *g, const arena_params *p, co
     json_put_real(&w, "elo_hi", m.elo_hi, 6);
     json_end_object(&w);
   }
-  json_break(&w, NL2);
   json_end_array(&w);
-  json_break(&w, "\n");
   json_end_object(&w);
-  fputc('\n', a.f);
-  if (json_writer_done(&w) != 0) {
-    afile_abort(&a);
-    errf(err, errlen, "%s: write failed", path);
-    return -1;
-  }
-  return afile_commit(&a, err, errlen);
+  return cli_json_commit(&a, &w, path, err, errlen);
 }
 
 static void csv_field(FILE *f, const char *s) {

@@ -48,8 +48,12 @@ void cli_json_endings(json_writer *w, const stats_result *r) {
   json_end_object(w);
 }
 
-/* Every member on a line of its own. */
-#define NL "\n  "
+int cli_json_commit(afile *a, json_writer *w, const char *path, char *err, size_t errlen) {
+  (void)path; /* afile_fail names it */
+  fputc('\n', a->f);
+  if (json_writer_done(w) != 0 || ferror(a->f)) return afile_fail(a, err, errlen);
+  return afile_commit(a, err, errlen);
+}
 
 static int write_json(const char *path, const game *g, const char *first, const char *second,
                       const stats_params *p, const stats_result *r, char *err, size_t errlen) {
@@ -57,52 +61,31 @@ static int write_json(const char *path, const game *g, const char *first, const 
   if (afile_open(&a, path, err, errlen)) return -1;
   char opts[512];
   game_options_string(g, opts, sizeof opts);
-  const char *names[5] = {"game", "preset", "rules", "first", "second"};
-  const char *vals[5] = {g->rules->name, g->preset, opts, first, second};
   json_writer w;
   json_writer_init_file(&w, a.f);
   json_begin_object(&w, NULL);
-  for (int i = 0; i < 5; i++) {
-    json_break(&w, NL);
-    json_put_string(&w, names[i], vals[i]);
-  }
-  json_break(&w, NL);
+  json_lines(&w, "\n  ", "\n"); /* one member a line */
+  json_put_string(&w, "game", g->rules->name);
+  json_put_string(&w, "preset", g->preset);
+  json_put_string(&w, "rules", opts);
+  json_put_string(&w, "first", first);
+  json_put_string(&w, "second", second);
   json_put_int(&w, "first_side", r->first_side);
-  json_break(&w, NL);
   json_put_int(&w, "games", r->games);
-  json_break(&w, NL);
   json_put_uint(&w, "seed", (unsigned long long)p->seed);
-  json_break(&w, NL);
   json_put_fixed(&w, "seconds", r->seconds, 3);
-  json_break(&w, NL);
   cli_json_rate(&w, "first_win", &r->first_win);
-  json_break(&w, NL);
   cli_json_rate(&w, "draw", &r->draw);
-  json_break(&w, NL);
   cli_json_rate(&w, "first_loss", &r->first_loss);
-  json_break(&w, NL);
   cli_json_first_score(&w, r);
-  json_break(&w, NL);
   json_put_fixed(&w, "mean_margin", r->mean_margin, 4);
-  json_break(&w, NL);
   cli_json_length(&w, r);
-  json_break(&w, NL);
   json_put_int(&w, "grand_slams", r->grand_slams);
-  json_break(&w, NL);
   json_put_int(&w, "captures", r->captures);
-  json_break(&w, NL);
   json_put_int(&w, "distinct_games", r->distinct_games);
-  json_break(&w, NL);
   cli_json_endings(&w, r);
-  json_break(&w, "\n");
   json_end_object(&w);
-  fputc('\n', a.f);
-  if (json_writer_done(&w) != 0) {
-    afile_abort(&a);
-    errf(err, errlen, "%s: write failed", path);
-    return -1;
-  }
-  return afile_commit(&a, err, errlen);
+  return cli_json_commit(&a, &w, path, err, errlen);
 }
 
 typedef struct {

@@ -25,7 +25,6 @@ static void variant(json_writer *w, const study_doc *d, int i) {
   const study_variant_result *v = &d->r->v[i];
   const stats_result *s = &v->s;
   const game *g = &d->variants[i].g;
-  json_break(w, NL4);
   json_begin_object(w, NULL);
   json_put_string(w, "label", d->variants[i].label);
   json_put_string(w, "preset", g->preset);
@@ -100,14 +99,13 @@ static void variant(json_writer *w, const study_doc *d, int i) {
 
 static void pair(json_writer *w, const study_doc *d, int k) {
   const study_pair *q = &d->r->pairs[k];
-  json_break(w, NL4);
   json_begin_object(w, NULL);
   json_put_string(w, "a", d->variants[q->a].label);
   json_put_string(w, "b", d->variants[q->b].label);
   json_put_bool(w, "same_rules", q->same_rules);
   json_begin_object(w, "tests");
+  json_lines(w, NL6, NULL);
   for (int t = 0; t < STUDY_TESTS; t++) {
-    json_break(w, NL6);
     json_begin_object(w, study_test_name(t));
     num(w, "stat", q->t[t].stat);
     num(w, "df", q->t[t].df);
@@ -127,15 +125,15 @@ static void cross(json_writer *w, const study_doc *d) {
   json_put_int(w, "games", r->n_cross ? r->params.cross_games : 0);
   json_put_int(w, "openings", r->n_cross ? r->params.cross_openings : 0);
   json_begin_array(w, "agents");
+  if (r->n_cross) json_lines(w, NL4, NL2);
   for (int c = 0; c < r->n_cross; c++) {
-    json_break(w, NL4);
     json_begin_object(w, NULL);
     json_put_string(w, "name", d->cross[c].name);
     json_put_string(w, "spec", d->cross[c].spec);
     json_begin_array(w, "cells");
+    json_lines(w, NL6, NULL);
     for (int i = 0; i < r->n_variants; i++) {
       const study_cell *x = &r->cross[c][i];
-      json_break(w, NL6);
       json_begin_object(w, NULL);
       json_put_string(w, "variant", d->variants[i].label);
       json_put_bool(w, "played", x->played);
@@ -156,7 +154,6 @@ static void cross(json_writer *w, const study_doc *d) {
     json_end_array(w);
     json_end_object(w);
   }
-  if (r->n_cross) json_break(w, NL2);
   json_end_array(w);
   json_end_object(w);
 }
@@ -169,11 +166,10 @@ int study_write_json(const study_doc *d, char *err, size_t errlen) {
   }
   afile a;
   if (afile_open(&a, path, err, errlen)) return -1;
-  FILE *f = a.f;
   const study_result *r = d->r;
   const study_params *p = &r->params;
   json_writer w;
-  json_writer_init_file(&w, f);
+  json_writer_init_file(&w, a.f);
   json_begin_object(&w, NULL);
   json_break(&w, NL2);
   json_put_string(&w, "format", "sowzero-study");
@@ -206,13 +202,13 @@ int study_write_json(const study_doc *d, char *err, size_t errlen) {
   json_end_object(&w);
   json_break(&w, NL2);
   json_begin_array(&w, "variants");
+  json_lines(&w, NL4, NL2);
   for (int i = 0; i < r->n_variants; i++) variant(&w, d, i);
-  json_break(&w, NL2);
   json_end_array(&w);
   json_break(&w, NL2);
   json_begin_array(&w, "pairs");
+  json_lines(&w, NL4, NL2);
   for (int k = 0; k < r->n_pairs; k++) pair(&w, d, k);
-  json_break(&w, NL2);
   json_end_array(&w);
   cross(&w, d);
   json_break(&w, NL2);
@@ -228,7 +224,5 @@ int study_write_json(const study_doc *d, char *err, size_t errlen) {
   json_end_object(&w);
   json_break(&w, "\n");
   json_end_object(&w);
-  fputc('\n', f);
-  if (json_writer_done(&w) != 0 || ferror(f)) return afile_fail(&a, err, errlen);
-  return afile_commit(&a, err, errlen);
+  return cli_json_commit(&a, &w, path, err, errlen);
 }

@@ -455,47 +455,34 @@ int export_json(const nn_net *n, const export_info *info, const char *path, char
   json_writer w;
   json_writer_init_file(&w, a.f);
   json_begin_object(&w, NULL);
-  json_break(&w, NL2);
+  json_lines(&w, NL2, "\n");
   json_put_string(&w, "format", "sowzero-network");
-  json_break(&w, NL2);
   json_put_int(&w, "format_version", EXPORT_FORMAT_VERSION);
-  const char *names[3] = {"producer", "game", "rules"};
-  const char *vals[3] = {info->producer, m->game, m->rules};
-  for (int i = 0; i < 3; i++) {
-    json_break(&w, NL2);
-    json_put_string(&w, names[i], vals[i]);
-  }
-  json_break(&w, NL2);
+  json_put_string(&w, "producer", info->producer);
+  json_put_string(&w, "game", m->game);
+  json_put_string(&w, "rules", m->rules);
   json_put_int(&w, "encoding_version", m->encoding);
-  json_break(&w, NL2);
   json_put_string(&w, "encoding", info->encoding);
-  json_break(&w, NL2);
   json_put_string(&w, "actions", info->actions);
   char network[128];
   snprintf(network, sizeof network, "residual MLP %s (inputs-width x blocks-actions)", shape);
-  json_break(&w, NL2);
   json_put_string(&w, "network", network);
-  json_break(&w, NL2);
   json_begin_object(&w, "config");
   json_put_int(&w, "n_in", c.n_in);
   json_put_int(&w, "hidden", c.hidden);
   json_put_int(&w, "blocks", c.blocks);
   json_put_int(&w, "n_actions", c.n_actions);
   json_end_object(&w);
-  json_break(&w, NL2);
   json_begin_array(&w, "forward");
-  for (size_t i = 0; i < sizeof forward / sizeof forward[0]; i++) {
-    json_break(&w, NL4);
+  json_lines(&w, NL4, NL2);
+  for (size_t i = 0; i < sizeof forward / sizeof forward[0]; i++)
     json_put_string(&w, NULL, forward[i]);
-  }
-  json_break(&w, NL2);
   json_end_array(&w);
-  json_break(&w, NL2);
   json_begin_array(&w, "tensors");
+  json_lines(&w, NL4, NL2);
   const float *p = nn_params(n);
   for (int t = 0; t < nn_tensor_count(n); t++) {
     const nn_tensor *d = nn_tensor_at(n, t);
-    json_break(&w, NL4);
     json_begin_object(&w, NULL);
     json_put_string(&w, "name", d->name);
     json_begin_array(&w, "shape");
@@ -512,9 +499,7 @@ int export_json(const nn_net *n, const export_info *info, const char *path, char
     json_end_array(&w);
     json_end_object(&w);
   }
-  json_break(&w, NL2);
   json_end_array(&w);
-  json_break(&w, "\n");
   json_end_object(&w);
   fputc('\n', a.f);
   if (json_writer_done(&w) != 0) {
