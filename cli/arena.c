@@ -154,7 +154,7 @@ static int write_json(const char *path, const game *g, const arena_params *p, co
   }
   json_end_array(&w);
   json_end_object(&w);
-  return cli_json_commit(&a, &w, path, err, errlen);
+  return cli_json_commit(&a, &w, err, errlen);
 }
 
 static void csv_field(FILE *f, const char *s) {

@@ -132,8 +132,8 @@ void cli_json_first_score(json_writer *w, const stats_result *r);
 void cli_json_length(json_writer *w, const stats_result *r);
 void cli_json_endings(json_writer *w, const stats_result *r);
 /* Ends the JSON file of a (w writes to a->f) with its newline and commits
- * it; -1 with a message naming path if a write failed (a is then aborted). */
-int cli_json_commit(afile *a, json_writer *w, const char *path, char *err, size_t errlen);
+ * it; -1 with a message naming the file if a write failed (afile_fail). */
+int cli_json_commit(afile *a, json_writer *w, char *err, size_t errlen);
 
 /* ---- Benchmarks -------------------------------------------------------------
  * Every figure goes through bench_figure: a table row for people, or with

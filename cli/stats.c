@@ -48,8 +48,7 @@ void cli_json_endings(json_writer *w, const stats_result *r) {
   json_end_object(w);
 }
 
-int cli_json_commit(afile *a, json_writer *w, const char *path, char *err, size_t errlen) {
-  (void)path; /* afile_fail names it */
+int cli_json_commit(afile *a, json_writer *w, char *err, size_t errlen) {
   fputc('\n', a->f);
   if (json_writer_done(w) != 0 || ferror(a->f)) return afile_fail(a, err, errlen);
   return afile_commit(a, err, errlen);
@@ -85,7 +84,7 @@ static int write_json(const char *path, const game *g, const char *first, const 
   json_put_int(&w, "distinct_games", r->distinct_games);
   cli_json_endings(&w, r);
   json_end_object(&w);
-  return cli_json_commit(&a, &w, path, err, errlen);
+  return cli_json_commit(&a, &w, err, errlen);
 }
 
 typedef struct {

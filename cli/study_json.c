@@ -224,5 +224,5 @@ int study_write_json(const study_doc *d, char *err, size_t errlen) {
   json_end_object(&w);
   json_break(&w, "\n");
   json_end_object(&w);
-  return cli_json_commit(&a, &w, path, err, errlen);
+  return cli_json_commit(&a, &w, err, errlen);
 }

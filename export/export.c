@@ -502,10 +502,6 @@ int export_json(const nn_net *n, const export_info *info, const char *path, char
   json_end_array(&w);
   json_end_object(&w);
   fputc('\n', a.f);
-  if (json_writer_done(&w) != 0) {
-    afile_abort(&a);
-    errf(err, errlen, "%s: write failed", path);
-    return -1;
-  }
+  if (json_writer_done(&w) != 0) return afile_fail(&a, err, errlen);
   return afile_commit(&a, err, errlen);
 }
