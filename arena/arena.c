@@ -113,14 +113,14 @@ done:
 /* ---- A worker's agents --------------------------------------------------------------------- */
 
 int arena_seats_create(arena_seats *s, const game *g, int n, const char *const *specs,
-                       uint64_t seed, char *err, size_t errlen) {
+                       const agent_params *ap, char *err, size_t errlen) {
   memset(s, 0, sizeof *s);
   if (!(s->rec = malloc(sizeof *s->rec))) {
     errf(err, errlen, "out of memory");
     return -1;
   }
   for (; s->n < n; s->n++)
-    if (!(s->ag[s->n] = agent_create(g, specs[s->n], seed, err, errlen))) return -1;
+    if (!(s->ag[s->n] = agent_make(g, specs[s->n], ap, err, errlen))) return -1;
   return 0;
 }
 
@@ -137,10 +137,11 @@ void arena_seat_for_game(agent *a, uint64_t seed, int k, int seat) {
 
 /* ---- Determinism probe ------------------------------------------------------------------- */
 
-int arena_agent_deterministic(const game *g, const char *spec, uint64_t seed, char *err,
+int arena_agent_deterministic(const game *g, const char *spec, const agent_params *ap, char *err,
                               size_t errlen) {
   enum { PROBES = 6, STREAMS = 2 };
-  agent *a = agent_create(g, spec, seed, err, errlen);
+  const uint64_t seed = ap->seed;
+  agent *a = agent_make(g, spec, ap, err, errlen);
   game_hist *h = malloc(sizeof *h);
   if (!a || !h) {
     if (a) errf(err, errlen, "out of memory");
@@ -229,8 +230,8 @@ static int count_distinct(uint64_t *h, int n) {
 
 static int match_start(void *ctx, int worker, char *err, size_t errlen) {
   match *m = ctx;
-  return arena_seats_create(&m->workers[worker], m->g, m->n_agents, m->specs, m->p->seed, err,
-                            errlen);
+  agent_params ap = {m->p->seed, m->p->egdb_dir};
+  return arena_seats_create(&m->workers[worker], m->g, m->n_agents, m->specs, &ap, err, errlen);
 }
 
 static void match_finish(void *ctx, int worker) {
@@ -317,7 +318,7 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
   out->n_agents = n_agents;
   out->anchor = p->anchor;
   for (int i = 0; i < n_agents; i++) {
-    agent *a = agent_create(g, specs[i], 1, err, errlen);
+    agent *a = agent_make(g, specs[i], &(agent_params){1, p->egdb_dir}, err, errlen);
     if (!a) return -1;
     agent_free(a);
     if (strlen(specs[i]) >= sizeof out->specs[i]) {

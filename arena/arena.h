@@ -50,7 +50,8 @@ typedef struct {
   int anchor;                        /* index of the agent rated 0; default 0, the first */
   opening_progress_fn book_progress; /* optional: reports while the book is made */
   void *book_ctx;
-  arena_clock time; /* the time control; default none */
+  arena_clock time;     /* the time control; default none */
+  const char *egdb_dir; /* the agents' agent_params.egdb_dir (NULL: the default) */
 } arena_params;
 
 arena_params arena_defaults(void);
@@ -116,11 +117,11 @@ int arena_run(const game *g, int n_agents, const char *const *specs, const arena
 
 /* Whether the agent of spec plays the same moves whatever its random
  * stream: 1 if it chose alike under two streams on a few positions (the
- * start and positions after random plies from seed), 0 if it did not, -1
+ * start and positions after random plies from ap's seed), 0 if it did not, -1
  * with a message for a bad spec or a failing agent. A match between such
  * agents from the start position replays one game per colour, so `sowzero
  * arena` gives them an opening book by default. */
-int arena_agent_deterministic(const game *g, const char *spec, uint64_t seed, char *err,
+int arena_agent_deterministic(const game *g, const char *spec, const agent_params *ap, char *err,
                               size_t errlen);
 
 /* Refits out->elo and out->elo_se from its pairings (rating_fit); NaN

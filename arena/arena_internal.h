@@ -15,10 +15,10 @@ typedef struct {
   arena_game *rec;
 } arena_seats;
 
-/* Makes the n agents of specs (seeded with the match seed) and the buffer;
- * on -1 the caller still calls arena_seats_free. */
+/* Makes the n agents of specs (ap: the match seed and the database folder)
+ * and the buffer; on -1 the caller still calls arena_seats_free. */
 int arena_seats_create(arena_seats *s, const game *g, int n, const char *const *specs,
-                       uint64_t seed, char *err, size_t errlen);
+                       const agent_params *ap, char *err, size_t errlen);
 void arena_seats_free(arena_seats *s);
 
 /* Before game number k: the agent in seat 0 or 1 gets random stream 2k +

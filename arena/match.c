@@ -82,8 +82,10 @@ int match_specs(const game *g, const char *spec_a, const char *spec_b, const mat
   int nv = p->n_variants > 1 ? p->n_variants : 1, rc = -1;
   agent *a[GAME_MAX_VARIANTS] = {NULL}, *b[GAME_MAX_VARIANTS] = {NULL};
   for (int v = 0; v < nv; v++)
-    if (!(a[v] = agent_create(match_pair_game(g, p, v), spec_a, p->seed, err, errlen)) ||
-        !(b[v] = agent_create(match_pair_game(g, p, v), spec_b, p->seed + 1, err, errlen)))
+    if (!(a[v] = agent_make(match_pair_game(g, p, v), spec_a, &(agent_params){p->seed, p->egdb_dir},
+                            err, errlen)) ||
+        !(b[v] = agent_make(match_pair_game(g, p, v), spec_b,
+                            &(agent_params){p->seed + 1, p->egdb_dir}, err, errlen)))
       goto done;
   rc = match_agents(g, a, b, p, out, err, errlen);
 done:

@@ -35,6 +35,7 @@ typedef struct {
    * pair k plays variant k mod n_variants. */
   const game *variants;
   int n_variants;
+  const char *egdb_dir; /* match_specs' agents' agent_params.egdb_dir (NULL: the default) */
 } match_params;
 
 typedef struct {

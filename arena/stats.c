@@ -14,7 +14,7 @@
 #include "search/agent.h"
 
 stats_params stats_defaults(void) {
-  stats_params p = {1000, 1, 1, NULL, 0};
+  stats_params p = {1000, 1, 1, NULL, 0, NULL};
   return p;
 }
 
@@ -40,7 +40,8 @@ typedef struct {
 
 static int stats_start(void *ctx, int worker, char *err, size_t errlen) {
   job *j = ctx;
-  return arena_seats_create(&j->workers[worker], j->g, 2, j->spec, j->p->seed, err, errlen);
+  agent_params ap = {j->p->seed, j->p->egdb_dir};
+  return arena_seats_create(&j->workers[worker], j->g, 2, j->spec, &ap, err, errlen);
 }
 
 static void stats_finish(void *ctx, int worker) {
@@ -121,7 +122,7 @@ int stats_play(const game *g, const char *first, const char *second, const stats
     return -1;
   }
   for (int i = 0; i < 2; i++) { /* bad specs fail before threads start */
-    agent *a = agent_create(g, i ? second : first, 1, err, errlen);
+    agent *a = agent_make(g, i ? second : first, &(agent_params){1, p->egdb_dir}, err, errlen);
     if (!a) return -1;
     agent_free(a);
   }

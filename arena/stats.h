@@ -28,6 +28,7 @@ typedef struct {
    * copied); n_book 0: every game from the start position. */
   const opening_line *book;
   int n_book;
+  const char *egdb_dir; /* the agents' agent_params.egdb_dir (NULL: the default) */
 } stats_params;
 
 stats_params stats_defaults(void);

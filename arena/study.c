@@ -109,9 +109,11 @@ static int spec_has(const char *spec, const char *key, const char **value) {
 
 /* The spec self-play uses: the agent's, with temp_plies=N added when the
  * agent takes that setting and does not set it itself. */
-static int selfplay_spec(const game *g, const char *spec, int plies, study_result *r, char *err,
-                         size_t errlen) {
-  agent *a = agent_create(g, spec, 1, err, errlen);
+static int selfplay_spec(const game *g, const char *spec, const study_params *p, study_result *r,
+                         char *err, size_t errlen) {
+  const agent_params ap = {1, p->egdb_dir};
+  int plies = p->sample_plies;
+  agent *a = agent_make(g, spec, &ap, err, errlen);
   if (!a) return -1;
   agent_free(a);
   snprintf(r->selfplay_spec, sizeof r->selfplay_spec, "%s", spec);
@@ -125,7 +127,7 @@ static int selfplay_spec(const game *g, const char *spec, int plies, study_resul
       snprintf(with, sizeof with, "%s temp_plies=%d", spec, plies) >= (int)sizeof with)
     return 0;
   /* Kinds without a search (random, greedy, alphabeta, net) refuse it. */
-  if ((a = agent_create(g, with, 1, refused, sizeof refused))) {
+  if ((a = agent_make(g, with, &ap, refused, sizeof refused))) {
     agent_free(a);
     snprintf(r->selfplay_spec, sizeof r->selfplay_spec, "%s", with);
     r->method |= STUDY_SAMPLED;
@@ -207,6 +209,7 @@ static int selfplay(const study_variant *var, int i, const study_params *p,
   sp.seed = study_variant_seed(p->seed, i);
   sp.book = book;
   sp.n_book = n_book;
+  sp.egdb_dir = p->egdb_dir;
   step_start(pc, STUDY_SELFPLAY, i, -1, p->games);
   char why[1024];
   double t0 = clock_wall();
@@ -228,11 +231,12 @@ static int plan(const study_variant *var, int n, const char *agent, const study_
   char why[1024];
   int any_deterministic = 0;
   for (int i = 0; i < n; i++) {
-    if (selfplay_spec(&var[i].g, agent, p->sample_plies, r, why, sizeof why)) {
+    if (selfplay_spec(&var[i].g, agent, p, r, why, sizeof why)) {
       errf(err, errlen, "agent '%s' under variant '%s': %s", agent, var[i].label, why);
       return -1;
     }
-    int d = arena_agent_deterministic(&var[i].g, r->selfplay_spec, p->seed, why, sizeof why);
+    int d = arena_agent_deterministic(&var[i].g, r->selfplay_spec,
+                                      &(agent_params){p->seed, p->egdb_dir}, why, sizeof why);
     if (d < 0) {
       errf(err, errlen, "agent '%s' under variant '%s': %s", r->selfplay_spec, var[i].label, why);
       return -1;
@@ -305,13 +309,15 @@ static int cross_cell(const study_variant *var, int vi, const study_agent *x, in
   memset(cell, 0, sizeof *cell);
   /* Refused for these rules (weights of another variant, a setting the
    * game does not have): a finding of the study, not a failure. */
-  agent *a = agent_create(&var->g, x->spec, 1, cell->reason, sizeof cell->reason);
+  agent *a = agent_make(&var->g, x->spec, &(agent_params){1, p->egdb_dir}, cell->reason,
+                        sizeof cell->reason);
   if (!a) return 0;
   agent_free(a);
   arena_params ap = arena_defaults();
   ap.games = p->cross_games;
   ap.threads = p->threads;
   ap.seed = p->seed;
+  ap.egdb_dir = p->egdb_dir;
   ap.openings = p->cross_openings;
   ap.opening_plies = p->opening_plies;
   ap.book_depth = p->book_depth;

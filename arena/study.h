@@ -53,17 +53,18 @@ typedef struct {
 } study_agent;
 
 typedef struct {
-  int games;          /* self-play games per variant, 1..1000000 */
-  int threads;        /* 1..256 */
-  uint64_t seed;      /* of the agents and the books */
-  int sample_plies;   /* opening plies sampled by an agent that takes temp_plies; 0: none */
-  int openings;       /* self-play book: K > 0 openings; 0 none; -1 min(games, 1000) if needed */
-  int cross_games;    /* games per cross-play cell: even, 2..1000000 */
-  int cross_openings; /* cross-play book: K >= 0 openings (0: every game from the start) */
-  int opening_plies;  /* both books: an opening is 1..opening_plies plies */
-  int book_depth;     /* the alphabeta depth that judges an opening level */
-  int book_margin;    /* kept if it scores within this (100 = one seed) */
-  double alpha;       /* level of the verdicts, for each family of tests */
+  int games;            /* self-play games per variant, 1..1000000 */
+  int threads;          /* 1..256 */
+  uint64_t seed;        /* of the agents and the books */
+  int sample_plies;     /* opening plies sampled by an agent that takes temp_plies; 0: none */
+  int openings;         /* self-play book: K > 0 openings; 0 none; -1 min(games, 1000) if needed */
+  int cross_games;      /* games per cross-play cell: even, 2..1000000 */
+  int cross_openings;   /* cross-play book: K >= 0 openings (0: every game from the start) */
+  int opening_plies;    /* both books: an opening is 1..opening_plies plies */
+  int book_depth;       /* the alphabeta depth that judges an opening level */
+  int book_margin;      /* kept if it scores within this (100 = one seed) */
+  double alpha;         /* level of the verdicts, for each family of tests */
+  const char *egdb_dir; /* the agents' agent_params.egdb_dir (NULL: the default) */
 } study_params;
 
 /* games 200, threads 1, seed 1, sample_plies 4, openings -1, cross_games

@@ -82,9 +82,25 @@ int json_writer_done(const json_writer *w) {
   return !w->f && w->len >= w->cap ? -1 : 0;
 }
 
+void json_break(json_writer *w, const char *ws) { w->brk = ws; }
+
+void json_lines(json_writer *w, const char *ws, const char *close) {
+  w->lines[w->depth] = ws;
+  w->close[w->depth] = close;
+}
+
+/* json_break's white space, once, else the level's own (json_lines). */
+static void take_break(json_writer *w, const char *level) {
+  const char *ws = w->brk ? w->brk : level;
+  if (ws) emits(w, ws);
+  w->brk = NULL;
+}
+
 /* The separator and key before an item at the current level. */
 static void item(json_writer *w, const char *key) {
-  if (w->items[w->depth]) emits(w, ", ");
+  const char *ws = w->brk ? w->brk : w->lines[w->depth];
+  if (w->items[w->depth]) emits(w, ws ? "," : ", ");
+  take_break(w, w->lines[w->depth]);
   w->items[w->depth] = 1;
   if (!key) return;
   char e[8];
@@ -102,6 +118,7 @@ static void open_level(json_writer *w, const char *key, const char *bracket) {
     return;
   }
   w->items[++w->depth] = 0;
+  w->lines[w->depth] = w->close[w->depth] = NULL;
 }
 
 static void close_level(json_writer *w, const char *bracket) {
@@ -109,6 +126,7 @@ static void close_level(json_writer *w, const char *bracket) {
     w->failed = 1;
     return;
   }
+  take_break(w, w->close[w->depth]);
   w->depth--;
   emits(w, bracket);
 }

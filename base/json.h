@@ -44,6 +44,9 @@ typedef struct {
   int depth;  /* open objects and arrays */
   int failed; /* nesting beyond JSON_MAX_DEPTH, or a write to f failed */
   unsigned char items[JSON_MAX_DEPTH + 1]; /* whether the level has an item yet */
+  const char *brk;                         /* json_break's white space, until used */
+  const char *lines[JSON_MAX_DEPTH + 1];   /* json_lines of each open level */
+  const char *close[JSON_MAX_DEPTH + 1];
 } json_writer;
 
 /* A writer into out (cap bytes with the NUL, always terminated when
@@ -53,6 +56,16 @@ void json_writer_init_file(json_writer *w, FILE *f);
 /* 0 when the text is whole (fit the buffer, every write succeeded and
  * every object and array was closed), else -1. */
 int json_writer_done(const json_writer *w);
+
+/* Lays the text over lines: ws (white space, kept by the caller until
+ * used) stands after the next item's comma instead of the one space, or
+ * before the next item or closing bracket of a level that has none yet,
+ * e.g. json_break(w, "\n  ") before each member of an indented object. */
+void json_break(json_writer *w, const char *ws);
+/* The same for every item of the level now open (ws; NULL: none) and for
+ * its closing bracket (close; NULL: none), until it closes: one member or
+ * element a line. A json_break still goes first. */
+void json_lines(json_writer *w, const char *ws, const char *close);
 
 void json_begin_object(json_writer *w, const char *key);
 void json_end_object(json_writer *w);

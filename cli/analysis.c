@@ -15,13 +15,12 @@
 
 typedef struct {
   int threads;
-  char egdb[CLI_PATH_MAX];
+  char egdb[CLI_EGDB_MAX];
 } analysis_cli_opts;
 
 static const kv_key analysis_keys[] = {
     KV_I("threads", analysis_cli_opts, threads, 1, 256, NULL, "queries worked on at once"),
-    KV_S("egdb", analysis_cli_opts, egdb, NULL,
-         "DIR  the endgame database: exact values of the positions it holds"),
+    CLI_EGDB_KEY(analysis_cli_opts, egdb, "of agents' egdb=on and of the exact values"),
 };
 static const kv_table analysis_table = KV_TABLE(analysis_keys);
 
@@ -82,7 +81,6 @@ int cmd_analysis(int argc, char **argv) {
   if (cli_parse(&c, argc, argv, &status)) return status;
   char err[1024];
   const char *dir = o.egdb[0] ? o.egdb : getenv("SOWZERO_EGDB");
-  egdb_set_default_dir(o.egdb); /* for egdb=on in agent specs */
   egdb *db = NULL;
   if (dir && *dir && !(db = egdb_open(dir, err, sizeof err)))
     return cli_fail(&c, 1, "endgame database: %s", err);
@@ -92,6 +90,7 @@ int cmd_analysis(int argc, char **argv) {
   pthread_cond_init(&w.ready, NULL);
   pthread_mutex_init(&w.out_lock, NULL);
   w.opts.egdb = db;
+  w.opts.egdb_dir = o.egdb; /* for egdb=on in agent specs */
   pthread_t *tid = calloc((size_t)o.threads, sizeof *tid);
   int started = 0;
   while (tid && started < o.threads && pthread_create(&tid[started], NULL, worker, &w) == 0)

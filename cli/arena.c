@@ -64,13 +64,6 @@ static void on_book(void *ctx, int found, int k, int draws) {
 }
 
 /* JSON numbers: NaN (unrated) becomes null. */
-static void json_num(FILE *f, double v) {
-  if (isnan(v) || isinf(v))
-    fputs("null", f);
-  else
-    fprintf(f, "%.6g", v);
-}
-
 static void agent_totals(const arena_result *r, int i, int *w, int *d, int *l) {
   *w = *d = *l = 0;
   for (int k = 0; k < r->n_pairings; k++) {
@@ -87,71 +80,86 @@ static void agent_totals(const arena_result *r, int i, int *w, int *d, int *l) {
   }
 }
 
+/* One member a line, agents and pairings one a line. */
+#define NL2 "\n  "
+#define NL4 "\n    "
+
 static int write_json(const char *path, const game *g, const arena_params *p, const arena_result *r,
                       char *err, size_t errlen) {
   afile a;
   if (afile_open(&a, path, err, errlen)) return -1;
-  FILE *f = a.f;
   char opts[512];
   game_options_string(g, opts, sizeof opts);
-  fprintf(f, "{\n  \"game\": ");
-  json_fput_string(f, g->rules->name);
-  fprintf(f, ",\n  \"preset\": ");
-  json_fput_string(f, g->preset);
-  fprintf(f, ",\n  \"rules\": ");
-  json_fput_string(f, opts);
-  fprintf(f,
-          ",\n  \"games_per_pairing\": %d,\n  \"games\": %d,\n  \"threads\": %d,\n"
-          "  \"distinct_games\": %d,\n"
-          "  \"gauntlet\": %s,\n  \"openings\": %d,\n  \"seed\": %llu,\n"
-          "  \"seconds\": %.3f,\n  \"south_wins\": %d,\n  \"draws\": %d,\n"
-          "  \"north_wins\": %d,\n  \"anchor\": %d,\n  \"time_per_move\": %g,\n"
-          "  \"clock_main\": %g,\n  \"clock_inc\": %g,\n  \"agents\": [\n",
-          p->games, r->games, p->threads, r->distinct_games, p->gauntlet ? "true" : "false",
-          p->openings, (unsigned long long)p->seed, r->seconds, r->south_wins, r->draws,
-          r->north_wins, r->anchor, p->time.per_move, p->time.main, p->time.inc);
+  json_writer w;
+  json_writer_init_file(&w, a.f);
+  json_begin_object(&w, NULL);
+  json_lines(&w, NL2, "\n");
+  json_put_string(&w, "game", g->rules->name);
+  json_put_string(&w, "preset", g->preset);
+  json_put_string(&w, "rules", opts);
+  json_put_int(&w, "games_per_pairing", p->games);
+  json_put_int(&w, "games", r->games);
+  json_put_int(&w, "threads", p->threads);
+  json_put_int(&w, "distinct_games", r->distinct_games);
+  json_put_bool(&w, "gauntlet", p->gauntlet);
+  json_put_int(&w, "openings", p->openings);
+  json_put_uint(&w, "seed", (unsigned long long)p->seed);
+  json_put_fixed(&w, "seconds", r->seconds, 3);
+  json_put_int(&w, "south_wins", r->south_wins);
+  json_put_int(&w, "draws", r->draws);
+  json_put_int(&w, "north_wins", r->north_wins);
+  json_put_int(&w, "anchor", r->anchor);
+  json_put_real(&w, "time_per_move", p->time.per_move, 6);
+  json_put_real(&w, "clock_main", p->time.main, 6);
+  json_put_real(&w, "clock_inc", p->time.inc, 6);
+  json_begin_array(&w, "agents");
+  json_lines(&w, NL4, NL2);
   for (int i = 0; i < r->n_agents; i++) {
-    int w, d, l;
+    int wi, d, l;
     double s, lo, hi;
-    agent_totals(r, i, &w, &d, &l);
-    rating_score_ci(w, d, l, &s, &lo, &hi);
-    fprintf(f, "    {\"spec\": ");
-    json_fput_string(f, r->specs[i]);
-    fprintf(f,
-            ", \"games\": %d, \"wins\": %d, \"draws\": %d, \"losses\": %d, \"score\": ", w + d + l,
-            w, d, l);
-    json_num(f, s);
-    fprintf(f, ", \"elo\": ");
-    json_num(f, r->elo[i]);
-    fprintf(f, ", \"elo_ci95\": ");
-    json_num(f, 1.96 * r->elo_se[i]);
-    fprintf(f, ", \"time_losses\": %d, \"longest_move\": %.6g}%s\n", r->time_losses[i],
-            r->longest_move[i], i + 1 < r->n_agents ? "," : "");
+    agent_totals(r, i, &wi, &d, &l);
+    rating_score_ci(wi, d, l, &s, &lo, &hi);
+    json_begin_object(&w, NULL);
+    json_put_string(&w, "spec", r->specs[i]);
+    json_put_int(&w, "games", wi + d + l);
+    json_put_int(&w, "wins", wi);
+    json_put_int(&w, "draws", d);
+    json_put_int(&w, "losses", l);
+    json_put_real(&w, "score", s, 6);
+    json_put_real(&w, "elo", r->elo[i], 6);
+    json_put_real(&w, "elo_ci95", 1.96 * r->elo_se[i], 6);
+    json_put_int(&w, "time_losses", r->time_losses[i]);
+    json_put_real(&w, "longest_move", r->longest_move[i], 6);
+    json_end_object(&w);
   }
-  fprintf(f, "  ],\n  \"pairings\": [\n");
+  json_end_array(&w);
+  json_begin_array(&w, "pairings");
+  json_lines(&w, NL4, NL2);
   for (int k = 0; k < r->n_pairings; k++) {
     const arena_pairing *q = &r->pairings[k];
     rating_summary m = rating_summarize(q->wins, q->draws, q->losses);
-    fprintf(f,
-            "    {\"a\": %d, \"b\": %d, \"wins\": %d, \"draws\": %d, \"losses\": %d, "
-            "\"a_south\": [%d, %d, %d], \"score\": ",
-            q->a, q->b, q->wins, q->draws, q->losses, q->a_south_wins, q->a_south_draws,
-            q->a_south_losses);
-    json_num(f, m.score);
-    fprintf(f, ", \"score_lo\": ");
-    json_num(f, m.score_lo);
-    fprintf(f, ", \"score_hi\": ");
-    json_num(f, m.score_hi);
-    fprintf(f, ", \"elo\": ");
-    json_num(f, m.elo);
-    fprintf(f, ", \"elo_lo\": ");
-    json_num(f, m.elo_lo);
-    fprintf(f, ", \"elo_hi\": ");
-    json_num(f, m.elo_hi);
-    fprintf(f, "}%s\n", k + 1 < r->n_pairings ? "," : "");
+    json_begin_object(&w, NULL);
+    json_put_int(&w, "a", q->a);
+    json_put_int(&w, "b", q->b);
+    json_put_int(&w, "wins", q->wins);
+    json_put_int(&w, "draws", q->draws);
+    json_put_int(&w, "losses", q->losses);
+    json_begin_array(&w, "a_south");
+    json_put_int(&w, NULL, q->a_south_wins);
+    json_put_int(&w, NULL, q->a_south_draws);
+    json_put_int(&w, NULL, q->a_south_losses);
+    json_end_array(&w);
+    json_put_real(&w, "score", m.score, 6);
+    json_put_real(&w, "score_lo", m.score_lo, 6);
+    json_put_real(&w, "score_hi", m.score_hi, 6);
+    json_put_real(&w, "elo", m.elo, 6);
+    json_put_real(&w, "elo_lo", m.elo_lo, 6);
+    json_put_real(&w, "elo_hi", m.elo_hi, 6);
+    json_end_object(&w);
   }
-  fprintf(f, "  ]\n}\n");
-  return afile_commit(&a, err, errlen);
+  json_end_array(&w);
+  json_end_object(&w);
+  return cli_json_commit(&a, &w, err, errlen);
 }
 
 static void csv_field(FILE *f, const char *s) {
@@ -252,7 +260,7 @@ static int find_anchor(const char *opt, int n, const char *const *specs) {
 typedef struct {
   arena_params p;
   char game[64], anchor[256];
-  char json[CLI_PATH_MAX], csv[CLI_PATH_MAX], records[CLI_PATH_MAX], egdb[CLI_PATH_MAX];
+  char json[CLI_PATH_MAX], csv[CLI_PATH_MAX], records[CLI_PATH_MAX], egdb[CLI_EGDB_MAX];
   char clock[64];
   int quiet;
 } arena_opts;
@@ -292,9 +300,7 @@ static const kv_key arena_keys[] = {
     O_(KV_S, "clock", clock, NULL,
        "MAIN+INC  every agent has MAIN seconds a game, INC added after each move; out of time "
        "loses"),
-    O_(KV_S, "egdb", egdb, NULL,
-       "DIR  the endgame database for agents' egdb=on (else $SOWZERO_EGDB, else the default "
-       "folder)"),
+    CLI_EGDB_KEY(arena_opts, egdb, "for agents' egdb=on"),
 };
 #undef O_
 static const kv_table arena_table = KV_TABLE(arena_keys);
@@ -325,8 +331,8 @@ int cmd_arena(int argc, char **argv) {
                .pos = pos};
   int status;
   if (cli_parse(&c, argc, argv, &status)) return status;
-  egdb_set_default_dir(o.egdb);
   arena_params p = o.p;
+  p.egdb_dir = o.egdb;
   const char *const *specs = (const char *const *)pos;
   int nspecs = c.n_pos, quiet = o.quiet;
   const char *json = o.json[0] ? o.json : NULL, *csv = o.csv[0] ? o.csv : NULL,
@@ -377,7 +383,7 @@ int cmd_arena(int argc, char **argv) {
   if (game_configure(&g, o.game, set.n, sets, err, sizeof err)) return cli_fail(&c, 2, "%s", err);
   /* Bad specs are usage errors, found before any game is played. */
   for (int i = 0; i < nspecs; i++) {
-    agent *a = agent_create(&g, specs[i], 1, err, sizeof err);
+    agent *a = agent_make(&g, specs[i], &(agent_params){1, p.egdb_dir}, err, sizeof err);
     if (!a) return cli_fail(&c, 2, "agent '%s': %s", specs[i], err);
     agent_free(a);
   }
@@ -388,7 +394,8 @@ int cmd_arena(int argc, char **argv) {
   if (!cli_given(&c, "openings")) {
     int all = 1;
     for (int i = 0; i < nspecs && all; i++) {
-      int d = arena_agent_deterministic(&g, specs[i], p.seed, err, sizeof err);
+      int d = arena_agent_deterministic(&g, specs[i], &(agent_params){p.seed, p.egdb_dir}, err,
+                                        sizeof err);
       if (d < 0) return cli_fail(&c, 1, "%s", err);
       all = d;
     }

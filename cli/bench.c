@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "cli/cli.h"
 #include "nn/blas_core.h"
 
@@ -16,11 +17,18 @@ static void start(bench_out *b) {
 void bench_figure(bench_out *b, const char *bench, const char *figure, double value,
                   const char *unit, const char *extra) {
   start(b);
-  if (b->json)
-    fprintf(b->out,
-            "{\"bench\": \"%s\", \"figure\": \"%s\", \"value\": %.10g, \"unit\": \"%s\"%s%s}\n",
-            bench, figure, value, unit, extra ? ", " : "", extra ? extra : "");
-  else
+  if (b->json) {
+    json_writer w;
+    json_writer_init_file(&w, b->out);
+    json_begin_object(&w, NULL);
+    json_put_string(&w, "bench", bench);
+    json_put_string(&w, "figure", figure);
+    json_put_real(&w, "value", value, 10);
+    json_put_string(&w, "unit", unit);
+    if (extra && extra[0]) json_put_raw(&w, NULL, extra);
+    json_end_object(&w);
+    fputc('\n', b->out);
+  } else
     fprintf(b->out,
             fabs(value) >= 1000 ? "  %-8s %-34s %14.0f %-8s %s\n" : "  %-8s %-34s %14.4g %-8s %s\n",
             bench, figure, value, unit, extra ? extra : "");

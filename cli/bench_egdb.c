@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "base/json.h"
 #include "cli/cli.h"
 #include "egdb/egdb.h"
 #include "game/game.h"
@@ -68,8 +69,11 @@ int bench_egdb(bench_out *b, int argc, char **argv) {
   }
   double wall = clock_wall() - w0, cpu = process_cpu() - c0;
   char extra[128];
-  snprintf(extra, sizeof extra, "\"seeds\": %d, \"threads\": %d, \"boards\": %llu", o.seeds,
-           o.threads, (unsigned long long)plan.boards);
+  json_writer w;
+  json_writer_init(&w, extra, sizeof extra);
+  json_put_int(&w, "seeds", o.seeds);
+  json_put_int(&w, "threads", o.threads);
+  json_put_uint(&w, "boards", (unsigned long long)plan.boards);
   bench_note(b, "egdb: build of levels 0..%d (%llu boards) on %d threads, files included", o.seeds,
              (unsigned long long)plan.boards, o.threads);
   bench_figure(b, "egdb", "build_boards_per_s", (double)plan.boards / wall, "1/s", extra);
@@ -111,8 +115,10 @@ int bench_egdb(bench_out *b, int argc, char **argv) {
   free(pos);
   egdb_close(db);
   remove_db(dir, o.seeds);
-  snprintf(extra, sizeof extra, "\"seeds\": %d, \"positions\": %d, \"check\": %ld", o.seeds, POOL,
-           sum & 0xffff);
+  json_writer_init(&w, extra, sizeof extra);
+  json_put_int(&w, "seeds", o.seeds);
+  json_put_int(&w, "positions", POOL);
+  json_put_int(&w, "check", (long long)(sum & 0xffff));
   bench_note(b, "egdb: probes of %d random positions of levels 0..%d, one thread", POOL, o.seeds);
   bench_figure(b, "egdb", "probe_ns", probe_ns, "ns", extra);
   bench_figure(b, "egdb", "probe_moves_ns", moves_ns, "ns", extra);

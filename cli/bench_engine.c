@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "base/json.h"
 #include "cli/cli.h"
 #include "game/game.h"
 
@@ -94,7 +95,10 @@ int bench_engine(bench_out *b, int argc, char **argv) {
   free(h);
 
   char extra[128];
-  snprintf(extra, sizeof extra, "\"game\": \"%s\", \"threads\": 1", name);
+  json_writer w;
+  json_writer_init(&w, extra, sizeof extra);
+  json_put_string(&w, "game", name);
+  json_put_int(&w, "threads", 1);
   bench_note(b,
              "engine: %s, random playouts with repetition tracking, one thread, "
              "median of %d x %ld games (thread CPU time)",
@@ -102,7 +106,10 @@ int bench_engine(bench_out *b, int argc, char **argv) {
   bench_figure(b, "engine", "playouts_per_s", games_s[reps / 2], "1/s", extra);
   bench_figure(b, "engine", "plies_per_s", plies_s[reps / 2], "1/s", extra);
   bench_figure(b, "engine", "playouts_per_s_wall", wall_s[reps / 2], "1/s", extra);
-  snprintf(extra, sizeof extra, "\"game\": \"%s\", \"games\": %ld, \"seed\": 1", name, sig_games);
+  json_writer_init(&w, extra, sizeof extra);
+  json_put_string(&w, "game", name);
+  json_put_int(&w, "games", sig_games);
+  json_put_int(&w, "seed", 1);
   bench_figure(b, "engine", "signature_plies", (double)sig, "plies", extra);
   return 0;
 }

@@ -51,9 +51,8 @@ int bench_learner(bench_out *b, int argc, char **argv) {
     return cli_fail(&c, 2, "%s", err);
   }
   nn_blas_single_thread();
-  char cpu[192], q[6 * sizeof cpu + 2], extra[1536], shape[64];
+  char cpu[192], extra[1536], shape[64];
   bench_cpu_name(cpu, sizeof cpu);
-  json_quote(q, sizeof q, cpu);
   nn_shape_string(&(nn_config){cfg->g.n_features, cfg->hidden, cfg->blocks, cfg->g.n_actions},
                   shape, sizeof shape);
   bench_note(b, "CPU %s; %s: network %s, batch %d, train_ratio %g", cpu, o.config, shape,
@@ -63,9 +62,12 @@ int bench_learner(bench_out *b, int argc, char **argv) {
     free(cfg);
     return cli_fail(&c, 1, "%s", err);
   }
-  snprintf(extra, sizeof extra,
-           "\"network\": \"%s\", \"batch\": %d, \"train_ratio\": %g, \"cpu\": %s", shape,
-           cfg->batch, cfg->train_ratio, q);
+  json_writer w;
+  json_writer_init(&w, extra, sizeof extra);
+  json_put_string(&w, "network", shape);
+  json_put_int(&w, "batch", cfg->batch);
+  json_put_real(&w, "train_ratio", cfg->train_ratio, 6);
+  json_put_string(&w, "cpu", cpu);
   if (!b->json) extra[0] = 0;
   bench_figure(b, "learner", "steps_per_s", r.steps_per_s, "1/s", extra);
   bench_figure(b, "learner", "intake_per_s", r.intake_per_s, "samples/s", extra);

@@ -216,6 +216,7 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   const nn_config *k = &o.cfg;
   const int NI = k->n_in, H = k->hidden, A = k->n_actions, O = A + 2;
   char err[256], info[512], extra[96];
+  json_writer w; /* each figure's extra members, into extra */
   int rc = 1;
 
   ctx c;
@@ -276,9 +277,9 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   bench_note(b, "CPU %s; bf16 forward %s", cpu,
              bf16 ? "measured (AVX512_BF16)" : "not measured (no AVX512_BF16)");
   {
-    char q[6 * sizeof cpu + 2], ex[sizeof q + 16];
-    json_quote(q, sizeof q, cpu);
-    snprintf(ex, sizeof ex, "\"cpu\": %s", q);
+    char ex[6 * sizeof cpu + 16];
+    json_writer_init(&w, ex, sizeof ex);
+    json_put_string(&w, "cpu", cpu);
     bench_figure(b, "nn", "bf16_available", bf16, "", ex); /* the JSON's record of the CPU */
   }
   bench_note(b, "network %d-%dx%d-%d, %zu parameters, %.0f FLOP per position", NI, H, k->blocks, A,
@@ -293,7 +294,8 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     measure(&c, &o, &cpu, &wall);
     c.fn = run_sgemm_forward;
     measure(&c, &o, &gcpu, &gwall);
-    snprintf(extra, sizeof extra, "\"batch\": %d", c.batch);
+    json_writer_init(&w, extra, sizeof extra);
+    json_put_int(&w, "batch", c.batch);
     bench_figure(b, "nn", "forward_pos_per_s", cpu, "1/s", extra);
     bench_figure(b, "nn", "forward_pos_per_s_wall", wall, "1/s", extra);
     bench_figure(b, "nn", "forward_gflops", cpu * fl / 1e9, "GFLOP/s", extra);
@@ -328,7 +330,9 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     c.units = 1;
     c.fn = run_forward1;
     measure(&c, &o, &cpu, &wall);
-    snprintf(extra, sizeof extra, "\"batch\": 1, \"method\": \"%s\"", methods[i].name);
+    json_writer_init(&w, extra, sizeof extra);
+    json_put_int(&w, "batch", 1);
+    json_put_string(&w, "method", methods[i].name);
     bench_figure(b, "nn", "batch1_pos_per_s", cpu, "1/s", extra);
   }
   if (bf16) {
@@ -338,7 +342,9 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     c.fn = run_forward1;
     measure(&c, &o, &cpu, &wall);
     nn_set_precision(c.net, NN_PRECISION_FP32, err, sizeof err);
-    bench_figure(b, "nn", "batch1_bf16_pos_per_s", cpu, "1/s", "\"batch\": 1");
+    json_writer_init(&w, extra, sizeof extra);
+    json_put_int(&w, "batch", 1);
+    bench_figure(b, "nn", "batch1_bf16_pos_per_s", cpu, "1/s", extra);
   }
   nn_ws_set_small_path(c.ws, NN_SMALL_AUTO);
 
@@ -352,7 +358,8 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     measure(&c, &o, &cpu, &wall);
     c.fn = run_sgemm_train;
     measure(&c, &o, &gcpu, &gwall);
-    snprintf(extra, sizeof extra, "\"batch\": %d", c.batch);
+    json_writer_init(&w, extra, sizeof extra);
+    json_put_int(&w, "batch", c.batch);
     bench_figure(b, "nn", "train_samples_per_s", cpu, "1/s", extra);
     bench_figure(b, "nn", "train_samples_per_s_wall", wall, "1/s", extra);
     bench_figure(b, "nn", "train_gflops", cpu * tfl / 1e9, "GFLOP/s", extra);

@@ -106,9 +106,11 @@ int bench_nn_run(bench_out *b, const char *dir, int positions, char *err, size_t
     }
     done += n;
   }
-  char q[sizeof path * 6 + 2], extra[sizeof q + 64];
-  json_quote(q, sizeof q, dir);
-  snprintf(extra, sizeof extra, "\"positions\": %d, \"run\": %s", done, q);
+  char extra[sizeof path * 6 + 64];
+  json_writer w;
+  json_writer_init(&w, extra, sizeof extra);
+  json_put_int(&w, "positions", done);
+  json_put_string(&w, "run", dir);
   char shape[64];
   nn_config nc = nn_config_of(net[0]);
   nn_shape_string(&nc, shape, sizeof shape);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "base/json.h"
 #include "cli/cli.h"
 #include "game/game.h"
 #include "nn/nn.h"
@@ -77,7 +78,11 @@ static int bench_rollouts(bench_out *b, const game *g, int sims, int reps) {
   }
   double c = median(cpu, reps), w = median(wall, reps);
   char extra[160];
-  snprintf(extra, sizeof extra, "\"sims\": %d, \"rollouts\": 1, \"reps\": %d", sims, reps);
+  json_writer jw;
+  json_writer_init(&jw, extra, sizeof extra);
+  json_put_int(&jw, "sims", sims);
+  json_put_int(&jw, "rollouts", 1);
+  json_put_int(&jw, "reps", reps);
   bench_figure(b, "search", "mcts_s_per_move_cpu", c, "s", extra);
   bench_figure(b, "search", "mcts_s_per_move_wall", w, "s", extra);
   bench_figure(b, "search", "mcts_sims_per_s", sims / c, "1/s", extra);
@@ -143,9 +148,13 @@ static int bench_network(bench_out *b, const game *g, int batch, int sims, int m
     mcts_batch_info bi;
     mcts_batch_get_info(mb, &bi);
     char extra[200];
-    snprintf(extra, sizeof extra,
-             "\"batch\": %d, \"sims\": %d, \"moves\": %d, \"hidden\": %d, \"blocks\": %d", batch,
-             sims, moves, c.hidden, c.blocks);
+    json_writer w;
+    json_writer_init(&w, extra, sizeof extra);
+    json_put_int(&w, "batch", batch);
+    json_put_int(&w, "sims", sims);
+    json_put_int(&w, "moves", moves);
+    json_put_int(&w, "hidden", c.hidden);
+    json_put_int(&w, "blocks", c.blocks);
     bench_figure(b, "search", "zero_sims_per_s", bi.sims / cpu, "1/s", extra);
     bench_figure(b, "search", "zero_evals_per_s", bi.evals / cpu, "1/s", extra);
     bench_figure(b, "search", "zero_mean_batch",

@@ -52,7 +52,7 @@ static const kv_table sp_table = KV_TABLE(sp_keys);
 
 /* One precision's run and figures; 0, or -1 with a message printed. */
 static int one(bench_out *b, const cli_cmd *cmd, train_config *cfg, nn_precision prec,
-               double seconds, const char *cpu_json, train_bench_result *res) {
+               double seconds, const char *cpu, train_bench_result *res) {
   char err[512], extra[1536];
   cfg->precision = prec;
   double load[1] = {0};
@@ -62,10 +62,14 @@ static int one(bench_out *b, const cli_cmd *cmd, train_config *cfg, nn_precision
     return -1;
   }
   const char *pn = nn_precision_name(prec);
-  snprintf(extra, sizeof extra,
-           "\"precision\": \"%s\", \"threads\": %d, \"learner_plays\": %d, \"seconds\": %.2f, "
-           "\"load\": %.2f, \"cpu\": %s",
-           pn, cfg->threads, cfg->learner_plays, res->seconds, load[0], cpu_json);
+  json_writer w;
+  json_writer_init(&w, extra, sizeof extra);
+  json_put_string(&w, "precision", pn);
+  json_put_int(&w, "threads", cfg->threads);
+  json_put_int(&w, "learner_plays", cfg->learner_plays);
+  json_put_fixed(&w, "seconds", res->seconds, 2);
+  json_put_fixed(&w, "load", load[0], 2);
+  json_put_string(&w, "cpu", cpu);
   if (!b->json) snprintf(extra, sizeof extra, "%s", pn); /* the table: the note says the rest */
   bench_note(b, "%s: %d self-play thread(s)%s, %.1f s, load average %.2f at the start", pn,
              cfg->threads, cfg->learner_plays ? " + the learner's" : "", res->seconds, load[0]);
@@ -118,9 +122,8 @@ int bench_selfplay(bench_out *b, int argc, char **argv) {
     bench_note(b, "no AVX512_BF16 on this CPU: fp32 only");
     both = 0;
   }
-  char cpu[192], q[6 * sizeof cpu + 2];
+  char cpu[192];
   bench_cpu_name(cpu, sizeof cpu);
-  json_quote(q, sizeof q, cpu);
   bench_note(b, "CPU %s; %s, %d games per worker, %d sims (%d fast), train_ratio %g", cpu, o.config,
              cfg->games_per_thread, cfg->search.sims, cfg->cap_sims, cfg->train_ratio);
   bench_note(b, "%d self-play thread(s): %s", cfg->threads, why);
@@ -128,12 +131,15 @@ int bench_selfplay(bench_out *b, int argc, char **argv) {
   train_bench_result r32, r16;
   int rc = 0;
   if (both) {
-    rc = one(b, &c, cfg, NN_PRECISION_FP32, o.seconds, q, &r32) ||
-         one(b, &c, cfg, NN_PRECISION_BF16, o.seconds, q, &r16);
+    rc = one(b, &c, cfg, NN_PRECISION_FP32, o.seconds, cpu, &r32) ||
+         one(b, &c, cfg, NN_PRECISION_BF16, o.seconds, cpu, &r16);
     if (rc == 0) {
       char extra[1536];
-      snprintf(extra, sizeof extra, "\"threads\": %d, \"learner_plays\": %d, \"cpu\": %s",
-               cfg->threads, cfg->learner_plays, q);
+      json_writer w;
+      json_writer_init(&w, extra, sizeof extra);
+      json_put_int(&w, "threads", cfg->threads);
+      json_put_int(&w, "learner_plays", cfg->learner_plays);
+      json_put_string(&w, "cpu", cpu);
       double e32 = (double)r32.evals / r32.seconds, g32 = (double)r32.games / r32.seconds;
       bench_figure(b, "selfplay", "bf16_fp32_evals_ratio",
                    e32 > 0 ? (double)r16.evals / r16.seconds / e32 : 0, "", extra);
@@ -141,7 +147,7 @@ int bench_selfplay(bench_out *b, int argc, char **argv) {
                    g32 > 0 ? (double)r16.games / r16.seconds / g32 : 0, "", extra);
     }
   } else {
-    rc = one(b, &c, cfg, only, o.seconds, q, &r32);
+    rc = one(b, &c, cfg, only, o.seconds, cpu, &r32);
   }
   free(cfg);
   return rc ? 1 : 0;

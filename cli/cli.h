@@ -6,7 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "arena/stats.h"
 #include "base/base.h"
+#include "base/json.h"
 #include "base/kv.h"
 
 /* Subcommands: each takes the arguments after its name and returns the
@@ -116,12 +118,35 @@ int cli_gnuplot_png(char *const *argv, afile *img, char *err, size_t errlen);
 /* Room for a file name taken from the command line, terminator included. */
 #define CLI_PATH_MAX 4096
 
+/* The one --egdb option (a key of a command's kv table: field F, a char
+ * array of T, of CLI_EGDB_MAX bytes), whose folder the command passes down
+ * as a value (agent_params.egdb_dir, egdb_default_dir's `given`); `what`
+ * says what uses it there. */
+#define CLI_EGDB_MAX 1024
+#define CLI_EGDB_KEY(T, F, what)         \
+  KV_S("egdb", T, F, NULL,               \
+       "DIR  the endgame database " what \
+       " (else $SOWZERO_EGDB, else the " \
+       "default folder)")
+
+/* ---- JSON of statistics ------------------------------------------------------
+ * The objects `stats` and `study` both write (cli/stats.c): a rate with its
+ * interval, the first player's score, the lengths, the endings. */
+void cli_json_rate(json_writer *w, const char *key, const stats_rate *r);
+void cli_json_first_score(json_writer *w, const stats_result *r);
+void cli_json_length(json_writer *w, const stats_result *r);
+void cli_json_endings(json_writer *w, const stats_result *r);
+/* Ends the JSON file of a (w writes to a->f) with its newline and commits
+ * it; -1 with a message naming the file if a write failed (afile_fail). */
+int cli_json_commit(afile *a, json_writer *w, char *err, size_t errlen);
+
 /* ---- Benchmarks -------------------------------------------------------------
  * Every figure goes through bench_figure: a table row for people, or with
  * --json one JSON object per line:
  *   {"bench": "engine", "figure": "playouts_per_s", "value": 1.0, "unit": "1/s"}
- * `extra` is either NULL or a JSON fragment of further fields
- * ("\"batch\": 64") added to the object. */
+ * `extra` is either NULL or a member list of further fields (`"batch": 64`,
+ * made by a base/json.h json_writer put without an enclosing object) added
+ * to the object, and shown as it is in the table. */
 typedef struct {
   int json; /* 1: JSON lines; 0: human table */
   FILE *out;

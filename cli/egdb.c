@@ -51,7 +51,7 @@ static int cores(void) {
 static int pick_dir(const cli_cmd *c, egdb_opts *o) {
   char err[256];
   if (o->dir[0]) return 0;
-  if (egdb_default_dir(o->dir, sizeof o->dir, err, sizeof err))
+  if (egdb_default_dir(NULL, o->dir, sizeof o->dir, err, sizeof err))
     return cli_fail(c, 1, "%s", err), -1;
   return 0;
 }

@@ -12,12 +12,12 @@
 
 typedef struct {
   uint64_t seed;
-  char egdb[CLI_PATH_MAX];
+  char egdb[CLI_EGDB_MAX];
 } engine_opts;
 
 static const kv_key engine_keys[] = {
     KV_U("seed", engine_opts, seed, NULL, "seed of the agents' random choices"),
-    KV_S("egdb", engine_opts, egdb, NULL, "DIR  the endgame database of the egdb command"),
+    CLI_EGDB_KEY(engine_opts, egdb, "of the egdb command and of agents' egdb=on"),
 };
 static const kv_table engine_table = KV_TABLE(engine_keys);
 
@@ -38,8 +38,7 @@ int cmd_engine(int argc, char **argv) {
   const char *env = getenv("SOWZERO_EGDB");
   int asked = o.egdb[0] || (env && *env);
   egdb *db = NULL;
-  egdb_set_default_dir(o.egdb);
-  if (egdb_default_dir(dir, sizeof dir, err, sizeof err)) dir[0] = 0;
+  if (egdb_default_dir(o.egdb, dir, sizeof dir, err, sizeof err)) dir[0] = 0;
   if (dir[0]) {
     char first[CLI_PATH_MAX + 32];
     struct stat st;
@@ -55,6 +54,7 @@ int cmd_engine(int argc, char **argv) {
     return cli_fail(&c, 1, "out of memory");
   }
   proto_set_egdb(s, db);
+  proto_set_egdb_dir(s, o.egdb);
   static char out[PROTO_MAX_RESPONSE];
   char *line = NULL;
   size_t cap = 0;

@@ -5,12 +5,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "egdb/egdb.h"
 #include "game/game.h"
+#include "game/session.h"
 #include "search/agent.h"
 
 typedef struct {
-  char game[64], agent[1024], egdb[CLI_PATH_MAX];
+  char game[64], agent[1024], egdb[CLI_EGDB_MAX];
   int side;
   uint64_t seed;
 } play_opts;
@@ -23,37 +23,10 @@ static const kv_key play_keys[] = {
     O_(KV_S, "agent", agent, NULL, "SPEC  the agent you play against ('sowzero arena --help')"),
     O_(KV_E, "side", side, sides, NULL, "the side you play; South moves first"),
     O_(KV_U, "seed", seed, NULL, "seed of the agent's random choices"),
-    O_(KV_S, "egdb", egdb, NULL,
-       "DIR  the endgame database for agents' egdb=on (else $SOWZERO_EGDB, else the default "
-       "folder)"),
+    CLI_EGDB_KEY(play_opts, egdb, "for agents' egdb=on"),
 };
 #undef O_
 static const kv_table play_table = KV_TABLE(play_keys);
-
-/* "0 1 5" or "b0ccw f3cw ...": the legal moves of p as the board labels them. */
-static void legal_list(const game *g, const game_pos *p, char *buf, size_t len) {
-  size_t at = 0;
-  game_moves m = game_legal(g, p);
-  buf[0] = 0;
-  for (int a = 0; a < g->n_actions && at < len; a++)
-    if (m >> a & 1) {
-      char name[32];
-      game_move_label(g, p->mover, a, name, sizeof name);
-      at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? " " : "", name);
-    }
-}
-
-/* The legal action of p labelled `text`, or -1. */
-static int parse_move(const game *g, const game_pos *p, const char *text) {
-  game_moves m = game_legal(g, p);
-  for (int a = 0; a < g->n_actions; a++) {
-    char name[32];
-    if ((m >> a & 1) && game_move_label(g, p->mover, a, name, sizeof name) == 0 &&
-        !strcmp(name, text))
-      return a;
-  }
-  return -1;
-}
 
 /* Reads one line into buf without its end and surrounding spaces: 1, 0 at
  * the end of input, -1 for a line longer than buf (read and dropped). */
@@ -93,57 +66,45 @@ int cmd_play(int argc, char **argv) {
                .n_lists = 1};
   int status;
   if (cli_parse(&c, argc, argv, &status)) return status;
-  egdb_set_default_dir(o.egdb);
   int human = o.side;
   const char *spec = o.agent;
   char err[512];
   game g;
   if (game_configure(&g, o.game, set.n, sets, err, sizeof err) != 0)
     return cli_fail(&c, 2, "%s", err);
-  agent *a = agent_create(&g, spec, o.seed, err, sizeof err);
+  agent *a = agent_make(&g, spec, &(agent_params){o.seed, o.egdb}, err, sizeof err);
   if (!a) return cli_fail(&c, 2, "--agent '%s': %s", spec, err);
-  /* The record behind undo: positions after each move, and one history. */
-  game_pos *rec = malloc(sizeof(game_pos) * (GAME_MAX_PLIES_CAP + 1));
-  game_hist *h = malloc(sizeof *h);
-  uint8_t *moves = malloc(GAME_MAX_PLIES_CAP);
-  if (!rec || !h || !moves) {
-    free(rec);
-    free(h);
-    free(moves);
+  session *gs = session_create(&g, NULL);
+  if (!gs) {
     agent_free(a);
     return cli_fail(&c, 1, "out of memory");
   }
-  int n = 0, rc = 0;
-  game_start(&g, &rec[0]);
-  game_hist_reset(h, &rec[0]);
+  int rc = 0;
   char board[2048], line[256], legal[512], name[32];
   printf(
       "You play %s against %s. Moves are named as the board labels them; 'u' takes back "
       "your last move, 'q' quits.\n\n",
       human ? "North" : "South", spec);
   for (;;) {
-    game_pos *p = &rec[n];
+    const game_pos *p = session_pos(gs);
     game_render(&g, p, board, sizeof board);
     fputs(board, stdout);
     if (p->status != GAME_ONGOING) break;
-    if (n >= GAME_MAX_PLIES_CAP) {
+    if (session_plies(gs) >= SESSION_MAX_MOVES) {
       printf("the game is too long to go on\n");
       break;
     }
     if (p->mover != human) {
-      int act = agent_choose(a, p, h);
-      if (act < 0) {
-        rc = cli_fail(&c, 1, "%s", agent_error(a));
+      int act = agent_choose(a, p, session_hist(gs));
+      if (act < 0 || session_play(gs, act, err, sizeof err) != 0) {
+        rc = cli_fail(&c, 1, "%s", act < 0 ? agent_error(a) : err);
         break;
       }
       game_move_label(&g, p->mover, act, name, sizeof name);
       printf("%s plays %s\n\n", spec, name);
-      rec[n + 1] = *p;
-      game_step(&g, &rec[n + 1], h, act);
-      moves[n++] = (uint8_t)act;
       continue;
     }
-    legal_list(&g, p, legal, sizeof legal);
+    session_legal_text(gs, 1, " ", legal, sizeof legal);
     printf("legal moves: %s\nyour move> ", legal);
     fflush(stdout);
     int got = read_line(line, sizeof line);
@@ -157,33 +118,25 @@ int cmd_play(int argc, char **argv) {
     }
     if (!strcmp(line, "q")) break;
     if (!strcmp(line, "u")) {
-      /* Back to the human's previous turn, then rebuild the history. */
-      int k = n - 1;
-      while (k >= 0 && rec[k].mover != human) k--;
-      if (k < 0) {
+      /* Back to the human's previous turn. */
+      int k = session_plies(gs) - 1;
+      while (k >= 0 && session_pos_at(gs, k)->mover != human) k--;
+      if (k < 0)
         printf("nothing to take back\n\n");
-        continue;
-      }
-      n = k;
-      game_hist_reset(h, &rec[0]);
-      game_pos q = rec[0];
-      for (int i = 0; i < n; i++) game_step(&g, &q, h, moves[i]);
+      else
+        session_undo(gs, session_plies(gs) - k);
       continue;
     }
-    int act = parse_move(&g, p, line);
+    int act = session_find_label(gs, line);
     if (act < 0) {
       char safe[4 * sizeof line]; /* what was typed, escaped */
       printf("'%s' is not a legal move here; legal moves: %s\n\n",
              text_escape(safe, sizeof safe, line, strlen(line)), legal);
       continue;
     }
-    rec[n + 1] = *p;
-    game_step(&g, &rec[n + 1], h, act);
-    moves[n++] = (uint8_t)act;
+    session_play(gs, act, err, sizeof err);
   }
-  free(rec);
-  free(h);
-  free(moves);
+  session_free(gs);
   agent_free(a);
   return rc;
 }

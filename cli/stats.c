@@ -11,46 +11,80 @@
 #include "game/game.h"
 #include "search/agent.h"
 
-static void rate_json(FILE *f, const char *name, const stats_rate *r, int last) {
-  fprintf(f, "  \"%s\": {\"count\": %d, \"rate\": %.6f, \"lo\": %.6f, \"hi\": %.6f}%s\n", name,
-          r->count, r->rate, r->lo, r->hi, last ? "" : ",");
+void cli_json_rate(json_writer *w, const char *key, const stats_rate *r) {
+  json_begin_object(w, key);
+  json_put_int(w, "count", r->count);
+  json_put_fixed(w, "rate", r->rate, 6);
+  json_put_fixed(w, "lo", r->lo, 6);
+  json_put_fixed(w, "hi", r->hi, 6);
+  json_end_object(w);
+}
+
+void cli_json_first_score(json_writer *w, const stats_result *r) {
+  json_begin_object(w, "first_score");
+  json_put_fixed(w, "score", r->first_score, 6);
+  json_put_fixed(w, "lo", r->first_score_lo, 6);
+  json_put_fixed(w, "hi", r->first_score_hi, 6);
+  json_end_object(w);
+}
+
+void cli_json_length(json_writer *w, const stats_result *r) {
+  json_begin_object(w, "length");
+  json_put_fixed(w, "mean", r->len_mean, 3);
+  json_put_fixed(w, "sd", r->len_sd, 3);
+  json_put_int(w, "min", r->len_min);
+  json_put_int(w, "p10", r->len_p10);
+  json_put_int(w, "p25", r->len_p25);
+  json_put_int(w, "median", r->len_median);
+  json_put_int(w, "p75", r->len_p75);
+  json_put_int(w, "p90", r->len_p90);
+  json_put_int(w, "max", r->len_max);
+  json_end_object(w);
+}
+
+void cli_json_endings(json_writer *w, const stats_result *r) {
+  json_begin_object(w, "endings");
+  for (int e = 1; e < GAME_END_COUNT; e++) json_put_int(w, game_end_name(e), r->end_reason[e]);
+  json_end_object(w);
+}
+
+int cli_json_commit(afile *a, json_writer *w, char *err, size_t errlen) {
+  fputc('\n', a->f);
+  if (json_writer_done(w) != 0 || ferror(a->f)) return afile_fail(a, err, errlen);
+  return afile_commit(a, err, errlen);
 }
 
 static int write_json(const char *path, const game *g, const char *first, const char *second,
                       const stats_params *p, const stats_result *r, char *err, size_t errlen) {
   afile a;
   if (afile_open(&a, path, err, errlen)) return -1;
-  FILE *f = a.f;
   char opts[512];
   game_options_string(g, opts, sizeof opts);
-  const char *names[5] = {"game", "preset", "rules", "first", "second"};
-  const char *vals[5] = {g->rules->name, g->preset, opts, first, second};
-  fputs("{\n", f);
-  for (int i = 0; i < 5; i++) {
-    fprintf(f, "  \"%s\": ", names[i]);
-    json_fput_string(f, vals[i]);
-    fputs(",\n", f);
-  }
-  fprintf(f, "  \"first_side\": %d,\n  \"games\": %d,\n  \"seed\": %llu,\n  \"seconds\": %.3f,\n",
-          r->first_side, r->games, (unsigned long long)p->seed, r->seconds);
-  rate_json(f, "first_win", &r->first_win, 0);
-  rate_json(f, "draw", &r->draw, 0);
-  rate_json(f, "first_loss", &r->first_loss, 0);
-  fprintf(f, "  \"first_score\": {\"score\": %.6f, \"lo\": %.6f, \"hi\": %.6f},\n", r->first_score,
-          r->first_score_lo, r->first_score_hi);
-  fprintf(f, "  \"mean_margin\": %.4f,\n", r->mean_margin);
-  fprintf(f,
-          "  \"length\": {\"mean\": %.3f, \"sd\": %.3f, \"min\": %d, \"p10\": %d, "
-          "\"p25\": %d, \"median\": %d, \"p75\": %d, \"p90\": %d, \"max\": %d},\n",
-          r->len_mean, r->len_sd, r->len_min, r->len_p10, r->len_p25, r->len_median, r->len_p75,
-          r->len_p90, r->len_max);
-  fprintf(f, "  \"grand_slams\": %d,\n  \"captures\": %d,\n  \"distinct_games\": %d,\n",
-          r->grand_slams, r->captures, r->distinct_games);
-  fprintf(f, "  \"endings\": {");
-  for (int e = 1; e < GAME_END_COUNT; e++)
-    fprintf(f, "%s\"%s\": %d", e > 1 ? ", " : "", game_end_name(e), r->end_reason[e]);
-  fprintf(f, "}\n}\n");
-  return afile_commit(&a, err, errlen);
+  json_writer w;
+  json_writer_init_file(&w, a.f);
+  json_begin_object(&w, NULL);
+  json_lines(&w, "\n  ", "\n"); /* one member a line */
+  json_put_string(&w, "game", g->rules->name);
+  json_put_string(&w, "preset", g->preset);
+  json_put_string(&w, "rules", opts);
+  json_put_string(&w, "first", first);
+  json_put_string(&w, "second", second);
+  json_put_int(&w, "first_side", r->first_side);
+  json_put_int(&w, "games", r->games);
+  json_put_uint(&w, "seed", (unsigned long long)p->seed);
+  json_put_fixed(&w, "seconds", r->seconds, 3);
+  cli_json_rate(&w, "first_win", &r->first_win);
+  cli_json_rate(&w, "draw", &r->draw);
+  cli_json_rate(&w, "first_loss", &r->first_loss);
+  cli_json_first_score(&w, r);
+  json_put_fixed(&w, "mean_margin", r->mean_margin, 4);
+  cli_json_length(&w, r);
+  json_put_int(&w, "grand_slams", r->grand_slams);
+  json_put_int(&w, "captures", r->captures);
+  json_put_int(&w, "distinct_games", r->distinct_games);
+  cli_json_endings(&w, r);
+  json_end_object(&w);
+  return cli_json_commit(&a, &w, err, errlen);
 }
 
 typedef struct {

@@ -21,7 +21,7 @@
 
 typedef struct {
   study_params p;
-  char variants[4096], agent[STUDY_SPEC_MAX], out[CLI_PATH_MAX], egdb[CLI_PATH_MAX];
+  char variants[4096], agent[STUDY_SPEC_MAX], out[CLI_PATH_MAX], egdb[CLI_EGDB_MAX];
 } study_opts;
 
 #define O_(kind, name, F, ...) kind(name, study_opts, F, __VA_ARGS__)
@@ -43,8 +43,7 @@ static const kv_key study_keys[] = {
     O_(KV_I, "threads", p.threads, 1, 256, NULL, "worker threads"),
     O_(KV_U, "seed", p.seed, NULL, "seed of the agents and the books"),
     O_(KV_S, "out", out, NULL, "DIR  where the report goes (default RUN/study, or study/)"),
-    O_(KV_S, "egdb", egdb, NULL,
-       "DIR  the endgame database for agents' egdb=on (else $SOWZERO_EGDB, else the default)"),
+    CLI_EGDB_KEY(study_opts, egdb, "for agents' egdb=on"),
 };
 #undef O_
 static const kv_table study_table = KV_TABLE(study_keys);
@@ -235,8 +234,8 @@ int cmd_study(int argc, char **argv) {
                .pos = pos};
   int status;
   if (cli_parse(&c, argc, argv, &status)) return status;
-  egdb_set_default_dir(o.egdb);
   study_params p = o.p;
+  p.egdb_dir = o.egdb;
   const char *src = pos[0];
   if (!cli_given(&c, "cross-games"))
     p.cross_games = p.games + p.games % 2;
@@ -315,7 +314,7 @@ int cmd_study(int argc, char **argv) {
   if (parse_cross(&c, &cross_l, cross)) return 2;
   /* The main agent must play every variant; a cross agent at least one. */
   for (int i = 0; i < n_variants; i++) {
-    agent *a = agent_create(&variants[i].g, spec, 1, err, sizeof err);
+    agent *a = agent_make(&variants[i].g, spec, &(agent_params){1, p.egdb_dir}, err, sizeof err);
     if (!a)
       return cli_fail(&c, 2, "agent '%s' (%s) under variant '%s': %s", spec, origin,
                       variants[i].label, err);
@@ -324,7 +323,8 @@ int cmd_study(int argc, char **argv) {
   for (int k = 0; k < cross_l.n; k++) {
     int plays = 0;
     for (int i = 0; i < n_variants && !plays; i++) {
-      agent *a = agent_create(&variants[i].g, cross[k].spec, 1, err, sizeof err);
+      agent *a = agent_make(&variants[i].g, cross[k].spec, &(agent_params){1, p.egdb_dir}, err,
+                            sizeof err);
       plays = a != NULL;
       agent_free(a);
     }

@@ -11,74 +11,67 @@
 #include "cli/cli.h"
 #include "cli/study_internal.h"
 
+/* The file's layout: each variant, pair and cross cell on lines of its
+ * own, indented under its list. */
+#define NL2 "\n  "
+#define NL4 "\n    "
+#define NL5 "\n     "
+#define NL6 "\n      "
+
 /* A number, or null where it has none (an infinite statistic). */
-static void num(FILE *f, double v) {
-  if (isnan(v) || isinf(v))
-    fputs("null", f);
-  else
-    fprintf(f, "%.6g", v);
-}
+static void num(json_writer *w, const char *key, double v) { json_put_real(w, key, v, 6); }
 
-static void key_str(FILE *f, const char *key, const char *v, const char *after) {
-  fprintf(f, "\"%s\": ", key);
-  json_fput_string(f, v);
-  fputs(after, f);
-}
-
-static void rate(FILE *f, const char *key, const stats_rate *r) {
-  fprintf(f, "\"%s\": {\"count\": %d, \"rate\": %.6f, \"lo\": %.6f, \"hi\": %.6f}, ", key, r->count,
-          r->rate, r->lo, r->hi);
-}
-
-static void variant(FILE *f, const study_doc *d, int i) {
+static void variant(json_writer *w, const study_doc *d, int i) {
   const study_variant_result *v = &d->r->v[i];
   const stats_result *s = &v->s;
   const game *g = &d->variants[i].g;
-  fputs("    {", f);
-  key_str(f, "label", d->variants[i].label, ", ");
-  key_str(f, "preset", g->preset, ", ");
-  key_str(f, "rules", v->rules, ", ");
-  fputs("\"same_rules_as\": ", f);
+  json_begin_object(w, NULL);
+  json_put_string(w, "label", d->variants[i].label);
+  json_put_string(w, "preset", g->preset);
+  json_put_string(w, "rules", v->rules);
   if (v->same_as >= 0)
-    json_fput_string(f, d->variants[v->same_as].label);
+    json_put_string(w, "same_rules_as", d->variants[v->same_as].label);
   else
-    fputs("null", f);
-  fprintf(f, ", \"deterministic\": %s,\n     \"games\": %d, \"distinct_games\": %d, ",
-          v->deterministic ? "true" : "false", s->games, s->distinct_games);
-  fprintf(f, "\"first_side\": \"%s\", \"seconds\": %.3f,\n     ",
-          s->first_side == GAME_SOUTH ? "south" : "north", s->seconds);
-  rate(f, "first_win", &s->first_win);
-  rate(f, "draw", &s->draw);
-  rate(f, "first_loss", &s->first_loss);
-  fprintf(f, "\n     \"first_score\": {\"score\": %.6f, \"lo\": %.6f, \"hi\": %.6f}, ",
-          s->first_score, s->first_score_lo, s->first_score_hi);
-  fprintf(f, "\"mean_margin\": %.4f,\n", s->mean_margin);
-  fprintf(f,
-          "     \"length\": {\"mean\": %.3f, \"sd\": %.3f, \"min\": %d, \"p10\": %d, "
-          "\"p25\": %d, \"median\": %d, \"p75\": %d, \"p90\": %d, \"max\": %d},\n",
-          s->len_mean, s->len_sd, s->len_min, s->len_p10, s->len_p25, s->len_median, s->len_p75,
-          s->len_p90, s->len_max);
-  fputs("     \"endings\": {", f);
-  for (int e = 1; e < GAME_END_COUNT; e++)
-    fprintf(f, "%s\"%s\": %d", e > 1 ? ", " : "", game_end_name(e), s->end_reason[e]);
-  fprintf(f,
-          "},\n     \"captures\": %d, \"captures_per_game\": %.4f, \"grand_slams\": %d, "
-          "\"grand_slams_per_game\": %.4f,\n",
-          s->captures, (double)s->captures / s->games, s->grand_slams,
-          (double)s->grand_slams / s->games);
+    json_put_null(w, "same_rules_as");
+  json_put_bool(w, "deterministic", v->deterministic);
+  json_break(w, NL5);
+  json_put_int(w, "games", s->games);
+  json_put_int(w, "distinct_games", s->distinct_games);
+  json_put_string(w, "first_side", s->first_side == GAME_SOUTH ? "south" : "north");
+  json_put_fixed(w, "seconds", s->seconds, 3);
+  json_break(w, NL5);
+  cli_json_rate(w, "first_win", &s->first_win);
+  cli_json_rate(w, "draw", &s->draw);
+  cli_json_rate(w, "first_loss", &s->first_loss);
+  json_break(w, " " NL5);
+  cli_json_first_score(w, s);
+  json_put_fixed(w, "mean_margin", s->mean_margin, 4);
+  json_break(w, NL5);
+  cli_json_length(w, s);
+  json_break(w, NL5);
+  cli_json_endings(w, s);
+  json_break(w, NL5);
+  json_put_int(w, "captures", s->captures);
+  json_put_fixed(w, "captures_per_game", (double)s->captures / s->games, 4);
+  json_put_int(w, "grand_slams", s->grand_slams);
+  json_put_fixed(w, "grand_slams_per_game", (double)s->grand_slams / s->games, 4);
   /* Opening moves by name and action number. */
-  int first = game_first_mover(g), sep = 0;
-  fputs("     \"first_moves\": [", f);
+  int first = game_first_mover(g);
+  json_break(w, NL5);
+  json_begin_array(w, "first_moves");
   for (int a = 0; a < GAME_MAX_ACTIONS; a++) {
     if (!v->first[a]) continue;
     char name[32];
     study_move_name(g, first, a, name, sizeof name);
-    fprintf(f, "%s{\"move\": ", sep++ ? ", " : "");
-    json_fput_string(f, name);
-    fprintf(f, ", \"action\": %d, \"games\": %d}", a, v->first[a]);
+    json_begin_object(w, NULL);
+    json_put_string(w, "move", name);
+    json_put_int(w, "action", a);
+    json_put_int(w, "games", v->first[a]);
+    json_end_object(w);
   }
-  fputs("],\n     \"first_two\": [", f);
-  sep = 0;
+  json_end_array(w);
+  json_break(w, NL5);
+  json_begin_array(w, "first_two");
   for (int a = 0; a < GAME_MAX_ACTIONS; a++)
     for (int m = 0; m < 2; m++)
       for (int b = 0; b < GAME_MAX_ACTIONS; b++) {
@@ -87,62 +80,82 @@ static void variant(FILE *f, const study_doc *d, int i) {
         char x[32], y[32];
         study_move_name(g, first, a, x, sizeof x);
         study_move_name(g, m, b, y, sizeof y);
-        fprintf(f, "%s{\"moves\": [", sep++ ? ", " : "");
-        json_fput_string(f, x);
-        fputs(", ", f);
-        json_fput_string(f, y);
-        fprintf(f, "], \"actions\": [%d, %d], \"second_mover\": \"%s\", \"games\": %d}", a, b,
-                m == GAME_SOUTH ? "south" : "north", c);
+        json_begin_object(w, NULL);
+        json_begin_array(w, "moves");
+        json_put_string(w, NULL, x);
+        json_put_string(w, NULL, y);
+        json_end_array(w);
+        json_begin_array(w, "actions");
+        json_put_int(w, NULL, a);
+        json_put_int(w, NULL, b);
+        json_end_array(w);
+        json_put_string(w, "second_mover", m == GAME_SOUTH ? "south" : "north");
+        json_put_int(w, "games", c);
+        json_end_object(w);
       }
-  fputs("]}", f);
+  json_end_array(w);
+  json_end_object(w);
 }
 
-static void pair(FILE *f, const study_doc *d, int k) {
+static void pair(json_writer *w, const study_doc *d, int k) {
   const study_pair *q = &d->r->pairs[k];
-  fputs("    {", f);
-  key_str(f, "a", d->variants[q->a].label, ", ");
-  key_str(f, "b", d->variants[q->b].label, ", ");
-  fprintf(f, "\"same_rules\": %s, \"tests\": {", q->same_rules ? "true" : "false");
+  json_begin_object(w, NULL);
+  json_put_string(w, "a", d->variants[q->a].label);
+  json_put_string(w, "b", d->variants[q->b].label);
+  json_put_bool(w, "same_rules", q->same_rules);
+  json_begin_object(w, "tests");
+  json_lines(w, NL6, NULL);
   for (int t = 0; t < STUDY_TESTS; t++) {
-    fprintf(f, "%s\n      \"%s\": {\"stat\": ", t ? "," : "", study_test_name(t));
-    num(f, q->t[t].stat);
-    fputs(", \"df\": ", f);
-    num(f, q->t[t].df);
-    fputs(", \"p\": ", f);
-    num(f, q->t[t].p);
-    fputs(", \"p_holm\": ", f);
-    num(f, q->p_holm[t]);
-    fprintf(f, ", \"differ\": %s}", q->differ[t] ? "true" : "false");
+    json_begin_object(w, study_test_name(t));
+    num(w, "stat", q->t[t].stat);
+    num(w, "df", q->t[t].df);
+    num(w, "p", q->t[t].p);
+    num(w, "p_holm", q->p_holm[t]);
+    json_put_bool(w, "differ", q->differ[t]);
+    json_end_object(w);
   }
-  fputs("}}", f);
+  json_end_object(w);
+  json_end_object(w);
 }
 
-static void cross(FILE *f, const study_doc *d) {
+static void cross(json_writer *w, const study_doc *d) {
   const study_result *r = d->r;
-  fprintf(f, "  \"cross\": {\"games\": %d, \"openings\": %d, \"agents\": [",
-          r->n_cross ? r->params.cross_games : 0, r->n_cross ? r->params.cross_openings : 0);
+  json_break(w, NL2);
+  json_begin_object(w, "cross");
+  json_put_int(w, "games", r->n_cross ? r->params.cross_games : 0);
+  json_put_int(w, "openings", r->n_cross ? r->params.cross_openings : 0);
+  json_begin_array(w, "agents");
+  if (r->n_cross) json_lines(w, NL4, NL2);
   for (int c = 0; c < r->n_cross; c++) {
-    fprintf(f, "%s\n    {", c ? "," : "");
-    key_str(f, "name", d->cross[c].name, ", ");
-    key_str(f, "spec", d->cross[c].spec, ", \"cells\": [");
+    json_begin_object(w, NULL);
+    json_put_string(w, "name", d->cross[c].name);
+    json_put_string(w, "spec", d->cross[c].spec);
+    json_begin_array(w, "cells");
+    json_lines(w, NL6, NULL);
     for (int i = 0; i < r->n_variants; i++) {
       const study_cell *x = &r->cross[c][i];
-      fprintf(f, "%s\n      {", i ? "," : "");
-      key_str(f, "variant", d->variants[i].label, ", ");
+      json_begin_object(w, NULL);
+      json_put_string(w, "variant", d->variants[i].label);
+      json_put_bool(w, "played", x->played);
       if (!x->played) {
-        fputs("\"played\": false, ", f);
-        key_str(f, "reason", x->reason, "}");
-        continue;
+        json_put_string(w, "reason", x->reason);
+      } else {
+        json_put_int(w, "wins", x->wins);
+        json_put_int(w, "draws", x->draws);
+        json_put_int(w, "losses", x->losses);
+        json_put_fixed(w, "score", x->score, 6);
+        json_put_fixed(w, "lo", x->score_lo, 6);
+        json_put_fixed(w, "hi", x->score_hi, 6);
+        json_put_int(w, "distinct_games", x->distinct_games);
+        json_put_fixed(w, "seconds", x->seconds, 3);
       }
-      fprintf(f,
-              "\"played\": true, \"wins\": %d, \"draws\": %d, \"losses\": %d, \"score\": %.6f, "
-              "\"lo\": %.6f, \"hi\": %.6f, \"distinct_games\": %d, \"seconds\": %.3f}",
-              x->wins, x->draws, x->losses, x->score, x->score_lo, x->score_hi, x->distinct_games,
-              x->seconds);
+      json_end_object(w);
     }
-    fputs("]}", f);
+    json_end_array(w);
+    json_end_object(w);
   }
-  fputs(r->n_cross ? "\n  ]},\n" : "]},\n", f);
+  json_end_array(w);
+  json_end_object(w);
 }
 
 int study_write_json(const study_doc *d, char *err, size_t errlen) {
@@ -153,47 +166,63 @@ int study_write_json(const study_doc *d, char *err, size_t errlen) {
   }
   afile a;
   if (afile_open(&a, path, err, errlen)) return -1;
-  FILE *f = a.f;
   const study_result *r = d->r;
   const study_params *p = &r->params;
-  fputs("{\n  \"format\": \"sowzero-study\", \"version\": 1,\n  ", f);
-  key_str(f, "game", d->variants[0].g.rules->name, ", ");
-  key_str(f, "source", d->source, ",\n  ");
-  key_str(f, "date", d->date, ", ");
-  fprintf(f,
-          "\"seconds\": %.3f, \"seed\": %llu, \"threads\": %d, \"games\": %d, \"alpha\": %g,\n  ",
-          r->seconds, (unsigned long long)p->seed, p->threads, p->games, p->alpha);
-  key_str(f, "agent", r->agent, ", ");
-  key_str(f, "agent_origin", d->agent_origin, ", ");
-  key_str(f, "selfplay_agent", r->selfplay_spec, ",\n  ");
-  fprintf(f,
-          "\"method\": {\"sampled\": %s, \"book\": %d, \"book_reason\": %s, \"opening_plies\": "
-          "%d, \"book_depth\": %d, \"book_margin\": %d},\n",
-          r->method & STUDY_SAMPLED ? "true" : "false", r->method & STUDY_BOOK ? r->book : 0,
-          r->book_why == 1   ? "\"asked\""
-          : r->book_why == 2 ? "\"deterministic\""
-                             : "null",
-          p->opening_plies, p->book_depth, p->book_margin);
-  fputs("  \"variants\": [\n", f);
-  for (int i = 0; i < r->n_variants; i++) {
-    variant(f, d, i);
-    fputs(i + 1 < r->n_variants ? ",\n" : "\n", f);
-  }
-  fputs("  ],\n  \"pairs\": [\n", f);
-  for (int k = 0; k < r->n_pairs; k++) {
-    pair(f, d, k);
-    fputs(k + 1 < r->n_pairs ? ",\n" : "\n", f);
-  }
-  fputs("  ],\n", f);
-  cross(f, d);
-  fprintf(f, "  \"plots\": {\"drawn\": %s, \"skipped\": ", d->plotted ? "true" : "false");
-  if (d->plotted)
-    fputs("null", f);
+  json_writer w;
+  json_writer_init_file(&w, a.f);
+  json_begin_object(&w, NULL);
+  json_break(&w, NL2);
+  json_put_string(&w, "format", "sowzero-study");
+  json_put_int(&w, "version", 1);
+  json_break(&w, NL2);
+  json_put_string(&w, "game", d->variants[0].g.rules->name);
+  json_put_string(&w, "source", d->source);
+  json_break(&w, NL2);
+  json_put_string(&w, "date", d->date);
+  json_put_fixed(&w, "seconds", r->seconds, 3);
+  json_put_uint(&w, "seed", (unsigned long long)p->seed);
+  json_put_int(&w, "threads", p->threads);
+  json_put_int(&w, "games", p->games);
+  json_put_real(&w, "alpha", p->alpha, 6);
+  json_break(&w, NL2);
+  json_put_string(&w, "agent", r->agent);
+  json_put_string(&w, "agent_origin", d->agent_origin);
+  json_put_string(&w, "selfplay_agent", r->selfplay_spec);
+  json_break(&w, NL2);
+  json_begin_object(&w, "method");
+  json_put_bool(&w, "sampled", r->method & STUDY_SAMPLED);
+  json_put_int(&w, "book", r->method & STUDY_BOOK ? r->book : 0);
+  if (r->book_why == 1 || r->book_why == 2)
+    json_put_string(&w, "book_reason", r->book_why == 1 ? "asked" : "deterministic");
   else
-    json_fput_string(f, d->plot_note);
-  fputs(", \"files\": [", f);
-  for (int k = 0; k < study_n_plots; k++) fprintf(f, "%s\"%s\"", k ? ", " : "", study_plot_png[k]);
-  fputs("]}\n}\n", f);
-  if (ferror(f)) return afile_fail(&a, err, errlen);
-  return afile_commit(&a, err, errlen);
+    json_put_null(&w, "book_reason");
+  json_put_int(&w, "opening_plies", p->opening_plies);
+  json_put_int(&w, "book_depth", p->book_depth);
+  json_put_int(&w, "book_margin", p->book_margin);
+  json_end_object(&w);
+  json_break(&w, NL2);
+  json_begin_array(&w, "variants");
+  json_lines(&w, NL4, NL2);
+  for (int i = 0; i < r->n_variants; i++) variant(&w, d, i);
+  json_end_array(&w);
+  json_break(&w, NL2);
+  json_begin_array(&w, "pairs");
+  json_lines(&w, NL4, NL2);
+  for (int k = 0; k < r->n_pairs; k++) pair(&w, d, k);
+  json_end_array(&w);
+  cross(&w, d);
+  json_break(&w, NL2);
+  json_begin_object(&w, "plots");
+  json_put_bool(&w, "drawn", d->plotted);
+  if (d->plotted)
+    json_put_null(&w, "skipped");
+  else
+    json_put_string(&w, "skipped", d->plot_note);
+  json_begin_array(&w, "files");
+  for (int k = 0; k < study_n_plots; k++) json_put_string(&w, NULL, study_plot_png[k]);
+  json_end_array(&w);
+  json_end_object(&w);
+  json_break(&w, "\n");
+  json_end_object(&w);
+  return cli_json_commit(&a, &w, err, errlen);
 }

@@ -57,7 +57,7 @@ typedef struct {
   /* The trainer keeps a run directory's name in 512 bytes (trainer/train.c);
    * a longer one is refused here rather than cut there. */
   char run[512];
-  char minutes[64], iterations[64], egdb[CLI_PATH_MAX];
+  char minutes[64], iterations[64], egdb[CLI_EGDB_MAX];
   int keys;
 } train_opts;
 
@@ -69,9 +69,7 @@ static const kv_key train_keys[] = {
     O_(KV_S, "minutes", minutes, NULL, "M  the budget in wall minutes: --set run.minutes=M"),
     O_(KV_S, "iterations", iterations, NULL, "N  stop after N iterations: --set run.iterations=N"),
     O_(KV_B, "keys", keys, NULL, "list every config key with its default, and do nothing else"),
-    O_(KV_S, "egdb", egdb, NULL,
-       "DIR  the endgame database of [egdb] and of egdb=on (else $SOWZERO_EGDB, else the "
-       "default folder)"),
+    CLI_EGDB_KEY(train_opts, egdb, "of [egdb] and of egdb=on: --set egdb.dir=DIR"),
 };
 #undef O_
 static const kv_table train_table = KV_TABLE(train_keys);
@@ -127,7 +125,6 @@ int cmd_train(int argc, char **argv) {
                .pos = pos};
   int status;
   if (cli_parse(&c, argc, argv, &status)) return status;
-  egdb_set_default_dir(o.egdb);
   if (o.keys) {
     if (c.n_pos || set.n || cli_given(&c, "run") || cli_given(&c, "minutes") ||
         cli_given(&c, "iterations"))
@@ -141,7 +138,7 @@ int cmd_train(int argc, char **argv) {
                     "missing CONFIG (or --run DIR of a run to resume; usage: sowzero "
                     "train CONFIG [--run DIR] [options])");
   /* The overrides, each with the argument it came from. */
-  char *over[66], minutes[80], iterations[80];
+  char *over[67], minutes[80], iterations[80], egdb[CLI_EGDB_MAX + 16];
   int n_over = 0;
   for (int i = 0; i < set.n; i++) {
     size_t ls, lk, lv;
@@ -162,10 +159,13 @@ int cmd_train(int argc, char **argv) {
                                                 : sizeof e.key) -
                           1);
     if ((o.minutes[0] && !strncmp(sets[i], "run.minutes=", 12)) ||
-        (o.iterations[0] && !strncmp(sets[i], "run.iterations=", 15)))
+        (o.iterations[0] && !strncmp(sets[i], "run.iterations=", 15)) ||
+        (o.egdb[0] && !strncmp(sets[i], "egdb.dir=", 9)))
       return cli_fail(&c, 2, "--set %.*s and --%s say the same thing: give one",
                       (int)strcspn(sets[i], "="), sets[i],
-                      sets[i][4] == 'm' ? "minutes" : "iterations");
+                      sets[i][0] == 'e'   ? "egdb"
+                      : sets[i][4] == 'm' ? "minutes"
+                                          : "iterations");
     over[n_over++] = sets[i];
   }
   if (o.minutes[0]) {
@@ -175,6 +175,10 @@ int cmd_train(int argc, char **argv) {
   if (o.iterations[0]) {
     snprintf(iterations, sizeof iterations, "run.iterations=%s", o.iterations);
     over[n_over++] = iterations;
+  }
+  if (o.egdb[0]) { /* the run's folder, and where its agents' egdb=on looks */
+    snprintf(egdb, sizeof egdb, "egdb.dir=%s", o.egdb);
+    over[n_over++] = egdb;
   }
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -247,6 +251,7 @@ int cmd_train(int argc, char **argv) {
     int usage = n_over && strstr(err, "--set ");
     if (o.minutes[0]) name_option(err, sizeof err, minutes, "--minutes");
     if (o.iterations[0]) name_option(err, sizeof err, iterations, "--iterations");
+    if (o.egdb[0]) name_option(err, sizeof err, egdb, "--egdb");
     return cli_fail(&c, usage ? 2 : 1, "%s", err);
   }
   if (dir == dirbuf && mkdir("runs", 0755) != 0 && errno != EEXIST)

@@ -82,14 +82,11 @@ int egdb_build(const char *dir, const egdb_build_params *p, char *err, size_t er
 
 /* ---- Opening and probing --------------------------------------------------------- */
 
-/* Where the database lives unless told: the folder a command's --egdb
- * named (egdb_set_default_dir), else $SOWZERO_EGDB, else
+/* Where the database lives: `given` (a command's --egdb, passed down as a
+ * value; NULL or "": none), else $SOWZERO_EGDB, else
  * $XDG_DATA_HOME/sowzero/egdb, else $HOME/.local/share/sowzero/egdb. Every
  * user of a database finds it through this one function. */
-int egdb_default_dir(char *buf, size_t len, char *err, size_t errlen);
-/* Sets the process's first choice of egdb_default_dir (NULL or "": none);
- * the commands call it with their --egdb before anything looks. */
-void egdb_set_default_dir(const char *dir);
+int egdb_default_dir(const char *given, char *buf, size_t len, char *err, size_t errlen);
 
 /* Maps and checks every level file of dir (levels 0..N, consecutive). A
  * file of other rules, a damaged or truncated one is refused with a message

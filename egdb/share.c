@@ -9,10 +9,9 @@
 #include "base/base.h"
 #include "egdb/egdb_internal.h"
 
-/* The command line's --egdb and the shared databases: set and read under
- * one lock, since agents on many threads open and close them. */
+/* The shared databases, under one lock, since agents on many threads open
+ * and close them. */
 static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
-static char default_dir[1024];
 
 typedef struct shared {
   struct shared *next;
@@ -22,19 +21,12 @@ typedef struct shared {
 } shared;
 static shared *opened;
 
-void egdb_set_default_dir(const char *dir) {
-  pthread_mutex_lock(&share_lock);
-  snprintf(default_dir, sizeof default_dir, "%s", dir ? dir : "");
-  pthread_mutex_unlock(&share_lock);
-}
-
-int egdb_default_dir(char *buf, size_t len, char *err, size_t errlen) {
+int egdb_default_dir(const char *given, char *buf, size_t len, char *err, size_t errlen) {
   const char *env = getenv("SOWZERO_EGDB"), *xdg = getenv("XDG_DATA_HOME");
   const char *home = getenv("HOME");
   int w;
-  pthread_mutex_lock(&share_lock);
-  if (default_dir[0])
-    w = snprintf(buf, len, "%s", default_dir);
+  if (given && *given)
+    w = snprintf(buf, len, "%s", given);
   else if (env && *env)
     w = snprintf(buf, len, "%s", env);
   else if (xdg && *xdg)
@@ -43,7 +35,6 @@ int egdb_default_dir(char *buf, size_t len, char *err, size_t errlen) {
     w = snprintf(buf, len, "%s/.local/share/sowzero/egdb", home);
   else
     w = -2;
-  pthread_mutex_unlock(&share_lock);
   if (w == -2) {
     errf(err, errlen, "no database folder: set SOWZERO_EGDB (or XDG_DATA_HOME or HOME)");
     return -1;

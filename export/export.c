@@ -428,6 +428,21 @@ int export_onnx(const nn_net *n, const export_info *info, const char *path, char
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
+/* The JSON's layout: members and list items on lines of their own. */
+#define NL2 "\n  "
+#define NL4 "\n    "
+
+/* How to run the network, for a reader of the JSON alone. */
+static const char *const forward[] = {
+    "x: n_in features of one position (row vector); W is stored inputs x outputs, row-major",
+    "a = relu(x in.w + in.b)",
+    "for k in 0..blocks-1: u = relu(a blockk.fc1.w + blockk.fc1.b); a = relu(u blockk.fc2.w + "
+    "blockk.fc2.b + a)",
+    "out = a head.w + head.b  (n_actions + 2 numbers)",
+    "policy_logits = out[0 .. n_actions-1]; policy = softmax over the legal actions only",
+    "value = tanh(out[n_actions])  expected outcome for the player to move",
+    "score = out[n_actions + 1]  predicted final seed margin for the player to move"};
+
 int export_json(const nn_net *n, const export_info *info, const char *path, char *err,
                 size_t errlen) {
   if (check_export(n, info, path, err, errlen) != 0) return -1;
@@ -437,49 +452,56 @@ int export_json(const nn_net *n, const export_info *info, const char *path, char
   nn_shape_string(&c, shape, sizeof shape);
   afile a;
   if (afile_open(&a, path, err, errlen) != 0) return -1;
-  FILE *f = a.f;
-  fprintf(f, "{\n  \"format\": \"sowzero-network\",\n  \"format_version\": %d,\n",
-          EXPORT_FORMAT_VERSION);
-  fprintf(f, "  \"producer\": ");
-  json_fput_string(f, info->producer);
-  fprintf(f, ",\n  \"game\": ");
-  json_fput_string(f, m->game);
-  fprintf(f, ",\n  \"rules\": ");
-  json_fput_string(f, m->rules);
-  fprintf(f, ",\n  \"encoding_version\": %d,\n  \"encoding\": ", m->encoding);
-  json_fput_string(f, info->encoding);
-  fprintf(f, ",\n  \"actions\": ");
-  json_fput_string(f, info->actions);
-  fprintf(f,
-          ",\n  \"network\": \"residual MLP %s (inputs-width x blocks-actions)\",\n"
-          "  \"config\": {\"n_in\": %d, \"hidden\": %d, \"blocks\": %d, \"n_actions\": %d},\n",
-          shape, c.n_in, c.hidden, c.blocks, c.n_actions);
-  fprintf(f,
-          "  \"forward\": [\n"
-          "    \"x: n_in features of one position (row vector); W is stored inputs x outputs, "
-          "row-major\",\n"
-          "    \"a = relu(x in.w + in.b)\",\n"
-          "    \"for k in 0..blocks-1: u = relu(a blockk.fc1.w + blockk.fc1.b); "
-          "a = relu(u blockk.fc2.w + blockk.fc2.b + a)\",\n"
-          "    \"out = a head.w + head.b  (n_actions + 2 numbers)\",\n"
-          "    \"policy_logits = out[0 .. n_actions-1]; policy = softmax over the legal "
-          "actions only\",\n"
-          "    \"value = tanh(out[n_actions])  expected outcome for the player to move\",\n"
-          "    \"score = out[n_actions + 1]  predicted final seed margin for the player to "
-          "move\"\n  ],\n");
-  fprintf(f, "  \"tensors\": [");
+  json_writer w;
+  json_writer_init_file(&w, a.f);
+  json_begin_object(&w, NULL);
+  json_lines(&w, NL2, "\n");
+  json_put_string(&w, "format", "sowzero-network");
+  json_put_int(&w, "format_version", EXPORT_FORMAT_VERSION);
+  json_put_string(&w, "producer", info->producer);
+  json_put_string(&w, "game", m->game);
+  json_put_string(&w, "rules", m->rules);
+  json_put_int(&w, "encoding_version", m->encoding);
+  json_put_string(&w, "encoding", info->encoding);
+  json_put_string(&w, "actions", info->actions);
+  char network[128];
+  snprintf(network, sizeof network, "residual MLP %s (inputs-width x blocks-actions)", shape);
+  json_put_string(&w, "network", network);
+  json_begin_object(&w, "config");
+  json_put_int(&w, "n_in", c.n_in);
+  json_put_int(&w, "hidden", c.hidden);
+  json_put_int(&w, "blocks", c.blocks);
+  json_put_int(&w, "n_actions", c.n_actions);
+  json_end_object(&w);
+  json_begin_array(&w, "forward");
+  json_lines(&w, NL4, NL2);
+  for (size_t i = 0; i < sizeof forward / sizeof forward[0]; i++)
+    json_put_string(&w, NULL, forward[i]);
+  json_end_array(&w);
+  json_begin_array(&w, "tensors");
+  json_lines(&w, NL4, NL2);
   const float *p = nn_params(n);
   for (int t = 0; t < nn_tensor_count(n); t++) {
     const nn_tensor *d = nn_tensor_at(n, t);
-    fprintf(f, "%s\n    {\"name\": \"%s\", \"shape\": [%d, %d], \"data\": [", t ? "," : "", d->name,
-            d->rows, d->cols);
+    json_begin_object(&w, NULL);
+    json_put_string(&w, "name", d->name);
+    json_begin_array(&w, "shape");
+    json_put_int(&w, NULL, d->rows);
+    json_put_int(&w, NULL, d->cols);
+    json_end_array(&w);
+    json_begin_array(&w, "data");
     size_t cnt = (size_t)d->rows * (size_t)d->cols;
     for (size_t i = 0; i < cnt; i++) {
+      if (i && i % 16 == 0) json_break(&w, "\n      ");
       /* 9 significant digits read back to the same float32. */
-      fprintf(f, "%s%.9g", i ? (i % 16 ? ", " : ",\n      ") : "", (double)p[d->offset + i]);
+      json_put_real(&w, NULL, (double)p[d->offset + i], 9);
     }
-    fprintf(f, "]}");
+    json_end_array(&w);
+    json_end_object(&w);
   }
-  fprintf(f, "\n  ]\n}\n");
+  json_end_array(&w);
+  json_end_object(&w);
+  fputc('\n', a.f);
+  if (json_writer_done(&w) != 0) return afile_fail(&a, err, errlen);
   return afile_commit(&a, err, errlen);
 }

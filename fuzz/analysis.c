@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     weights_path = fuzz_path("oware.weights");
     fuzz_tiny_weights(&g, weights_path);
   }
-  analysis_opts o = {NULL, cap};
+  analysis_opts o = {NULL, cap, NULL};
   const char *p = (const char *)data, *end = p + size;
   for (int i = 0; i < MAX_LINES && p < end; i++) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -213,12 +213,7 @@ static void kenya_render(const game *g, const game_pos *p, char *buf, size_t len
 /* MOVER P0..P15 STORE0 STORE1 */
 static int kenya_setboard(const game *g, game_pos *p, int argc, char *const *argv, char *err,
                           size_t errlen) {
-  game_pos q;
-  if (board_read_all(g, &q, argc, argv, err, errlen) != 0) return -1;
-  q.hash = kenya_hash(&q);
-  settle(g, &q);
-  *p = q;
-  return 0;
+  return board_setboard(g, p, argc, argv, kenya_hash, settle, err, errlen);
 }
 
 const game_rules bao_kenya_rules = {

@@ -71,24 +71,8 @@ __attribute__((always_inline)) static inline int step(run *m) {
   return m->b[pos] == 1 ? RELAY_END : RELAY_PICKUP;
 }
 
-/* Inlined into relay_run's loop (see sowing.h). */
-__attribute__((always_inline)) static inline int advance(void *m) { return step(m); }
-
-static void state_of(const void *mv, const uint8_t **board, size_t *n, int *pit, int *dir,
-                     long *drops) {
-  const run *x = mv;
-  *board = x->b;
-  *n = PITS;
-  *pit = x->pos;
-  *dir = 0;
-  *drops = x->drops;
-}
-
-static const relay_ops ops = {sizeof(run), advance, state_of};
-_Static_assert(sizeof(run) <= RELAY_MAX_ENGINE, "relay engine too large");
-
-/* Runs a whole move; 1 if it is endless (relay_run). */
-static int run_move(run *m, int truncate) { return relay_run(m, &ops, truncate); }
+/* run_move and relay_run's view of the engine (sowing.h). */
+RELAY_ENGINE(run, step, PITS, x->pos, 0)
 
 /* ---- Legal moves ---------------------------------------------------------------- */
 
@@ -249,12 +233,7 @@ static void laps_render(const game *g, const game_pos *p, char *buf, size_t len)
 /* MOVER P0..P15 STORE0 STORE1 */
 static int laps_setboard(const game *g, game_pos *p, int argc, char *const *argv, char *err,
                          size_t errlen) {
-  game_pos q;
-  if (board_read_all(g, &q, argc, argv, err, errlen) != 0) return -1;
-  q.hash = laps_hash(&q);
-  settle(g, &q);
-  *p = q;
-  return 0;
+  return board_setboard(g, p, argc, argv, laps_hash, settle, err, errlen);
 }
 
 const game_rules bao_laps_rules = {

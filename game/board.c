@@ -59,6 +59,17 @@ int board_read_all(const game *g, game_pos *q, int argc, char *const *argv, char
   return board_read(q, n, g->total_seeds, argv, err, errlen);
 }
 
+int board_setboard(const game *g, game_pos *p, int argc, char *const *argv,
+                   uint64_t (*hash)(const game_pos *), void (*settle)(const game *, game_pos *),
+                   char *err, size_t errlen) {
+  game_pos q;
+  if (board_read_all(g, &q, argc, argv, err, errlen) != 0) return -1;
+  q.hash = hash(&q);
+  settle(g, &q);
+  *p = q;
+  return 0;
+}
+
 int board_write(const game_pos *p, int n, char *buf, size_t len) {
   size_t k = 0;
   for (int i = 0; i < n + 2; i++) {

@@ -52,6 +52,12 @@ int board_read(game_pos *q, int n, int total, char *const *argv, char *err, size
  * total = g->total_seeds. */
 int board_read_all(const game *g, game_pos *q, int argc, char *const *argv, char *err,
                    size_t errlen);
+/* The whole setboard of a game whose state is its board: board_read_all,
+ * then the game's hash and its settle (the end of the game, whatever else
+ * follows from the board). p is changed only on success. */
+int board_setboard(const game *g, game_pos *p, int argc, char *const *argv,
+                   uint64_t (*hash)(const game_pos *), void (*settle)(const game *, game_pos *),
+                   char *err, size_t errlen);
 /* Writes "P0 .. Pn-1 STORE0 STORE1" into buf; returns its length, or -1 if
  * buf is too small. */
 int board_write(const game_pos *p, int n, char *buf, size_t len);

@@ -163,24 +163,8 @@ __attribute__((always_inline)) static inline int step(run *m) {
   }
 }
 
-/* Inlined into relay_run's loop (see sowing.h). */
-__attribute__((always_inline)) static inline int advance(void *m) { return step(m); }
-
-static void state_of(const void *mv, const uint8_t **board, size_t *n, int *pit, int *dir,
-                     long *drops) {
-  const run *x = mv;
-  *board = x->b;
-  *n = PITS;
-  *pit = x->pos;
-  *dir = 0;
-  *drops = x->drops;
-}
-
-static const relay_ops ops = {sizeof(run), advance, state_of};
-_Static_assert(sizeof(run) <= RELAY_MAX_ENGINE, "relay engine too large");
-
-/* Runs a whole move; 1 if it is endless (relay_run). */
-static int run_move(run *m, int truncate) { return relay_run(m, &ops, truncate); }
+/* run_move and relay_run's view of the engine (sowing.h). */
+RELAY_ENGINE(run, step, PITS, x->pos, 0)
 
 /* ---- Legal moves ---------------------------------------------------------------- */
 

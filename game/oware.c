@@ -413,12 +413,7 @@ static void oware_render(const game *g, const game_pos *p, char *buf, size_t len
 
 static int oware_setboard(const game *g, game_pos *p, int argc, char *const *argv, char *err,
                           size_t errlen) {
-  game_pos q;
-  if (board_read_all(g, &q, argc, argv, err, errlen) != 0) return -1;
-  q.hash = oware_hash(&q);
-  settle(g, &q);
-  *p = q;
-  return 0;
+  return board_setboard(g, p, argc, argv, oware_hash, settle, err, errlen);
 }
 
 const game_rules oware_rules = {

@@ -172,4 +172,27 @@ static inline int relay_run(void *m, const relay_ops *ops, int truncate) {
   return 0;
 }
 
+/* The glue from a game's relay engine to relay_run, written once. T is the
+ * engine struct, with its board `b` (n bytes used) and its `drops`; STEP its
+ * step (RELAY_END or RELAY_PICKUP), best always_inline; PIT and DIR the
+ * pick-up pit and direction as expressions of the engine `x` (DIR 0 where
+ * the game sows one way). Defines `static int run_move(T *m, int truncate)`:
+ * runs a whole move, 1 if it is endless (relay_run). */
+#define RELAY_ENGINE(T, STEP, N, PIT, DIR)                                                      \
+  __attribute__((always_inline)) static inline int relay_advance_(void *m) {                    \
+    return STEP((T *)m);                                                                        \
+  }                                                                                             \
+  static void relay_state_(const void *m, const uint8_t **board, size_t *n, int *pit, int *dir, \
+                           long *drops) {                                                       \
+    const T *x = m;                                                                             \
+    *board = x->b;                                                                              \
+    *n = (N);                                                                                   \
+    *pit = (PIT);                                                                               \
+    *dir = (DIR);                                                                               \
+    *drops = x->drops;                                                                          \
+  }                                                                                             \
+  static const relay_ops relay_ops_ = {sizeof(T), relay_advance_, relay_state_};                \
+  _Static_assert(sizeof(T) <= RELAY_MAX_ENGINE, "relay engine too large");                      \
+  static int run_move(T *m, int truncate) { return relay_run(m, &relay_ops_, truncate); }
+
 #endif

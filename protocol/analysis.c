@@ -433,7 +433,7 @@ static int put_turn(json_writer *w, const analysis_opts *o, const query *q, agen
 static int analyse(json_writer *w, const analysis_opts *o, query *q, const char **field, char *err,
                    size_t errlen) {
   *field = q->agent_field;
-  agent *ag = agent_create(&q->g, q->spec, q->seed, err, errlen);
+  agent *ag = agent_make(&q->g, q->spec, &(agent_params){q->seed, o->egdb_dir}, err, errlen);
   if (!ag) return -1;
   game_hist *h = malloc(sizeof *h);
   if (!h) {

@@ -23,6 +23,7 @@ typedef struct {
   /* Rewrites an agent spec before it is made (NULL: as given); the fuzz
    * harness caps searches with it so no input runs long. */
   void (*spec_filter)(const char *spec, char *out, size_t len);
+  const char *egdb_dir; /* where agents' egdb=on looks (agent_params.egdb_dir; NULL: default) */
 } analysis_opts;
 
 /* Answers the query in line (len bytes; it may hold NUL bytes and a final

@@ -11,24 +11,21 @@
 #include "base/base.h"
 #include "egdb/egdb.h"
 #include "game/game.h"
+#include "game/session.h"
 #include "search/agent.h"
 
 #define MAX_TOKENS (GAME_MAX_PLIES_CAP + 8) /* `moves` takes a whole game */
-#define MAX_RECORD GAME_MAX_PLIES_CAP
 
 struct proto {
   game g;
-  game_pos base;             /* start of the record: start or setboard */
-  game_pos pos;              /* current position */
-  game_hist hist;            /* repetition history of pos */
-  int nmoves;                /* moves played since base */
-  uint8_t moves[MAX_RECORD]; /* those moves, for undo */
+  session *game;             /* the game from its start or setboard, for undo */
   agent *agent;              /* plays genmove, answers analyze */
   char line[PROTO_MAX_LINE]; /* the command being parsed */
   char *argv[MAX_TOKENS];    /* its tokens */
   char agent_spec[256];
   uint64_t seed;
-  const egdb *egdb; /* the endgame database, or NULL; owned by the caller */
+  const egdb *egdb;    /* the endgame database, or NULL; owned by the caller */
+  char egdb_dir[1024]; /* where agents' egdb=on looks ("": the default) */
   /* The game clock (time_settings, time_left): main > 0 a clock per side
    * with inc added after each move, main 0 inc seconds a move; off: none. */
   int clock_on;
@@ -62,7 +59,7 @@ static void finish(out_buf *o) {
 }
 
 static int new_agent(proto *s, const char *spec, char *err, size_t errlen) {
-  agent *a = agent_create(&s->g, spec, s->seed, err, errlen);
+  agent *a = agent_make(&s->g, spec, &(agent_params){s->seed, s->egdb_dir}, err, errlen);
   if (!a) return -1;
   agent_free(s->agent);
   s->agent = a;
@@ -70,16 +67,9 @@ static int new_agent(proto *s, const char *spec, char *err, size_t errlen) {
   return 0;
 }
 
-/* A new record from p; the agent is left alone (see reset_to). */
-static void set_base(proto *s, const game_pos *p) {
-  s->base = *p;
-  s->pos = *p;
-  s->nmoves = 0;
-  game_hist_reset(&s->hist, p);
-}
-
+/* A new game of s->g from p (NULL: the start). */
 static void reset_to(proto *s, const game_pos *p) {
-  set_base(s, p);
+  session_reset(s->game, &s->g, p);
   if (s->agent) agent_reset(s->agent);
 }
 
@@ -89,79 +79,47 @@ proto *proto_create(uint64_t seed) {
   s->seed = seed;
   char err[256];
   if (game_configure(&s->g, "oware", 0, NULL, err, sizeof err) != 0 ||
-      new_agent(s, "random", err, sizeof err) != 0) {
+      !(s->game = session_create(&s->g, NULL)) || new_agent(s, "random", err, sizeof err) != 0) {
+    session_free(s->game);
     free(s);
     return NULL;
   }
-  game_pos p;
-  game_start(&s->g, &p);
-  reset_to(s, &p);
   return s;
 }
 
 void proto_set_egdb(proto *s, const egdb *db) { s->egdb = db; }
 
+void proto_set_egdb_dir(proto *s, const char *dir) {
+  snprintf(s->egdb_dir, sizeof s->egdb_dir, "%s", dir ? dir : "");
+}
+
 void proto_free(proto *s) {
   if (!s) return;
   agent_free(s->agent);
+  session_free(s->game);
   free(s);
-}
-
-/* Plays a move given as text; on error nothing changes. */
-static int play_text(proto *s, const char *text, char *err, size_t errlen) {
-  int a = game_parse_action(&s->g, text, err, errlen);
-  if (a < 0) return -1;
-  if (s->pos.status != GAME_ONGOING) {
-    errf(err, errlen, "illegal move %s: the game is over", text);
-    return -1;
-  }
-  game_moves m = game_legal(&s->g, &s->pos);
-  if (!(m >> a & 1)) {
-    char legal[128];
-    size_t k = 0;
-    legal[0] = 0;
-    for (game_moves r = m; r; r &= r - 1)
-      k += (size_t)snprintf(legal + k, sizeof legal - k, "%s%d", k ? " " : "", __builtin_ctz(r));
-    errf(err, errlen, "illegal move %s (legal: %s)", text, legal);
-    return -1;
-  }
-  if (s->nmoves >= MAX_RECORD) {
-    errf(err, errlen, "game record full (%d moves)", MAX_RECORD);
-    return -1;
-  }
-  game_step(&s->g, &s->pos, &s->hist, a);
-  s->moves[s->nmoves++] = (uint8_t)a;
-  return 0;
-}
-
-static void legal_list(const proto *s, char *buf, size_t len, const char *sep, const char *none) {
-  game_moves m = game_legal(&s->g, &s->pos);
-  size_t k = 0;
-  buf[0] = 0;
-  for (game_moves r = m; r; r &= r - 1)
-    k += (size_t)snprintf(buf + k, len - k, "%s%d", k ? sep : "", __builtin_ctz(r));
-  if (!m) snprintf(buf, len, "%s", none);
 }
 
 static void write_state(const proto *s, out_buf *o) {
   char board[512], legal[128];
-  s->g.rules->board_tokens(&s->g, &s->pos, board, sizeof board);
-  legal_list(s, legal, sizeof legal, ",", "-");
-  put(o, "%d %s %s ", s->pos.mover, board, legal);
-  if (s->pos.status == GAME_ONGOING) {
+  const game_pos *p = session_pos(s->game);
+  s->g.rules->board_tokens(&s->g, p, board, sizeof board);
+  session_legal_text(s->game, 0, ",", legal, sizeof legal);
+  put(o, "%d %s %s ", p->mover, board, legal[0] ? legal : "-");
+  if (p->status == GAME_ONGOING) {
     put(o, "ongoing");
     return;
   }
-  if (s->pos.half)
-    put(o, "over %d.5 %d.5", s->pos.final[0], s->pos.final[1]);
+  if (p->half)
+    put(o, "over %d.5 %d.5", p->final[0], p->final[1]);
   else
-    put(o, "over %d %d", s->pos.final[0], s->pos.final[1]);
+    put(o, "over %d %d", p->final[0], p->final[1]);
   /* The winner is the rules' verdict, which the scores alone do not always
    * give (a Kujifunza front row emptied, an Oware grand slam that loses). */
-  if (s->pos.winner == GAME_DRAW)
+  if (p->winner == GAME_DRAW)
     put(o, " draw");
   else
-    put(o, " %d", s->pos.winner);
+    put(o, " %d", p->winner);
 }
 
 /* ---- Commands ---------------------------------------------------------------
@@ -176,14 +134,12 @@ static int cmd_game(proto *s, int argc, char **argv, out_buf *o, char *err, size
   }
   game g;
   if (game_configure(&g, argv[0], argc - 1, argv + 1, err, errlen) != 0) return -1;
-  agent *a = agent_create(&g, s->agent_spec, s->seed, err, errlen);
+  agent *a = agent_make(&g, s->agent_spec, &(agent_params){s->seed, s->egdb_dir}, err, errlen);
   if (!a) return -1;
   agent_free(s->agent);
   s->agent = a;
   s->g = g;
-  game_pos p;
-  game_start(&s->g, &p);
-  reset_to(s, &p);
+  reset_to(s, NULL);
   char opts[512];
   game_options_string(&s->g, opts, sizeof opts);
   put(o, "%s %s", s->g.rules->name, opts);
@@ -191,25 +147,21 @@ static int cmd_game(proto *s, int argc, char **argv, out_buf *o, char *err, size
 }
 
 static int cmd_moves(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
-  proto *t = malloc(sizeof *t); /* work on a copy: a bad move changes nothing */
+  session *t = session_create(&s->g, NULL); /* a new game: a bad move changes nothing */
   if (!t) {
     errf(err, errlen, "out of memory");
     return -1;
   }
-  memcpy(t, s, sizeof *t); /* shares s's agent: only a success may reset it */
-  game_pos p;
-  game_start(&t->g, &p);
-  set_base(t, &p);
   for (int i = 0; i < argc; i++) {
     char e[200];
-    if (play_text(t, argv[i], e, sizeof e) != 0) {
+    if (session_play_text(t, argv[i], e, sizeof e) != 0) {
       errf(err, errlen, "move %d: %s", i + 1, e);
-      free(t);
+      session_free(t);
       return -1;
     }
   }
-  memcpy(s, t, sizeof *s);
-  free(t);
+  session_free(s->game);
+  s->game = t;
   if (s->agent) agent_reset(s->agent);
   write_state(s, o);
   return 0;
@@ -228,23 +180,17 @@ static int cmd_play(proto *s, int argc, char **argv, out_buf *o, char *err, size
     errf(err, errlen, "usage: play ACTION");
     return -1;
   }
-  if (play_text(s, argv[0], err, errlen) != 0) return -1;
+  if (session_play_text(s->game, argv[0], err, errlen) != 0) return -1;
   write_state(s, o);
   return 0;
 }
 
 static int cmd_undo(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
   (void)argc, (void)argv, (void)err, (void)errlen;
-  if (s->nmoves == 0) {
+  if (session_undo(s->game, 1) != 0) {
     errf(err, errlen, "nothing to undo");
     return -1;
   }
-  /* Replay from the base: rebuilds the repetition history exactly. */
-  int n = s->nmoves - 1;
-  s->pos = s->base;
-  game_hist_reset(&s->hist, &s->base);
-  for (int i = 0; i < n; i++) game_step(&s->g, &s->pos, &s->hist, s->moves[i]);
-  s->nmoves = n;
   write_state(s, o);
   return 0;
 }
@@ -258,7 +204,7 @@ static int cmd_state(proto *s, int argc, char **argv, out_buf *o, char *err, siz
 static int cmd_legal(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
   (void)argc, (void)argv, (void)err, (void)errlen;
   char legal[128];
-  legal_list(s, legal, sizeof legal, " ", "");
+  session_legal_text(s->game, 0, " ", legal, sizeof legal);
   put(o, "%s", legal);
   return 0;
 }
@@ -268,10 +214,11 @@ static int cmd_legal(proto *s, int argc, char **argv, out_buf *o, char *err, siz
 static int cmd_labels(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
   (void)argc, (void)argv, (void)err, (void)errlen;
   const char *sep = "";
-  for (game_moves m = game_legal(&s->g, &s->pos); m; m &= m - 1) {
+  const game_pos *p = session_pos(s->game);
+  for (game_moves m = game_legal(&s->g, p); m; m &= m - 1) {
     int a = __builtin_ctz(m);
     char label[32];
-    if (game_move_label(&s->g, s->pos.mover, a, label, sizeof label))
+    if (game_move_label(&s->g, p->mover, a, label, sizeof label))
       snprintf(label, sizeof label, "%d", a);
     put(o, "%s%d:%s", sep, a, label);
     sep = " ";
@@ -282,7 +229,7 @@ static int cmd_labels(proto *s, int argc, char **argv, out_buf *o, char *err, si
 static int cmd_show(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
   (void)argc, (void)argv, (void)err, (void)errlen;
   char board[2048];
-  game_render(&s->g, &s->pos, board, sizeof board);
+  game_render(&s->g, session_pos(s->game), board, sizeof board);
   size_t n = strlen(board);
   if (n && board[n - 1] == '\n') board[n - 1] = 0;
   put(o, "\n%s", board);
@@ -310,26 +257,24 @@ static int cmd_agent(proto *s, int argc, char **argv, out_buf *o, char *err, siz
 
 static int cmd_genmove(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
   (void)argc, (void)argv, (void)err, (void)errlen;
-  if (s->pos.status != GAME_ONGOING) {
+  if (session_pos(s->game)->status != GAME_ONGOING) {
     errf(err, errlen, "the game is over");
     return -1;
   }
-  int mover = s->pos.mover;
+  int mover = session_pos(s->game)->mover;
   agent_time t = {0, 0, 0};
   if (s->clock_on && s->clock_main > 0) t = (agent_time){0, s->clock_left[mover], s->clock_inc};
   if (s->clock_on && s->clock_main == 0) t.per_move = s->clock_inc;
   agent_set_time(s->agent, &t);
   double t0 = clock_wall();
-  int a = agent_choose(s->agent, &s->pos, &s->hist);
+  int a = agent_choose(s->agent, session_pos(s->game), session_hist(s->game));
   if (a < 0) {
     errf(err, errlen, "%s", agent_error(s->agent));
     return -1;
   }
   /* The engine's own clock runs on its moves; time_left corrects it. */
   if (s->clock_on && s->clock_main > 0) s->clock_left[mover] += s->clock_inc - (clock_wall() - t0);
-  char text[16];
-  snprintf(text, sizeof text, "%d", a);
-  if (play_text(s, text, err, errlen) != 0) return -1;
+  if (session_play(s->game, a, err, errlen) != 0) return -1;
   put(o, "%d", a);
   return 0;
 }
@@ -402,7 +347,7 @@ static int cmd_time_left(proto *s, int argc, char **argv, out_buf *o, char *err,
 static int cmd_analyze(proto *s, int argc, char **argv, out_buf *o, char *err, size_t errlen) {
   (void)argc, (void)argv, (void)err, (void)errlen;
   agent_analysis an;
-  if (agent_analyze(s->agent, &s->pos, &s->hist, &an) != 0) {
+  if (agent_analyze(s->agent, session_pos(s->game), session_hist(s->game), &an) != 0) {
     errf(err, errlen, "%s", agent_error(s->agent));
     return -1;
   }
@@ -421,13 +366,14 @@ static int cmd_egdb(proto *s, int argc, char **argv, out_buf *o, char *err, size
     errf(err, errlen, "no endgame database loaded (sowzero engine --egdb DIR; docs/EGDB.md)");
     return -1;
   }
-  int v = egdb_probe(s->egdb, &s->g, &s->pos), vals[GAME_MAX_ACTIONS];
+  const game_pos *p = session_pos(s->game);
+  int v = egdb_probe(s->egdb, &s->g, p), vals[GAME_MAX_ACTIONS];
   if (v == EGDB_NONE) {
     int n = 0;
-    for (int i = 0; i < s->g.n_pits; i++) n += s->pos.pits[i];
+    for (int i = 0; i < s->g.n_pits; i++) n += p->pits[i];
     if (!egdb_serves(s->egdb, &s->g))
       errf(err, errlen, "not in the endgame database: it is for oware %s", egdb_rules(s->egdb));
-    else if (s->pos.status != GAME_ONGOING)
+    else if (p->status != GAME_ONGOING)
       errf(err, errlen, "not in the endgame database: the game is over");
     else
       errf(err, errlen, "not in the endgame database: %d seeds on the board, it holds 0..%d", n,
@@ -435,7 +381,7 @@ static int cmd_egdb(proto *s, int argc, char **argv, out_buf *o, char *err, size
     return -1;
   }
   put(o, "%d", v);
-  for (game_moves m = egdb_probe_moves(s->egdb, &s->g, &s->pos, vals); m; m &= m - 1)
+  for (game_moves m = egdb_probe_moves(s->egdb, &s->g, p, vals); m; m &= m - 1)
     put(o, " %d:%d", __builtin_ctz(m), vals[__builtin_ctz(m)]);
   return 0;
 }

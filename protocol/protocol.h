@@ -23,6 +23,9 @@ void proto_free(proto *s);
  * (NULL: none); the caller keeps it open while the session lives. */
 struct egdb;
 void proto_set_egdb(proto *s, const struct egdb *db);
+/* Where the agents' egdb=on finds the database from the next `agent` or
+ * `game` on (agent_params.egdb_dir; NULL or "": egdb_default_dir's choice). */
+void proto_set_egdb_dir(proto *s, const char *dir);
 
 /* Handles one command line (without or with its newline) and writes the
  * whole response, ending in an empty line, into out. Returns 1 after

@@ -15,9 +15,14 @@ const char *agent_usage(int i) { return i >= 0 && i < N_KINDS ? kinds[i]->usage 
 
 /* An agent of kind k: from spec's settings (argv), or from zp (a typed
  * zero agent). spec is what agent_spec reports. */
-static agent *agent_new(const game *g, const agent_kind *k, const char *spec, uint64_t seed,
-                        int argc, char *const *argv, const agent_zero_params *zp, char *err,
-                        size_t errlen) {
+static agent *agent_new(const game *g, const agent_kind *k, const char *spec,
+                        const agent_params *ap, int argc, char *const *argv,
+                        const agent_zero_params *zp, char *err, size_t errlen) {
+  const char *dir = ap->egdb_dir ? ap->egdb_dir : "";
+  if (strlen(dir) >= sizeof((agent *)0)->egdb_dir) {
+    errf(err, errlen, "the endgame database's folder name is too long: %s", dir);
+    return NULL;
+  }
   agent *a = calloc(1, sizeof *a);
   if (!a) {
     errf(err, errlen, "out of memory");
@@ -25,8 +30,9 @@ static agent *agent_new(const game *g, const agent_kind *k, const char *spec, ui
   }
   a->kind = k;
   a->g = *g;
-  agent_reseed(a, seed, 0x61676e74);
+  agent_reseed(a, ap->seed, 0x61676e74);
   snprintf(a->spec, sizeof a->spec, "%s", spec);
+  snprintf(a->egdb_dir, sizeof a->egdb_dir, "%s", dir);
   int rc = zp ? agent_zero_build(a, zp, err, errlen) : k->create(a, argc, argv, err, errlen);
   if (rc != 0) {
     free(a);
@@ -36,6 +42,11 @@ static agent *agent_new(const game *g, const agent_kind *k, const char *spec, ui
 }
 
 agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err, size_t errlen) {
+  return agent_make(g, spec, &(agent_params){.seed = seed}, err, errlen);
+}
+
+agent *agent_make(const game *g, const char *spec, const agent_params *p, char *err,
+                  size_t errlen) {
   char buf[256], *argv[32], *save = NULL;
   int argc = 0;
   if (strlen(spec) >= sizeof buf) {
@@ -66,7 +77,7 @@ agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err, s
     errf(err, errlen, "unknown agent '%s' (known: %s)", argv[0], names);
     return NULL;
   }
-  return agent_new(g, k, spec, seed, argc - 1, argv + 1, NULL, err, errlen);
+  return agent_new(g, k, spec, p, argc - 1, argv + 1, NULL, err, errlen);
 }
 
 agent *agent_zero_create(const game *g, const agent_zero_params *p, uint64_t seed, char *err,
@@ -77,7 +88,7 @@ agent *agent_zero_create(const game *g, const agent_zero_params *p, uint64_t see
     errf(err, errlen, "agent zero: weight file name too long: %s", p->weights);
     return NULL;
   }
-  return agent_new(g, &agent_zero, spec, seed, 0, NULL, p, err, errlen);
+  return agent_new(g, &agent_zero, spec, &(agent_params){.seed = seed}, 0, NULL, p, err, errlen);
 }
 
 void agent_free(agent *a) {

@@ -38,8 +38,17 @@ typedef struct {
   uint8_t pv[GAME_MAX_ACTIONS][AGENT_PV_MAX];
 } agent_analysis;
 
-/* Makes an agent for game g from a spec; seed fixes its random choices.
- * Returns NULL with a message naming the culprit on a bad spec. */
+/* What an agent is made with besides its game and spec. */
+typedef struct {
+  uint64_t seed;        /* fixes its random choices */
+  const char *egdb_dir; /* where egdb=on finds the endgame database (a command's --egdb);
+                           NULL or "": egdb_default_dir's choice */
+} agent_params;
+
+/* Makes an agent for game g from a spec. Returns NULL with a message naming
+ * the culprit on a bad spec. */
+agent *agent_make(const game *g, const char *spec, const agent_params *p, char *err, size_t errlen);
+/* agent_make with the seed alone. */
 agent *agent_create(const game *g, const char *spec, uint64_t seed, char *err, size_t errlen);
 /* A `zero` agent from typed settings instead of a spec string (what the
  * trainer's evaluation plays): the network of weight file `weights`, `sims`

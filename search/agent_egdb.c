@@ -29,7 +29,7 @@ int agent_egdb_open(agent_egdb *d, const agent *a, const agent_egdb_opts *o, cha
   d->max_seeds = o->seeds;
   if (!o->egdb[0] || !strcmp(o->egdb, "off")) return 0;
   if (!strcmp(o->egdb, "on")) {
-    if (egdb_default_dir(dir, sizeof dir, e, sizeof e)) {
+    if (egdb_default_dir(a->egdb_dir, dir, sizeof dir, e, sizeof e)) {
       errf(err, errlen, "agent %s: egdb=on: %s", a->kind->kind, e);
       return -1;
     }
@@ -129,7 +129,8 @@ static int egdb_agent_create(agent *a, int argc, char *const *argv, char *err, s
     egdb_agent_free(a);
     return -1;
   }
-  if (!(x->other = agent_create(&a->g, spec, rng_u64(&a->rng), e, sizeof e))) {
+  agent_params op = {rng_u64(&a->rng), a->egdb_dir};
+  if (!(x->other = agent_make(&a->g, spec, &op, e, sizeof e))) {
     errf(err, errlen, "agent egdb: else=%s: %s", o.other, e);
     egdb_agent_free(a);
     return -1;

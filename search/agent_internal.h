@@ -28,12 +28,13 @@ typedef struct {
 /* The fields belong to search/: callers elsewhere use agent.h's functions. */
 struct agent {
   const agent_kind *kind;
-  game g;          /* the game it plays (a copy) */
-  rng_t rng;       /* its own random stream */
-  char spec[256];  /* the spec it was made from */
-  char err[256];   /* last error of choose */
-  agent_time time; /* agent_set_time's */
-  void *impl;      /* owned by the kind */
+  game g;              /* the game it plays (a copy) */
+  rng_t rng;           /* its own random stream */
+  char spec[256];      /* the spec it was made from */
+  char egdb_dir[1024]; /* agent_params.egdb_dir ("": the default location) */
+  char err[256];       /* last error of choose */
+  agent_time time;     /* agent_set_time's */
+  void *impl;          /* owned by the kind */
 };
 
 extern const agent_kind agent_random;    /* search/agent.c */

@@ -14,7 +14,7 @@
 #include "tests/testkit.h"
 #include "tests/testutil.h"
 
-static const analysis_opts plain = {NULL, NULL};
+static const analysis_opts plain = {NULL, NULL, NULL};
 
 /* The answer to one query line, parsed; rc the return of analysis_answer. */
 static json_doc *ask(const analysis_opts *o, const char *line, int *rc, char **text) {
@@ -183,7 +183,7 @@ START_TEST(egdb_values_are_the_databases) {
 
   char line[256];
   snprintf(line, sizeof line, "{\"id\":1,\"position\":\"%s\",\"agent\":\"mcts sims=50\"}", tokens);
-  analysis_opts o = {db, NULL};
+  analysis_opts o = {db, NULL, NULL};
   int rc;
   json_doc *d = ask(&o, line, &rc, NULL);
   ck_assert_int_eq(rc, 0);

@@ -384,11 +384,16 @@ START_TEST(determinism_probe) {
   const char *fixed[] = {"alphabeta depth=2", "alphabeta depth=3 tt=1"};
   const char *random_[] = {"random", "greedy", "mcts sims=40"};
   for (int i = 0; i < 2; i++)
-    ck_assert_msg(arena_agent_deterministic(&G, fixed[i], 1, err, sizeof err) == 1, "%s", fixed[i]);
+    ck_assert_msg(
+        arena_agent_deterministic(&G, fixed[i], &(agent_params){1, NULL}, err, sizeof err) == 1,
+        "%s", fixed[i]);
   for (int i = 0; i < 3; i++)
-    ck_assert_msg(arena_agent_deterministic(&G, random_[i], 1, err, sizeof err) == 0, "%s",
-                  random_[i]);
-  ck_assert_int_eq(arena_agent_deterministic(&G, "alphabeta depth=x", 1, err, sizeof err), -1);
+    ck_assert_msg(
+        arena_agent_deterministic(&G, random_[i], &(agent_params){1, NULL}, err, sizeof err) == 0,
+        "%s", random_[i]);
+  ck_assert_int_eq(
+      arena_agent_deterministic(&G, "alphabeta depth=x", &(agent_params){1, NULL}, err, sizeof err),
+      -1);
   ck_assert_msg(strstr(err, "depth") != NULL, "%s", err);
 }
 END_TEST

@@ -257,6 +257,47 @@ START_TEST(json_writer_builds_texts) {
   ck_assert_int_eq(json_writer_done(&w), 0);
   ck_assert_str_eq(buf, "\"seeds\": 20, \"a\": 1, \"b\": 2, \"egdb\": {}");
 
+  /* Lines: a break replaces the space after a comma, or comes first in an
+   * empty level, or before its closing bracket; one break is used once. */
+  json_writer_init(&w, buf, sizeof buf);
+  json_begin_object(&w, NULL);
+  json_break(&w, "\n  ");
+  json_put_int(&w, "a", 1);
+  json_put_int(&w, "b", 2);
+  json_break(&w, " \n  ");
+  json_begin_array(&w, "c");
+  json_break(&w, "\n    ");
+  json_put_int(&w, NULL, 3);
+  json_break(&w, "\n  ");
+  json_end_array(&w);
+  json_begin_array(&w, "d");
+  json_break(&w, "\n    ");
+  json_break(&w, "\n  ");
+  json_end_array(&w);
+  json_break(&w, "\n");
+  json_end_object(&w);
+  ck_assert_int_eq(json_writer_done(&w), 0);
+  ck_assert_str_eq(buf, "{\n  \"a\": 1, \"b\": 2, \n  \"c\": [\n    3\n  ], \"d\": [\n  ]\n}");
+  d = json_parse(buf, err, sizeof err);
+  ck_assert_msg(d != NULL, "%s", err);
+  json_free(d);
+
+  /* One item a line for a whole level, a break still first; the level
+   * inside has its own layout, and the lines end with their level. */
+  json_writer_init(&w, buf, sizeof buf);
+  json_begin_object(&w, NULL);
+  json_lines(&w, "\n  ", "\n");
+  json_put_int(&w, "a", 1);
+  json_begin_array(&w, "b");
+  json_put_int(&w, NULL, 2);
+  json_put_int(&w, NULL, 3);
+  json_end_array(&w);
+  json_break(&w, " \n  ");
+  json_put_int(&w, "c", 4);
+  json_end_object(&w);
+  json_put_int(&w, NULL, 5);
+  ck_assert_str_eq(buf, "{\n  \"a\": 1,\n  \"b\": [2, 3], \n  \"c\": 4\n}, 5");
+
   /* A cut text is ended, counted and reported; so is unbalanced nesting. */
   char small[8];
   json_writer_init(&w, small, sizeof small);

@@ -236,6 +236,17 @@ START_TEST(play_demo_engine_refusals) {
       {{"play", "extra"}, 2, {"unexpected argument 'extra'"}},
       {{"play", "--set", "houses"}, 2, {"'houses'", "KEY=VALUE"}},
       {{"play", "--set", "houses=99"}, 2, {"houses", "99"}},
+      /* --egdb reaches the agents as a value: egdb=on looks there. */
+      {{"play", "--egdb", "/no/such/egdb", "--agent", "alphabeta egdb=on"},
+       2,
+       {"egdb=on", "/no/such/egdb"}},
+      {{"arena", "--egdb", "/no/such/egdb", "random", "egdb else=greedy"},
+       2,
+       {"dir=on", "/no/such/egdb"}},
+      {{"study", "--egdb", "/no/such/egdb", "--agent", "mcts egdb=on", "--variants", "oware",
+        "configs/oware.ini"},
+       2,
+       {"egdb=on", "/no/such/egdb"}},
   };
   CHECK_ROWS(rows);
 }
@@ -265,6 +276,15 @@ START_TEST(train_export_rules_refusals) {
       {{"train", "configs/tiny.ini", "--run", "/nonexistent/r", "--set", "foo"},
        2,
        {"'foo'", "SECTION.KEY=VALUE"}},
+      {{"train", "configs/tiny.ini", "--run", "/nonexistent/r", "--egdb", "/x", "--set",
+        "egdb.dir=/y"},
+       2,
+       {"--set egdb.dir and --egdb", "give one"}},
+      /* --egdb is egdb.dir, and the anchors' egdb=on is checked there. */
+      {{"train", "configs/tiny.ini", "--run", "/nonexistent/r", "--egdb", "/no/such/egdb", "--set",
+        "eval.anchors=alphabeta egdb=on"},
+       2,
+       {"eval.anchors", "egdb=on (/no/such/egdb)"}},
       {{"train", "configs/tiny.ini", "--run", "/nonexistent/r", "--set", anchors},
        2,
        {"eval.anchors", "300 characters", "255"}},

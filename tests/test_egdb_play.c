@@ -301,14 +301,18 @@ START_TEST(bad_egdb_settings_are_clear_errors) {
     ck_assert(agent_create(&G, kinds[i], 1, err, sizeof err) == NULL);
     CHECK(strstr(err, "=/no/such/db:") && strstr(err, "no database there"), "%s", err);
   }
-  egdb_set_default_dir("/no/such/default");
-  ck_assert(agent_create(&G, "mcts egdb=on", 1, err, sizeof err) == NULL);
+  agent_params none = {1, "/no/such/default"}, here = {1, db_dir};
+  ck_assert(agent_make(&G, "mcts egdb=on", &none, err, sizeof err) == NULL);
   CHECK(strstr(err, "egdb=on") && strstr(err, "/no/such/default"), "%s", err);
-  egdb_set_default_dir(db_dir);
-  agent *a = agent_create(&G, "alphabeta egdb=on", 1, err, sizeof err);
+  agent *a = agent_make(&G, "alphabeta egdb=on", &here, err, sizeof err);
   ck_assert_msg(a != NULL, "%s", err);
   agent_free(a);
-  egdb_set_default_dir(NULL);
+  /* The egdb agent's own agent outside the database inherits the folder. */
+  ck_assert(agent_make(&G, "egdb else=alphabeta,egdb=on", &none, err, sizeof err) == NULL);
+  CHECK(strstr(err, "/no/such/default"), "%s", err);
+  a = agent_make(&G, "egdb else=alphabeta,egdb=on", &here, err, sizeof err);
+  ck_assert_msg(a != NULL, "%s", err);
+  agent_free(a);
   game w;
   ck_assert_int_eq(game_configure(&w, "warri", 0, NULL, err, sizeof err), 0);
   snprintf(spec, sizeof spec, "mcts egdb=%s", db_dir);
@@ -317,7 +321,7 @@ START_TEST(bad_egdb_settings_are_clear_errors) {
 }
 END_TEST
 
-/* The default folder: the one set, else $SOWZERO_EGDB, else
+/* The default folder: the one given, else $SOWZERO_EGDB, else
  * $XDG_DATA_HOME/sowzero/egdb, else $HOME/.local/share/sowzero/egdb; with
  * none of them an error that says what to set. */
 START_TEST(default_dir_order) {
@@ -330,22 +334,22 @@ START_TEST(default_dir_order) {
     had[i] = v != NULL;
     snprintf(saved[i], sizeof saved[i], "%s", v ? v : "");
   }
-  egdb_set_default_dir("/set/here");
+  const char *given = "/set/here";
   setenv("SOWZERO_EGDB", "/env/db", 1);
   setenv("XDG_DATA_HOME", "/xdg", 1);
   setenv("HOME", "/home/u", 1);
   const char *want[] = {"/set/here", "/env/db", "/xdg/sowzero/egdb",
                         "/home/u/.local/share/sowzero/egdb"};
   for (int i = 0; i < 4; i++) {
-    ck_assert_msg(egdb_default_dir(dir, sizeof dir, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(egdb_default_dir(given, dir, sizeof dir, err, sizeof err) == 0, "%s", err);
     ck_assert_str_eq(dir, want[i]);
     if (i == 0)
-      egdb_set_default_dir(NULL);
+      given = ""; /* "" is none, as NULL is */
     else
       unsetenv(keep[i - 1]);
   }
   unsetenv("HOME");
-  ck_assert_int_eq(egdb_default_dir(dir, sizeof dir, err, sizeof err), -1);
+  ck_assert_int_eq(egdb_default_dir(NULL, dir, sizeof dir, err, sizeof err), -1);
   ck_assert_str_eq(err, "no database folder: set SOWZERO_EGDB (or XDG_DATA_HOME or HOME)");
   for (int i = 0; i < 3; i++)
     if (had[i]) setenv(keep[i], saved[i], 1);

@@ -102,7 +102,7 @@ static const kv_key egdb_keys[] = {
        "1: self-play searches use the Oware endgame database, and the results of recorded "
        "positions within it are replaced by its exact ones"),
     K_(KV_S, "dir", egdb_dir, "",
-       "the database's folder; empty = --egdb, else $SOWZERO_EGDB, else the default folder"),
+       "the database's folder (--egdb); empty = $SOWZERO_EGDB, else the default folder"),
     K_(KV_I, "max_seeds", egdb_max_seeds, 0, 30, "0",
        "use it for positions of at most this many seeds; 0 = all it holds"),
     K_(KV_I, "eval_positions", egdb_eval_n, 0, 100000, "200",
@@ -276,7 +276,7 @@ static int check_anchors(const train_config *c, ini *f, const char *path, char *
     agent *a = NULL;
     int k = 0;
     for (; k < c->n_variants; k++) {
-      if (!(a = agent_create(&c->variant[k], t, 1, e, sizeof e))) break;
+      if (!(a = agent_make(&c->variant[k], t, &(agent_params){1, c->egdb_dir}, e, sizeof e))) break;
       agent_free(a);
     }
     if (k == c->n_variants) continue;

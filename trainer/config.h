@@ -70,7 +70,7 @@ typedef struct {
   int eval_sims;     /* simulations of the best in those games */
   /* [egdb]: the Oware endgame database (docs/TRAINING.md) */
   int egdb_enabled;     /* self-play searches use it and exact targets replace results */
-  char egdb_dir[256];   /* "": the resolved default location (egdb_default_dir) */
+  char egdb_dir[256];   /* "": the default location (egdb_default_dir); also egdb=on's */
   int egdb_max_seeds;   /* use it for positions of at most this many seeds; 0: all */
   int egdb_eval_n;      /* positions per seed count in the accuracy check; 0: none */
   int egdb_eval_levels; /* the top seed counts checked */

@@ -186,9 +186,7 @@ int endgame_acquire_db(const train_config *c, egdb **db, char *dir, size_t dlen,
   char e[1024];
   *db = NULL;
   if (!c->egdb_enabled) return 0;
-  if (c->egdb_dir[0])
-    snprintf(dir, dlen, "%s", c->egdb_dir);
-  else if (egdb_default_dir(dir, dlen, e, sizeof e)) {
+  if (egdb_default_dir(c->egdb_dir, dir, dlen, e, sizeof e)) {
     errf(err, errlen, "egdb.dir: %s", e);
     return -1;
   }

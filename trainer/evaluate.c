@@ -30,14 +30,15 @@ static int against(const eval_job *j, const char *anchor, match_result *m, char 
                      .alpha = 0.05,
                      .beta = 0.05,
                      .variants = c->variant,
-                     .n_variants = c->n_variants};
+                     .n_variants = c->n_variants,
+                     .egdb_dir = c->egdb_dir};
   agent_zero_params me = {j->best_path, c->eval_sims, c->precision};
   int nv = c->n_variants > 1 ? c->n_variants : 1, rc = -1;
   agent *a[GAME_MAX_VARIANTS] = {NULL}, *b[GAME_MAX_VARIANTS] = {NULL};
   for (int v = 0; v < nv; v++) {
     const game *vg = match_pair_game(&c->g, &mp, v);
     if (!(a[v] = agent_zero_create(vg, &me, mp.seed, err, errlen)) ||
-        !(b[v] = agent_create(vg, anchor, mp.seed + 1, err, errlen)))
+        !(b[v] = agent_make(vg, anchor, &(agent_params){mp.seed + 1, mp.egdb_dir}, err, errlen)))
       goto done;
   }
   rc = match_agents(&c->g, a, b, &mp, m, err, errlen);

@@ -8,7 +8,6 @@
  * registry as JSON (the page's game and option choosers) and main(), which
  * runs `bench engine|search|nn` under Node (web/bench.mjs). Weight files
  * reach the agents through the module's in-memory file system. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,64 +54,54 @@ EXPORT const char *sz_command(session *s, const char *line) {
   return s->out;
 }
 
-/* Appends to a growing string; returns -1 when it is full. */
-typedef struct {
-  char *buf;
-  size_t len, cap;
-} text;
-
-static int add(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int add(text *t, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
-  va_end(ap);
-  if (n < 0 || (size_t)n >= t->cap - t->len) return -1;
-  t->len += (size_t)n;
-  return 0;
-}
-
-static int add_str(text *t, const char *s) {
-  size_t n = json_quote(t->buf + t->len, t->cap - t->len, s);
-  if (n >= t->cap - t->len) return -1;
-  t->len += n;
-  return 0;
-}
-
 /* The games, their rule options and the presets, as `sowzero rules` lists
- * them: {"games":[{"name","summary","options":[{"key","help","default",
- * "values":[...]} or {"key","help","default","min","max"}]}],
- * "presets":[{"name","game","settings"}]}. */
+ * them: {"games": [{"name", "summary", "options": [{"key", "help",
+ * "default", "values": [...]} or {"key", "help", "default", "min", "max"}]}],
+ * "presets": [{"name", "game", "settings"}]}. */
 EXPORT const char *sz_rules_json(void) {
   static char buf[32768];
-  text t = {buf, 0, sizeof buf};
-  int bad = add(&t, "{\"games\":[");
+  json_writer w;
+  json_writer_init(&w, buf, sizeof buf);
+  json_begin_object(&w, NULL);
+  json_begin_array(&w, "games");
   for (int i = 0; game_rules_at(i); i++) {
     const game_rules *r = game_rules_at(i);
-    bad |= add(&t, "%s{\"name\":", i ? "," : "") | add_str(&t, r->name) | add(&t, ",\"summary\":") |
-           add_str(&t, r->summary) | add(&t, ",\"options\":[");
+    json_begin_object(&w, NULL);
+    json_put_string(&w, "name", r->name);
+    json_put_string(&w, "summary", r->summary);
+    json_begin_array(&w, "options");
     for (const game_option *o = r->options; o->key; o++) {
-      bad |= add(&t, "%s{\"key\":", o == r->options ? "" : ",") | add_str(&t, o->key) |
-             add(&t, ",\"help\":") | add_str(&t, o->help);
+      json_begin_object(&w, NULL);
+      json_put_string(&w, "key", o->key);
+      json_put_string(&w, "help", o->help);
       if (o->values) {
-        bad |= add(&t, ",\"default\":") | add_str(&t, o->values[o->def]) | add(&t, ",\"values\":[");
-        for (int v = 0; o->values[v]; v++)
-          bad |= add(&t, "%s", v ? "," : "") | add_str(&t, o->values[v]);
-        bad |= add(&t, "]}");
+        json_put_string(&w, "default", o->values[o->def]);
+        json_begin_array(&w, "values");
+        for (int v = 0; o->values[v]; v++) json_put_string(&w, NULL, o->values[v]);
+        json_end_array(&w);
       } else {
-        bad |= add(&t, ",\"default\":%d,\"min\":%d,\"max\":%d}", o->def, o->min, o->max);
+        json_put_int(&w, "default", o->def);
+        json_put_int(&w, "min", o->min);
+        json_put_int(&w, "max", o->max);
       }
+      json_end_object(&w);
     }
-    bad |= add(&t, "]}");
+    json_end_array(&w);
+    json_end_object(&w);
   }
-  bad |= add(&t, "],\"presets\":[");
+  json_end_array(&w);
+  json_begin_array(&w, "presets");
   const char *gname, *settings;
-  for (int i = 0; game_preset_at(i, &gname, &settings); i++)
-    bad |= add(&t, "%s{\"name\":", i ? "," : "") | add_str(&t, game_preset_at(i, NULL, NULL)) |
-           add(&t, ",\"game\":") | add_str(&t, gname) | add(&t, ",\"settings\":") |
-           add_str(&t, settings) | add(&t, "}");
-  bad |= add(&t, "]}");
-  return bad ? "{\"error\":\"the rules registry does not fit the buffer\"}" : buf;
+  for (int i = 0; game_preset_at(i, &gname, &settings); i++) {
+    json_begin_object(&w, NULL);
+    json_put_string(&w, "name", game_preset_at(i, NULL, NULL));
+    json_put_string(&w, "game", gname);
+    json_put_string(&w, "settings", settings);
+    json_end_object(&w);
+  }
+  json_end_array(&w);
+  json_end_object(&w);
+  return json_writer_done(&w) ? "{\"error\": \"the rules registry does not fit the buffer\"}" : buf;
 }
 
 /* `bench selfplay` and `bench learner` run the trainer, which the module
