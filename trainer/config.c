@@ -26,12 +26,14 @@ const char *config_origin_of(ini *f, const char *section, const char *key, char 
 }
 
 #define K_(kind, name, field, ...) kind(name, train_config, field, __VA_ARGS__)
-static const char *const precision_names[] = {"auto", "fp32", "bf16", NULL}; /* nn_precision */
+static const char *const precision_names[] = {"auto", "fp32", "bf16", "int8",
+                                              NULL}; /* nn_precision */
 static const kv_key network_keys[] = {
     K_(KV_I, "hidden", hidden, 8, 4096, "256", "width of every hidden layer"),
     K_(KV_I, "blocks", blocks, 0, 64, "2", "residual blocks of two dense layers"),
     K_(KV_E, "precision", precision, precision_names, "auto",
-       "inference arithmetic: auto (bf16 where the CPU has AVX512_BF16) | fp32 | bf16"),
+       "inference arithmetic: auto (bf16 where the CPU has AVX512_BF16, else int8 where "
+       "it has AVX2) | fp32 | bf16 | int8"),
 };
 static const kv_key selfplay_keys[] = {
     K_(KV_IA, "threads", threads, 1, 64, "auto",
