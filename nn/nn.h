@@ -110,9 +110,12 @@ typedef enum {
   NN_PRECISION_INT8  /* runs everywhere; vector kernels where the CPU has them */
 } nn_precision;
 
-/* What AUTO resolves to on this CPU: bf16 where it has AVX512_BF16 (both
- * bf16 and int8 measured there, bf16 the faster: BENCHMARKS.md), else int8
- * where an int8 vector kernel runs (AVX2 or better), else fp32. */
+/* What AUTO resolves to on this CPU, by the kernels' measured speeds
+ * (BENCHMARKS.md): int8 where the int8 kernel in use is AVX512_VNNI, else
+ * bf16 where the CPU has AVX512_BF16, else int8 where a 256-bit int8
+ * kernel runs (AVX2, AVX-VNNI), else fp32. A forced int8 kernel counts:
+ * forcing AVX2 on an AVX-512 CPU makes AUTO what an AVX2 CPU's would be,
+ * except for bf16. */
 nn_precision nn_precision_auto(void);
 /* 1 if this build and CPU can run the bf16 path. */
 int nn_bf16_supported(void);

@@ -6,17 +6,20 @@
  * output column j, w8 = round(W[.][j] / sw[j]) with sw[j] = max |W[.][j]| /
  * 127, so w8 lies in -127..127. Activations: every block layer's input is a
  * ReLU output (>= 0), quantised per row (per position) as it is produced:
- * q = round(x / sa) with sa = max(row) / 127, q in 0..127. The output of a
+ * q = round(x / sa) with sa = max(row) / M, q in 0..M. The output of a
  * layer is acc * sa[row] * sw[col] + bias (+ skip). Per-row scales need no
  * calibration data, follow every position's own range, and keep a row's
- * result independent of the batch it comes in; the row maximum costs one
+ * scale independent of the batch it comes in; the row maximum costs one
  * pass over the activations (H values against H multiply-adds per value).
  *
- * Why 7-bit activations: AVX2 has no 8-bit dot product into 32 bits;
- * vpmaddubsw sums two u8 x s8 products into a saturating int16, and with
- * 127 x 127 x 2 = 32,258 it never saturates. Every kernel gets the same
- * inputs, so all compute the same integers and the same floats: the
- * portable C kernel is the exact reference of the vector ones.
+ * M is 255 (8-bit activations) for the VNNI and portable kernels, and 127
+ * for AVX2: AVX2 has no 8-bit dot product into 32 bits, vpmaddubsw sums two
+ * u8 x s8 products into a saturating int16, and 127 x 127 x 2 = 32,258 never
+ * saturates. On a trained net's positions 8-bit activations halved the
+ * policy KL and cut the value's 99th-percentile error by a fifth
+ * (BENCHMARKS.md). Kernels with the same M compute the same integers and
+ * the same floats: the portable kernel is the exact reference of the VNNI
+ * ones; the AVX2 kernel is held to a reference that quantises like it.
  *
  * Packed weight layout (K x N): panels of 32 columns (N padded with zero
  * columns), K rounded up to a multiple of 4 (zero rows); inside a panel,
@@ -132,7 +135,9 @@ static int from_env(void) {
   if (k != -3) return k;
   const char *s = getenv("SOWZERO_INT8_KERNEL");
   nn_int8_kernel p;
-  k = !s || !*s ? -1 : nn_int8_kernel_parse(s, &p) != 0 || !nn_int8_kernel_supported(p) ? -2 : (int)p;
+  k = !s || !*s                                                          ? -1
+      : nn_int8_kernel_parse(s, &p) != 0 || !nn_int8_kernel_supported(p) ? -2
+                                                                         : (int)p;
   atomic_store(&env_kernel, k);
   return k;
 }
@@ -194,7 +199,7 @@ static void quantise_weights(i8_mat *m, const float *W) {
   for (int j = 0; j < (int)(np * PANEL); j++) {
     float mx = 0.0f;
     for (int k = 0; j < N && k < K; k++) mx = fmaxf(mx, fabsf(W[(size_t)k * N + j]));
-    m->sw[j] = mx / 127.0f;
+    m->sw[j] = mx / (float)127;
   }
   for (size_t p = 0; p < np; p++) {
     int8_t *dst = m->w + p * PANEL * (size_t)Kq;
@@ -203,7 +208,9 @@ static void quantise_weights(i8_mat *m, const float *W) {
         int jj = (int)p * PANEL + j;
         float v = k < K && jj < N && m->sw[jj] > 0 ? W[(size_t)k * N + jj] / m->sw[jj] : 0.0f;
         long r = lrintf(v);
-        dst[(size_t)(k / 4) * PANEL * 4 + 4 * j + k % 4] = (int8_t)(r > 127 ? 127 : r < -127 ? -127 : r);
+        dst[(size_t)(k / 4) * PANEL * 4 + 4 * j + k % 4] = (int8_t)(r > 127    ? 127
+                                                                    : r < -127 ? -127
+                                                                               : r);
       }
   }
 }
@@ -218,20 +225,20 @@ void nn_int8_refresh(nn_net *n) {
 /* ---- Activations -------------------------------------------------------------- */
 /* Row r of x (R x K fp32, >= 0) to q (stride ldq bytes, zero padding to
  * k4(K)) and its scale s[r]. */
-static void quantise_rows(const float *x, int R, int K, uint8_t *q, int ldq, float *s) {
+static void quantise_rows(const float *x, int R, int K, int amax, uint8_t *q, int ldq, float *s) {
   for (int r = 0; r < R; r++) {
     const float *xr = x + (size_t)r * K;
     uint8_t *qr = q + (size_t)r * ldq;
     float mx = 0.0f;
     for (int k = 0; k < K; k++) mx = xr[k] > mx ? xr[k] : mx;
-    const float inv = mx > 0.0f ? 127.0f / mx : 0.0f;
+    const float inv = mx > 0.0f ? (float)amax / mx : 0.0f;
     for (int k = 0; k < K; k++) {
       float t = xr[k] * inv;
       t = t + 0.5f;
       qr[k] = (uint8_t)(int)(t > 0.0f ? t : 0.0f);
     }
     for (int k = K; k < ldq; k++) qr[k] = 0;
-    s[r] = mx / 127.0f;
+    s[r] = mx / (float)amax;
   }
 }
 
@@ -276,15 +283,21 @@ static void gemm_portable(int R, const i8_mat *m, const uint8_t *A, int lda, con
 #endif
 #define INLINE static inline __attribute__((always_inline))
 
-static int32_t quad(const uint8_t *a) {
-  int32_t v;
-  memcpy(&v, a, sizeof v);
-  return v;
-}
+/* Four activations as one 32-bit lane (a macro: a function would carry the
+ * build's instruction set into kernels that must not use it). */
+#define QUAD(p)          \
+  (__extension__({       \
+    int32_t v_;          \
+    memcpy(&v_, (p), 4); \
+    v_;                  \
+  }))
 
 /* ---- 256-bit kernels: AVX2 and AVX-VNNI ------------------------------------ */
-/* One dot-product step of 8 columns: acc += sum over 4 rows of a x w. */
-#define T256 __attribute__((target("avx2"))) NO_TSAN
+/* The Makefile builds this file for a base x86-64 whatever ARCH says: on
+ * top of -march=native on an AVX-512 CPU, target("avx2") would let the
+ * compiler use AVX-512VL encodings and registers, and the AVX2 kernel
+ * timed and tested there would not be the one an AVX2 CPU runs. */
+#define T256  __attribute__((target("avx2"))) NO_TSAN
 #define T256V __attribute__((target("avx2,avxvnni"))) NO_TSAN
 
 /* The epilogue of 8 columns at j of row r; N - j may be < 8. */
@@ -310,28 +323,28 @@ T256 INLINE void store8(__m256i acc, int r, int j, int N, const float *sw, const
 
 /* R rows x 16 columns (two vectors, at column offset j within the panel).
  * VNNI selects vpdpbusd, else vpmaddubsw + vpmaddwd. */
-#define TILE256(NAME, TGT, DOT)                                                                   \
-  TGT INLINE void NAME(const int R, const uint8_t *a, int lda, const int8_t *wp, int K4, int j0,  \
-                       int jj, int N, const float *sw, const epi *e, int r0) {                    \
-    __m256i acc[6][2];                                                                            \
-    const __m256i ones = _mm256_set1_epi16(1);                                                    \
-    (void)ones;                                                                                   \
-    _Pragma("GCC unroll 6") for (int r = 0; r < R; r++) acc[r][0] = acc[r][1] =                   \
-        _mm256_setzero_si256();                                                                   \
-    for (int q = 0; q < K4 / 4; q++) {                                                            \
-      const int8_t *w = wp + (size_t)q * PANEL * 4 + 4 * jj;                                      \
-      __m256i w0 = _mm256_loadu_si256((const __m256i *)w);                                        \
-      __m256i w1 = _mm256_loadu_si256((const __m256i *)(w + 32));                                 \
-      _Pragma("GCC unroll 6") for (int r = 0; r < R; r++) {                                       \
-        __m256i av = _mm256_set1_epi32(quad(a + (size_t)r * lda + 4 * q));                        \
-        acc[r][0] = DOT(acc[r][0], av, w0);                                                       \
-        acc[r][1] = DOT(acc[r][1], av, w1);                                                       \
-      }                                                                                           \
-    }                                                                                             \
-    _Pragma("GCC unroll 6") for (int r = 0; r < R; r++) for (int v = 0; v < 2; v++) {             \
-      int j = j0 + jj + 8 * v;                                                                    \
-      if (j < N) store8(acc[r][v], r0 + r, j, N, sw, e);                                          \
-    }                                                                                             \
+#define TILE256(NAME, TGT, DOT)                                                                  \
+  TGT INLINE void NAME(const int R, const uint8_t *a, int lda, const int8_t *wp, int K4, int j0, \
+                       int jj, int N, const float *sw, const epi *e, int r0) {                   \
+    __m256i acc[6][2];                                                                           \
+    const __m256i ones = _mm256_set1_epi16(1);                                                   \
+    (void)ones;                                                                                  \
+    _Pragma("GCC unroll 6") for (int r = 0; r < R; r++) acc[r][0] = acc[r][1] =                  \
+        _mm256_setzero_si256();                                                                  \
+    for (int q = 0; q < K4 / 4; q++) {                                                           \
+      const int8_t *w = wp + (size_t)q * PANEL * 4 + 4 * jj;                                     \
+      __m256i w0 = _mm256_loadu_si256((const __m256i *)w);                                       \
+      __m256i w1 = _mm256_loadu_si256((const __m256i *)(w + 32));                                \
+      _Pragma("GCC unroll 6") for (int r = 0; r < R; r++) {                                      \
+        __m256i av = _mm256_set1_epi32(QUAD(a + (size_t)r * lda + 4 * q));                       \
+        acc[r][0] = DOT(acc[r][0], av, w0);                                                      \
+        acc[r][1] = DOT(acc[r][1], av, w1);                                                      \
+      }                                                                                          \
+    }                                                                                            \
+    _Pragma("GCC unroll 6") for (int r = 0; r < R; r++) for (int v = 0; v < 2; v++) {            \
+      int j = j0 + jj + 8 * v;                                                                   \
+      if (j < N) store8(acc[r][v], r0 + r, j, N, sw, e);                                         \
+    }                                                                                            \
   }
 
 T256 INLINE __m256i dot_avx2(__m256i acc, __m256i a, __m256i w) {
@@ -351,7 +364,7 @@ TILE256(tile_avxvnni, T256V, dot_avxvnni)
 
 /* Panels outside, row tiles inside: a panel (K x 32 bytes, 8 KB at K =
  * 256) stays in L1 while the rows stream. */
-#define GEMM256(NAME, TGT, TILE, ROWS)                                                   \
+#define GEMM256(NAME, TGT, TILE, ROWS)                                                    \
   TGT static void NAME(int B, const i8_mat *m, const uint8_t *A, int lda, const epi *e) { \
     const int K4 = k4(m->K), N = m->N;                                                    \
     for (size_t p = 0; p < npanels(N); p++) {                                             \
@@ -390,7 +403,7 @@ GEMM256(gemm_avxvnni, T256V, tile_avxvnni, 6)
 #endif
 
 /* ---- 512-bit kernel: AVX512_VNNI ------------------------------------------------ */
-#define T512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) NO_TSAN
+#define T512    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) NO_TSAN
 #define ROWS512 8
 
 /* R rows x 32 columns: 16 accumulators in zmm registers. */
@@ -404,7 +417,7 @@ T512 INLINE void tile512(const int R, const uint8_t *a, int lda, const int8_t *w
     __m512i w1 = _mm512_loadu_si512(wp + (size_t)q * PANEL * 4 + 64);
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++) {
-      __m512i av = _mm512_set1_epi32(quad(a + (size_t)r * lda + 4 * q));
+      __m512i av = _mm512_set1_epi32(QUAD(a + (size_t)r * lda + 4 * q));
       acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], av, w0);
       acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], av, w1);
     }
@@ -416,8 +429,9 @@ T512 INLINE void tile512(const int R, const uint8_t *a, int lda, const int8_t *w
       if (nc <= 0) break;
       __mmask16 k = nc >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << nc) - 1u);
       size_t o = (size_t)(r0 + r) * N + j;
-      __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[r][v]),
-                               _mm512_mul_ps(_mm512_set1_ps(e->sa[r0 + r]), _mm512_loadu_ps(sw + j)));
+      __m512 y =
+          _mm512_mul_ps(_mm512_cvtepi32_ps(acc[r][v]),
+                        _mm512_mul_ps(_mm512_set1_ps(e->sa[r0 + r]), _mm512_loadu_ps(sw + j)));
       y = _mm512_add_ps(y, _mm512_maskz_loadu_ps(k, e->bias + j));
       if (e->skip) y = _mm512_add_ps(y, _mm512_maskz_loadu_ps(k, e->skip + o));
       if (e->relu) y = _mm512_max_ps(y, _mm512_setzero_ps());
@@ -463,7 +477,8 @@ T512 static void gemm_avx512vnni(int B, const i8_mat *m, const uint8_t *A, int l
 
 /* The activation quantiser with AVX2 (every CPU with an int8 vector kernel
  * has it): the same float operations as quantise_rows, so the same bytes. */
-T256 static void quantise_rows_avx2(const float *x, int R, int K, uint8_t *q, int ldq, float *s) {
+T256 static void quantise_rows_avx2(const float *x, int R, int K, int amax, uint8_t *q, int ldq,
+                                    float *s) {
   for (int r = 0; r < R; r++) {
     const float *xr = x + (size_t)r * K;
     uint8_t *qr = q + (size_t)r * ldq;
@@ -474,7 +489,7 @@ T256 static void quantise_rows_avx2(const float *x, int R, int K, uint8_t *q, in
     _mm256_storeu_ps(t, m8);
     for (int i = 0; i < 8; i++) mx = t[i] > mx ? t[i] : mx;
     for (; k < K; k++) mx = xr[k] > mx ? xr[k] : mx;
-    const float inv = mx > 0.0f ? 127.0f / mx : 0.0f;
+    const float inv = mx > 0.0f ? (float)amax / mx : 0.0f;
     const __m256 vinv = _mm256_set1_ps(inv), half = _mm256_set1_ps(0.5f);
     k = 0;
     for (; k + 32 <= K; k += 32) {
@@ -496,17 +511,19 @@ T256 static void quantise_rows_avx2(const float *x, int R, int K, uint8_t *q, in
       qr[k] = (uint8_t)(int)(y > 0.0f ? y : 0.0f);
     }
     for (k = K; k < ldq; k++) qr[k] = 0;
-    s[r] = mx / 127.0f;
+    s[r] = mx / (float)amax;
   }
 }
 #endif
 
 typedef void (*gemm_fn)(int B, const i8_mat *m, const uint8_t *A, int lda, const epi *e);
-typedef void (*quant_fn)(const float *x, int R, int K, uint8_t *q, int ldq, float *s);
+typedef void (*quant_fn)(const float *x, int R, int K, int amax, uint8_t *q, int ldq, float *s);
 
-static void pick(nn_int8_kernel k, gemm_fn *g, quant_fn *qf) {
+/* The kernel's functions and its activation range. */
+static void pick(nn_int8_kernel k, gemm_fn *g, quant_fn *qf, int *amax) {
   *g = gemm_portable;
   *qf = quantise_rows;
+  *amax = k == NN_INT8_AVX2 ? 127 : 255;
 #if NN_X86
   switch (k) {
     case NN_INT8_AVX512VNNI:
@@ -536,7 +553,8 @@ int nn_int8_forward(const nn_net *n, nn_ws *ws, const float *x, int B) {
   if (nn_precision_of(n) != NN_PRECISION_INT8) return -1;
   gemm_fn gemm;
   quant_fn quant;
-  pick(nn_int8_kernel_in_use(), &gemm, &quant);
+  int amax;
+  pick(nn_int8_kernel_in_use(), &gemm, &quant, &amax);
   const nn_config *c = &n->cfg;
   const int NI = c->n_in, H = c->hidden, ld = k4(H), nb = c->blocks, O = c->n_actions + 2;
   const float *P = n->params;
@@ -556,15 +574,15 @@ int nn_int8_forward(const nn_net *n, nn_ws *ws, const float *x, int B) {
       nn_dense(R, H, NI, xr, P + T[NN_T_IN_W].offset, 0.0f, a, ws->g2);
       nn_k_bias_relu(a, P + T[NN_T_IN_B].offset, R, H);
     }
-    quant(a, R, H, qa, ld, sa);
+    quant(a, R, H, amax, qa, ld, sa);
     for (int k = 0; k < nb; k++) {
       epi e1 = {P + T[NN_T_BLOCK(k, 1)].offset, NULL, sa, u, 1};
       gemm(R, &n->int8->m[2 * k], qa, ld, &e1);
-      quant(u, R, H, qu, ld, su);
+      quant(u, R, H, amax, qu, ld, su);
       /* a = relu(u W2 + b2 + a), in place: the residual stream stays fp32. */
       epi e2 = {P + T[NN_T_BLOCK(k, 3)].offset, a, su, a, 1};
       gemm(R, &n->int8->m[2 * k + 1], qu, ld, &e2);
-      if (k + 1 < nb) quant(a, R, H, qa, ld, sa);
+      if (k + 1 < nb) quant(a, R, H, amax, qa, ld, sa);
     }
     /* The head in fp32: its outputs are the policy logits and the value. */
     if (R == 1) {

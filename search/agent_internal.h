@@ -84,10 +84,11 @@ extern const char *const agent_rules_names[];
 #define AGENT_RULES_KEY(T, F)                   \
   KV_E("rules", T, F, agent_rules_names, "own", \
        "own: only the rules the network was trained on; any: every rule set of its game")
-#define AGENT_PRECISION_KEY(T, F)                                            \
-  KV_E("precision", T, F, agent_precision_names, "auto",                     \
-       "network arithmetic: auto (bf16 where the CPU has AVX512_BF16, else " \
-       "int8 where it has AVX2), fp32, bf16 or int8")
+#define AGENT_PRECISION_KEY(T, F)                                        \
+  KV_E("precision", T, F, agent_precision_names, "auto",                 \
+       "network arithmetic: auto (the fastest the CPU runs: int8 with "  \
+       "AVX512_VNNI, else bf16, else int8 with AVX2, else fp32), fp32, " \
+       "bf16 or int8")
 
 /* The endgame-database settings every searching kind takes
  * (search/agent_egdb.c): egdb=DIR|on|off and egdb_seeds=N. */

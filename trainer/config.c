@@ -32,8 +32,8 @@ static const kv_key network_keys[] = {
     K_(KV_I, "hidden", hidden, 8, 4096, "256", "width of every hidden layer"),
     K_(KV_I, "blocks", blocks, 0, 64, "2", "residual blocks of two dense layers"),
     K_(KV_E, "precision", precision, precision_names, "auto",
-       "inference arithmetic: auto (bf16 where the CPU has AVX512_BF16, else int8 where "
-       "it has AVX2) | fp32 | bf16 | int8"),
+       "inference arithmetic: auto (the fastest the CPU runs: int8 with AVX512_VNNI, "
+       "else bf16 with AVX512_BF16, else int8 with AVX2, else fp32) | fp32 | bf16 | int8"),
 };
 static const kv_key selfplay_keys[] = {
     K_(KV_IA, "threads", threads, 1, 64, "auto",
