@@ -520,6 +520,7 @@ nn_trainer *nn_trainer_create(const nn_net *n, const nn_train_params *p, char *e
 
 void nn_trainer_free(nn_trainer *t) {
   if (!t) return;
+  nn_shards_free(t->shards);
   free(t->mem);
   free(t);
 }
@@ -535,7 +536,8 @@ static double huber(double e) {
 
 /* Losses and dL/d(head outputs) into ws->dhead. Sums in double. */
 static void head_loss(const nn_ws *ws, const nn_loss_weights *w, const uint32_t *legal,
-                      const float *tp, const float *tv, const float *ts, int B, nn_losses *L) {
+                      const float *tp, const float *tv, const float *ts, int B, nn_losses *L,
+                      int *decisive_out, int *right_out) {
   const int A = ws->cfg.n_actions, O = A + 2;
   const uint32_t all = full_mask(A);
   const float inv = 1.0f / (float)B;
@@ -580,28 +582,27 @@ static void head_loss(const nn_ws *ws, const nn_loss_weights *w, const uint32_t 
   L->entropy = ent / B;
   L->value_sign_acc = decisive ? (double)right / decisive : -1.0;
   L->grad_norm = 0.0;
+  *decisive_out = decisive;
+  *right_out = right;
 }
 
-static float *grad_of(const nn_net *n, nn_trainer *t, int i) {
-  return t->grad + n->tensors[i].offset;
-}
+#define grad_of(n, grad, i) ((grad) + (n)->tensors[i].offset)
 
-int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, const uint32_t *legal,
-                 const float *target_policy, const float *target_value, const float *target_score,
-                 int batch, nn_losses *losses) {
-  if (!ws_fits(n, ws, batch) || !nn_config_equal(&n->cfg, &t->cfg)) return -1;
+void nn_loss_grad_rows(const nn_net *n, const nn_loss_weights *w, float *grad, nn_ws *ws,
+                       const float *x, const uint32_t *legal, const float *target_policy,
+                       const float *target_value, const float *target_score, int batch,
+                       nn_losses *losses, int *decisive, int *right) {
   const int B = batch, NI = n->cfg.n_in, H = n->cfg.hidden, O = n->cfg.n_actions + 2,
             nb = n->cfg.blocks;
-  nn_losses L;
   forward_batch(n, ws, x, B, 1);
-  head_loss(ws, &t->p.w, legal, target_policy, target_value, target_score, B, &L);
+  head_loss(ws, w, legal, target_policy, target_value, target_score, B, losses, decisive, right);
 
   float *g1 = ws->g1, *g2 = ws->g2;
   const float *aL = act_slot(ws, 2 * nb);
   /* dW_head (H x O) = aL^T (H x B) . dhead (B x O) */
   cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, O, B, 1.0f, aL, H, ws->dhead, O, 0.0f,
-              grad_of(n, t, NN_T_HEAD_W(nb)), O);
-  nn_k_colsum(ws->dhead, grad_of(n, t, NN_T_HEAD_B(nb)), B, O);
+              grad_of(n, grad, NN_T_HEAD_W(nb)), O);
+  nn_k_colsum(ws->dhead, grad_of(n, grad, NN_T_HEAD_B(nb)), B, O);
   /* g1 (B x H) = dhead (B x O) . W_head^T (O x H) */
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, O, 1.0f, ws->dhead, O,
               tensor(n, NN_T_HEAD_W(nb)), O, 0.0f, g1, H);
@@ -610,26 +611,42 @@ int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, cons
                 *aout = act_slot(ws, 2 * k + 2);
     /* g1 becomes the gradient at the block's output pre-activation, which
      * is also the gradient reaching a_k through the skip connection. */
-    nn_k_relu_mask_colsum(g1, aout, grad_of(n, t, NN_T_BLOCK(k, 3)), B, H);
+    nn_k_relu_mask_colsum(g1, aout, grad_of(n, grad, NN_T_BLOCK(k, 3)), B, H);
     /* dW2 (H x H) = u^T (H x B) . g1 (B x H) */
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, H, B, 1.0f, u, H, g1, H, 0.0f,
-                grad_of(n, t, NN_T_BLOCK(k, 2)), H);
+                grad_of(n, grad, NN_T_BLOCK(k, 2)), H);
     /* g2 (B x H) = g1 (B x H) . W2^T (H x H) */
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, H, 1.0f, g1, H,
                 tensor(n, NN_T_BLOCK(k, 2)), H, 0.0f, g2, H);
-    nn_k_relu_mask_colsum(g2, u, grad_of(n, t, NN_T_BLOCK(k, 1)), B, H);
+    nn_k_relu_mask_colsum(g2, u, grad_of(n, grad, NN_T_BLOCK(k, 1)), B, H);
     /* dW1 (H x H) = a_k^T (H x B) . g2 (B x H) */
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, H, B, 1.0f, ain, H, g2, H, 0.0f,
-                grad_of(n, t, NN_T_BLOCK(k, 0)), H);
+                grad_of(n, grad, NN_T_BLOCK(k, 0)), H);
     /* g1 (B x H) = g1 + g2 (B x H) . W1^T (H x H): beta = 1 adds the
      * block path to the skip path. */
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, H, 1.0f, g2, H,
                 tensor(n, NN_T_BLOCK(k, 0)), H, 1.0f, g1, H);
   }
-  nn_k_relu_mask_colsum(g1, act_slot(ws, 0), grad_of(n, t, NN_T_IN_B), B, H);
+  nn_k_relu_mask_colsum(g1, act_slot(ws, 0), grad_of(n, grad, NN_T_IN_B), B, H);
   /* dW_in (NI x H) = x^T (NI x B) . g1 (B x H) */
   cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, NI, H, B, 1.0f, x, NI, g1, H, 0.0f,
-              grad_of(n, t, NN_T_IN_W), H);
+              grad_of(n, grad, NN_T_IN_W), H);
+}
+
+int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, const uint32_t *legal,
+                 const float *target_policy, const float *target_value, const float *target_score,
+                 int batch, nn_losses *losses) {
+  if (!ws_fits(n, ws, batch) || !nn_config_equal(&n->cfg, &t->cfg)) return -1;
+  nn_losses L;
+  if (t->shards) {
+    if (nn_shard_loss_grad(n, t, ws, x, legal, target_policy, target_value, target_score, batch,
+                           &L) != 0)
+      return -1;
+  } else {
+    int decisive, right;
+    nn_loss_grad_rows(n, &t->p.w, t->grad, ws, x, legal, target_policy, target_value, target_score,
+                      batch, &L, &decisive, &right);
+  }
   L.grad_norm = sqrt(nn_k_sumsq(t->grad, t->n));
   if (losses) *losses = L;
   return 0;

@@ -253,6 +253,19 @@ int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, cons
                  const float *target_policy, const float *target_value, const float *target_score,
                  int batch, nn_losses *losses);
 const float *nn_trainer_grad(const nn_trainer *t);
+/* Training on threads threads (1..NN_MAX_TRAIN_THREADS): nn_train_step and
+ * nn_loss_grad then split each batch into that many shards of consecutive
+ * rows, run each shard's forward and backward pass on its own thread (the
+ * caller's is one of them) with its own workspace and gradient, and sum
+ * the gradients, weighted by rows, in shard order: deterministic for a
+ * given thread count, but not bit for bit the one-thread result. Batches
+ * smaller than 2 rows per thread use fewer shards. Starts the helper
+ * threads and makes their buffers (for nets of n's config and batches up
+ * to max_batch) now; 1 stops them. Not while a step runs. */
+#define NN_MAX_TRAIN_THREADS 256
+int nn_trainer_set_threads(nn_trainer *t, const nn_net *n, int threads, int max_batch, char *err,
+                           size_t errlen);
+int nn_trainer_threads(const nn_trainer *t);
 /* The same losses computed in double precision from nn_forward_naive (for
  * finite-difference tests); grad_norm is 0. */
 int nn_loss_naive(const nn_net *n, nn_ws *ws, const nn_loss_weights *w, const float *x,

@@ -61,12 +61,15 @@ struct nn_ws {
   void *mem;       /* the one allocation behind the float buffers */
 };
 
+struct nn_shards;
+
 struct nn_trainer {
   nn_config cfg;
   nn_train_params p;
   size_t n;
   uint64_t step;
-  float *grad, *m, *v; /* n floats each, parameter layout */
+  float *grad, *m, *v;      /* n floats each, parameter layout */
+  struct nn_shards *shards; /* helper threads (nn_trainer_set_threads), or NULL */
   void *mem;
 };
 
@@ -100,6 +103,20 @@ int nn_int8_forward(const nn_net *n, nn_ws *ws, const float *x, int batch);
  * scratch holds N x B floats. */
 void nn_dense(int B, int N, int K, const float *A, const float *W, float beta, float *C,
               float *scratch);
+
+/* ---- Training (nn.c, nn_shard.c) ------------------------------------------ */
+/* Forward and backward of batch rows: the gradient of the weighted loss
+ * (means over the rows) into grad (parameter layout), the losses without
+ * grad_norm, and the counts behind value_sign_acc. */
+void nn_loss_grad_rows(const nn_net *n, const nn_loss_weights *w, float *grad, nn_ws *ws,
+                       const float *x, const uint32_t *legal, const float *target_policy,
+                       const float *target_value, const float *target_score, int batch,
+                       nn_losses *losses, int *decisive, int *right);
+/* The same over the trainer's threads into t->grad, without grad_norm. */
+int nn_shard_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x,
+                       const uint32_t *legal, const float *target_policy, const float *target_value,
+                       const float *target_score, int batch, nn_losses *losses);
+void nn_shards_free(struct nn_shards *s);
 
 /* ---- Kernels (nn_kern.c): the elementwise passes around the GEMMs, written
  * with vector extensions and compiled for several instruction sets. ------- */

@@ -60,6 +60,8 @@ static const kv_key replay_keys[] = {
 };
 static const kv_key learner_keys[] = {
     K_(KV_I, "batch", batch, 1, 8192, "256", "mini-batch size"),
+    K_(KV_I, "threads", learner_threads, 1, NN_MAX_TRAIN_THREADS, "1",
+       "threads of each training step (the batch split between them)"),
     K_(KV_F, "lr", lr, 0, 10, "0.002", "learning rate (Adam)"),
     K_(KV_F, "lr_final", lr_final, 0, 10, "0.0002",
        "learning rate at the end of the budget (cosine schedule)"),
