@@ -6,8 +6,10 @@
  * Figures (bench "learner"; extra fields give the batch, train_ratio, the
  * network, the learner's threads, the clock of the step rate and the CPU):
  * steps_per_s, intake_per_s, capacity_per_s, and steps_per_s_wall,
- * capacity_per_s_wall by the wall clock. With --threads N (learner.threads)
- * each step runs on N threads, and steps_per_s is by the wall clock too. */
+ * capacity_per_s_wall by the wall clock, steps_per_s_thread by the calling
+ * thread's CPU clock. With --threads N (learner.threads) each step runs on N
+ * threads, and steps_per_s is by the wall clock too; on a busy machine
+ * steps_per_s_thread is the better guess of what N free cores would do. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -82,6 +84,7 @@ int bench_learner(bench_out *b, int argc, char **argv) {
   bench_figure(b, "learner", "capacity_per_s", r.capacity_per_s, "samples/s", extra);
   bench_figure(b, "learner", "steps_per_s_wall", r.steps_per_s_wall, "1/s", extra);
   bench_figure(b, "learner", "capacity_per_s_wall", r.capacity_per_s_wall, "samples/s", extra);
+  bench_figure(b, "learner", "steps_per_s_thread", r.steps_per_s_thread, "1/s", extra);
   free(cfg);
   return 0;
 }

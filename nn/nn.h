@@ -130,6 +130,9 @@ int nn_set_precision(nn_net *n, nn_precision p, char *err, size_t errlen);
 nn_precision nn_precision_of(const nn_net *n);
 /* "auto", "fp32", "bf16", "int8". */
 const char *nn_precision_name(nn_precision p);
+/* What n evaluates in, for banners: "fp32", "bf16" or "int8 avx2" (with
+ * the int8 kernel in use). */
+void nn_precision_describe(const nn_net *n, char *buf, size_t len);
 
 /* The int8 kernels. Each computes the same integers; AUTO is the best the
  * CPU runs (512-bit VNNI, then AVX-VNNI, then AVX2, then portable C). Every

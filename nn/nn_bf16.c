@@ -26,6 +26,7 @@
 #include "base/base.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,6 +196,14 @@ int nn_set_precision(nn_net *n, nn_precision p, char *err, size_t errlen) {
 nn_precision nn_precision_of(const nn_net *n) {
   if (!n->packed_fresh) return NN_PRECISION_FP32;
   return n->bf16 ? NN_PRECISION_BF16 : n->int8 ? NN_PRECISION_INT8 : NN_PRECISION_FP32;
+}
+
+void nn_precision_describe(const nn_net *n, char *buf, size_t len) {
+  nn_precision p = nn_precision_of(n);
+  if (p == NN_PRECISION_INT8)
+    snprintf(buf, len, "int8 %s", nn_int8_kernel_name(nn_int8_kernel_in_use()));
+  else
+    snprintf(buf, len, "%s", nn_precision_name(p));
 }
 
 const char *nn_precision_name(nn_precision p) {

@@ -57,7 +57,8 @@ static void run_shard(struct nn_shards *s, int i, nn_ws *ws) {
 
 /* grad[0][k] = sum_i wt[i] grad[i][k] over thread i's slice of k. */
 static void sum_slice(struct nn_shards *s, int i) {
-  size_t lo = s->nparams * (size_t)i / (size_t)s->n, hi = s->nparams * (size_t)(i + 1) / (size_t)s->n;
+  size_t lo = s->nparams * (size_t)i / (size_t)s->n,
+         hi = s->nparams * (size_t)(i + 1) / (size_t)s->n;
   float *g0 = s->grad[0];
   const float w0 = s->wt[0];
   for (size_t k = lo; k < hi; k++) g0[k] *= w0;
@@ -190,9 +191,8 @@ oom:
 int nn_trainer_threads(const nn_trainer *t) { return t->shards ? t->shards->n : 1; }
 
 int nn_shard_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x,
-                       const uint32_t *legal, const float *target_policy,
-                       const float *target_value, const float *target_score, int batch,
-                       nn_losses *losses) {
+                       const uint32_t *legal, const float *target_policy, const float *target_value,
+                       const float *target_score, int batch, nn_losses *losses) {
   struct nn_shards *s = t->shards;
   if (batch > s->max_batch) return -1;
   const int NI = n->cfg.n_in, A = n->cfg.n_actions;

@@ -36,11 +36,9 @@ START_TEST(sharded_gradient_matches_one_thread) {
     for (int bi = 0; bi < 6; bi++) {
       const int B = batches[bi];
       nn_losses l1, lm;
-      ck_assert_int_eq(
-          nn_loss_grad(n, one, ws, d.x, d.legal, d.tp, d.tv, d.ts, B, &l1), 0);
+      ck_assert_int_eq(nn_loss_grad(n, one, ws, d.x, d.legal, d.tp, d.tv, d.ts, B, &l1), 0);
       memcpy(g1, nn_trainer_grad(one), sizeof(float) * np);
-      ck_assert_int_eq(
-          nn_loss_grad(n, many, ws, d.x, d.legal, d.tp, d.tv, d.ts, B, &lm), 0);
+      ck_assert_int_eq(nn_loss_grad(n, many, ws, d.x, d.legal, d.tp, d.tv, d.ts, B, &lm), 0);
       const float *gm = nn_trainer_grad(many);
       double gmax = 0;
       for (size_t k = 0; k < np; k++) gmax = fmax(gmax, fabs(g1[k]));
@@ -91,8 +89,8 @@ START_TEST(threaded_steps_repeat) {
   const size_t np = nn_param_count(a);
   ck_assert_int_eq(memcmp(nn_params(a), nn_params(b), sizeof(float) * np), 0);
   for (size_t k = 0; k < np; k++)
-    CHECK(fabs(nn_params(a)[k] - nn_params(s)[k]) < 1e-3, "param %zu: %g vs %g", k,
-          nn_params(a)[k], nn_params(s)[k]);
+    CHECK(fabs(nn_params(a)[k] - nn_params(s)[k]) < 1e-3, "param %zu: %g vs %g", k, nn_params(a)[k],
+          nn_params(s)[k]);
   ck_assert_uint_eq(nn_trainer_steps(ta), 20);
   set_threads(ta, a, 1, 64);
   ck_assert_int_eq(nn_train_step(a, ta, ws, d.x, d.legal, d.tp, d.tv, d.ts, 64, 1e-3f, NULL), 0);
