@@ -252,7 +252,7 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   int maxb = o.train_batch > 1024 ? o.train_batch : 1024;
   const nn_config *k = &o.cfg;
   const int NI = k->n_in, H = k->hidden, A = k->n_actions, O = A + 2;
-  char err[256], info[512], extra[96];
+  char err[256], info[512], extra[192];
   int rc = 1;
 
   ctx c;
