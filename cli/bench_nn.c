@@ -344,7 +344,7 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     rate[i][NN_PRECISION_FP32] = cpu;
     for (int q = 0; q < nk; q++) {
       double icpu, iwall;
-      char ex[160];
+      char ex[sizeof extra + 48];
       nn_int8_force_kernel(ks[q]);
       if (nn_set_precision(c.net, NN_PRECISION_INT8, err, sizeof err) != 0) {
         cli_fail(&cmd, 1, "%s", err);
