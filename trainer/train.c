@@ -103,16 +103,15 @@ static void banner(run *r, int lost_buffer) {
     if (lost_buffer) emit(r, "%s/replay.bin is missing: the buffer starts empty", r->dir.dir);
     return;
   }
-  char shape[64], what[64], prec[32];
+  char shape[64], what[64];
   nn_shape_string(&(nn_config){c->g.n_features, c->hidden, c->blocks, c->g.n_actions}, shape,
                   sizeof shape);
-  nn_precision_describe(r->best, prec, sizeof prec);
   if (c->n_variants > 1)
     snprintf(what, sizeof what, "%d variants of %s", c->n_variants, c->g.rules->name);
   else
     snprintf(what, sizeof what, "%s", c->g.preset);
   emit(r, "new run %s: %s, network %s (%s), %d self-play thread(s)%s x %d games%s", r->dir.dir,
-       what, shape, prec, c->threads,
+       what, shape, nn_precision_name(nn_precision_of(r->best)), c->threads,
        r->a->dist         ? " per actor"
        : c->learner_plays ? " + the learner's"
                           : "",
