@@ -14,6 +14,16 @@
  *   forward_bf16_pos_per_s, forward_bf16_pos_per_s_wall, forward_bf16_gflops
  *   bf16_fp32_ratio     forward_bf16_pos_per_s / forward_pos_per_s, per batch
  *   batch1_bf16_pos_per_s  batch 1 (auto: the bf16 batched kernel)
+ * The same net in int8, once per int8 kernel of --int8-kernels (default:
+ * every kernel this CPU runs, "kernel" in the extra fields), measured in
+ * the same run right after the fp32 (and bf16) figures of each batch:
+ *   forward_int8_pos_per_s, forward_int8_pos_per_s_wall, forward_int8_gflops
+ *   int8_fp32_ratio     forward_int8_pos_per_s / forward_pos_per_s, per batch
+ *   batch1_int8_pos_per_s  batch 1 (auto: the int8 batched kernel)
+ *   auto_precision      1, with what precision=auto takes on this CPU
+ *                       ("precision", "kernel") and, per batch, the fastest
+ *                       measured precision ("fastest") and auto's speed as a
+ *                       share of it ("auto_share")
  * One thread, as in the workers. */
 #include "cli/cli.h"
 
@@ -39,6 +49,7 @@ typedef struct {
   int json;
   char run[512];
   int positions;
+  char kernels[128];
 } opts;
 
 #define O_(kind, name, F, ...) kind(name, opts, F, __VA_ARGS__)
@@ -52,8 +63,11 @@ static const kv_key nn_keys[] = {
     O_(KV_I, "train-batch", train_batch, 1, 4096, NULL, "batch of the training step"),
     O_(KV_B, "json", json, NULL, "one JSON object per figure and line"),
     O_(KV_S, "run", run, NULL,
-       "DIR  instead: bf16 against fp32 on the positions of a run's replay buffer"),
+       "DIR  instead: int8 and bf16 against fp32 on the positions of a run's replay buffer"),
     O_(KV_I, "positions", positions, 1, 10000000, NULL, "positions compared with --run"),
+    O_(KV_S, "int8-kernels", kernels, NULL,
+       "K,K  the int8 kernels to time: all (default: every one this CPU runs), or names of "
+       "portable, avx2, avxvnni, avx512vnni"),
 };
 #undef O_
 static const kv_table nn_table = KV_TABLE(nn_keys);
@@ -188,11 +202,11 @@ static void run_sgemm_train(ctx *c) {
 }
 
 int bench_nn(bench_out *b, int argc, char **argv) {
-  opts o = {nn_config_default(), 0.5, 5, 256, b->json, "", 4096};
+  opts o = {nn_config_default(), 0.5, 5, 256, b->json, "", 4096, "all"};
   cli_cmd cmd = {.name = "bench nn",
                  .synopsis =
                      "bench nn [--hidden N --blocks N --inputs N --actions N --seconds S "
-                     "--reps N --train-batch N] [--json]\n"
+                     "--reps N --train-batch N] [--int8-kernels all|K,K] [--json]\n"
                      "       bench nn --run DIR [--positions N] [--json]",
                  .about =
                      "  Network forward and training throughput on one thread, against "
@@ -210,12 +224,35 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     return bench_nn_run(b, o.run, o.positions, e, sizeof e) ? cli_fail(&cmd, 1, "%s", e) : 0;
 #endif
   }
+  /* The int8 kernels to time, in the order of nn_int8_kernel. */
+  nn_int8_kernel ks[4];
+  int nk = 0;
+  if (strcmp(o.kernels, "all") == 0) {
+    for (int i = NN_INT8_PORTABLE; i <= NN_INT8_AVX512VNNI; i++)
+      if (nn_int8_kernel_supported((nn_int8_kernel)i) &&
+          (i != NN_INT8_PORTABLE || !nn_int8_kernel_supported(NN_INT8_AVX2)))
+        ks[nk++] = (nn_int8_kernel)i;
+  } else {
+    char list[sizeof o.kernels];
+    snprintf(list, sizeof list, "%s", o.kernels);
+    for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+      nn_int8_kernel k;
+      if (nn_int8_kernel_parse(t, &k) != 0 || k == NN_INT8_AUTO)
+        return cli_fail(&cmd, 2,
+                        "--int8-kernels: unknown kernel '%s' (portable, avx2, avxvnni, "
+                        "avx512vnni or all)",
+                        t);
+      if (!nn_int8_kernel_supported(k))
+        return cli_fail(&cmd, 2, "--int8-kernels: this CPU cannot run the %s kernel", t);
+      if (nk < 4) ks[nk++] = k;
+    }
+  }
   static const int batches[] = {1, 8, 32, 64, 256, 1024};
   const int nbatch = (int)(sizeof batches / sizeof batches[0]);
   int maxb = o.train_batch > 1024 ? o.train_batch : 1024;
   const nn_config *k = &o.cfg;
   const int NI = k->n_in, H = k->hidden, A = k->n_actions, O = A + 2;
-  char err[256], info[512], extra[96];
+  char err[256], info[512], extra[192];
   json_writer w; /* each figure's extra members, into extra */
   int rc = 1;
 
@@ -285,6 +322,11 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   bench_note(b, "network %d-%dx%d-%d, %zu parameters, %.0f FLOP per position", NI, H, k->blocks, A,
              nn_param_count(c.net), nn_flops_per_position(k));
   const double fl = nn_flops_per_position(k);
+  /* Positions/s per batch and precision (0: not measured), for auto's note. */
+  double rate[6][4];
+  memset(rate, 0, sizeof rate);
+  const nn_int8_kernel auto_kernel = nn_int8_kernel_in_use();
+  const nn_precision auto_prec = nn_precision_auto();
 
   for (int i = 0; i < nbatch; i++) {
     double cpu, wall, gcpu, gwall;
@@ -301,6 +343,28 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     bench_figure(b, "nn", "forward_gflops", cpu * fl / 1e9, "GFLOP/s", extra);
     bench_figure(b, "nn", "sgemm_gflops", gcpu * fl / 1e9, "GFLOP/s", extra);
     bench_figure(b, "nn", "forward_sgemm_ratio", cpu / gcpu, "", extra);
+    rate[i][NN_PRECISION_FP32] = cpu;
+    for (int q = 0; q < nk; q++) {
+      double icpu, iwall;
+      char ex[sizeof extra + 48];
+      nn_int8_force_kernel(ks[q]);
+      if (nn_set_precision(c.net, NN_PRECISION_INT8, err, sizeof err) != 0) {
+        cli_fail(&cmd, 1, "%s", err);
+        goto out;
+      }
+      c.fn = run_forward;
+      measure(&c, &o, &icpu, &iwall);
+      nn_set_precision(c.net, NN_PRECISION_FP32, err, sizeof err);
+      json_writer_init(&w, ex, sizeof ex);
+      json_put_raw(&w, NULL, extra);
+      json_put_string(&w, "kernel", nn_int8_kernel_name(ks[q]));
+      bench_figure(b, "nn", "forward_int8_pos_per_s", icpu, "1/s", ex);
+      bench_figure(b, "nn", "forward_int8_pos_per_s_wall", iwall, "1/s", ex);
+      bench_figure(b, "nn", "forward_int8_gflops", icpu * fl / 1e9, "GFLOP/s", ex);
+      bench_figure(b, "nn", "int8_fp32_ratio", icpu / cpu, "", ex);
+      if (ks[q] == auto_kernel) rate[i][NN_PRECISION_INT8] = icpu;
+    }
+    nn_int8_force_kernel(NN_INT8_AUTO);
     if (!bf16) continue;
     double bcpu, bwall;
     if (nn_set_precision(c.net, NN_PRECISION_BF16, err, sizeof err) != 0) {
@@ -314,6 +378,7 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     bench_figure(b, "nn", "forward_bf16_pos_per_s_wall", bwall, "1/s", extra);
     bench_figure(b, "nn", "forward_bf16_gflops", bcpu * fl / 1e9, "GFLOP/s", extra);
     bench_figure(b, "nn", "bf16_fp32_ratio", bcpu / cpu, "", extra);
+    rate[i][NN_PRECISION_BF16] = bcpu;
   }
 
   static const struct {
@@ -346,7 +411,42 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     json_put_int(&w, "batch", 1);
     bench_figure(b, "nn", "batch1_bf16_pos_per_s", cpu, "1/s", extra);
   }
+  for (int q = 0; q < nk; q++) {
+    double cpu, wall;
+    char ex[96];
+    nn_ws_set_small_path(c.ws, NN_SMALL_AUTO);
+    nn_int8_force_kernel(ks[q]);
+    nn_set_precision(c.net, NN_PRECISION_INT8, err, sizeof err);
+    c.fn = run_forward1;
+    measure(&c, &o, &cpu, &wall);
+    nn_set_precision(c.net, NN_PRECISION_FP32, err, sizeof err);
+    json_writer_init(&w, ex, sizeof ex);
+    json_put_int(&w, "batch", 1);
+    json_put_string(&w, "kernel", nn_int8_kernel_name(ks[q]));
+    bench_figure(b, "nn", "batch1_int8_pos_per_s", cpu, "1/s", ex);
+  }
+  nn_int8_force_kernel(NN_INT8_AUTO);
   nn_ws_set_small_path(c.ws, NN_SMALL_AUTO);
+  /* What auto takes here, and how it fares against the fastest measured
+   * precision of each batch. */
+  for (int i = 0; i < nbatch; i++) {
+    int best = NN_PRECISION_FP32;
+    for (int p = NN_PRECISION_FP32; p <= NN_PRECISION_INT8; p++)
+      if (rate[i][p] > rate[i][best]) best = p;
+    if (rate[i][auto_prec] <= 0) continue; /* its kernel was not timed */
+    double share = rate[i][auto_prec] / rate[i][best];
+    json_writer_init(&w, extra, sizeof extra);
+    json_put_int(&w, "batch", batches[i]);
+    json_put_string(&w, "precision", nn_precision_name(auto_prec));
+    json_put_string(&w, "kernel",
+                    auto_prec == NN_PRECISION_INT8 ? nn_int8_kernel_name(auto_kernel) : "-");
+    json_put_string(&w, "fastest", nn_precision_name((nn_precision)best));
+    json_put_fixed(&w, "auto_share", share, 3);
+    bench_figure(b, "nn", "auto_precision", 1, "", extra);
+    bench_note(b, "batch %d: auto takes %s, the fastest measured is %s; auto runs at %.0f%% of it",
+               batches[i], nn_precision_name(auto_prec), nn_precision_name((nn_precision)best),
+               100 * share);
+  }
 
   {
     double cpu, wall, gcpu, gwall;

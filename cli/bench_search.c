@@ -225,8 +225,12 @@ static int bench_tree(bench_out *b, const game *g, const nn_net *net, int sims, 
   const char *kind = net ? "zero" : "mcts";
   for (int i = 0; i < nt && !rc; i++) {
     char extra[200], name[64];
-    snprintf(extra, sizeof extra, "\"threads\": %d, \"leaves\": %d, \"sims\": %d, \"reps\": %d",
-             threads[i], leaves, sims, reps);
+    json_writer w;
+    json_writer_init(&w, extra, sizeof extra);
+    json_put_int(&w, "threads", threads[i]);
+    json_put_int(&w, "leaves", leaves);
+    json_put_int(&w, "sims", sims);
+    json_put_int(&w, "reps", reps);
     for (int r = 0; r < reps; r++) ratio[r] = rate[(size_t)i * (size_t)reps + (size_t)r] / rate[r];
     snprintf(name, sizeof name, "%s_tree_sims_per_s", kind);
     bench_figure(b, "search", name, median(rate + (size_t)i * (size_t)reps, reps), "1/s", extra);
@@ -237,8 +241,12 @@ static int bench_tree(bench_out *b, const game *g, const nn_net *net, int sims, 
    * times, which a loaded machine does not distort as it does wall time. */
   if (!rc && threads[0] == 1) {
     char extra[200], name[64];
-    snprintf(extra, sizeof extra, "\"threads\": 1, \"leaves\": %d, \"sims\": %d, \"reps\": %d",
-             leaves, sims, reps);
+    json_writer w;
+    json_writer_init(&w, extra, sizeof extra);
+    json_put_int(&w, "threads", 1);
+    json_put_int(&w, "leaves", leaves);
+    json_put_int(&w, "sims", sims);
+    json_put_int(&w, "reps", reps);
     double sh = median(share, reps);
     snprintf(name, sizeof name, "%s_tree_eval_share", kind);
     bench_figure(b, "search", name, sh, "", extra);

@@ -12,8 +12,11 @@
  *                       ready to run (Linux): the cores it would use on an
  *                       idle machine, where other jobs lower cores_used
  *   share_network, share_search, share_learner   of the process's CPU time
- * Without --precision, fp32 then bf16 (where the CPU has AVX512_BF16), and
- *   bf16_fp32_evals_ratio, bf16_fp32_games_ratio */
+ * Without --precision, fp32 then bf16 (where the CPU has AVX512_BF16); with
+ * --precision all, fp32, bf16 (where the CPU has it) and int8 (its kernel
+ * in the extra fields: SOWZERO_INT8_KERNEL forces one); and with either,
+ *   bf16_fp32_evals_ratio, bf16_fp32_games_ratio, int8_fp32_evals_ratio,
+ *   int8_fp32_games_ratio   for the precisions that ran */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,12 +38,13 @@ typedef struct {
   int json;
 } opts;
 
-static const char *const precisions[] = {"fp32", "bf16", NULL};
+static const char *const precisions[] = {"fp32", "bf16", "int8", "all", NULL};
 
 #define O_(kind, name, F, ...) kind(name, opts, F, __VA_ARGS__)
 static const kv_key sp_keys[] = {
     O_(KV_D, "seconds", seconds, 0.1, 86400, NULL, "S  wall seconds per precision"),
-    O_(KV_E, "precision", precision, precisions, NULL, "only this precision (default: both)"),
+    O_(KV_E, "precision", precision, precisions, NULL,
+       "only this precision, or all (default: fp32 and bf16)"),
     O_(KV_IA, "threads", threads, 1, 64, NULL, "self-play threads (default: the config's)"),
     O_(KV_I, "learner-plays", learner_plays, 0, 1, NULL,
        "selfplay.learner_plays (default: the config's)"),
@@ -70,6 +74,8 @@ static int one(bench_out *b, const cli_cmd *cmd, train_config *cfg, nn_precision
   json_put_fixed(&w, "seconds", res->seconds, 2);
   json_put_fixed(&w, "load", load[0], 2);
   json_put_string(&w, "cpu", cpu);
+  if (prec == NN_PRECISION_INT8)
+    json_put_string(&w, "kernel", nn_int8_kernel_name(nn_int8_kernel_in_use()));
   if (!b->json) snprintf(extra, sizeof extra, "%s", pn); /* the table: the note says the rest */
   bench_note(b, "%s: %d self-play thread(s)%s, %.1f s, load average %.2f at the start", pn,
              cfg->threads, cfg->learner_plays ? " + the learner's" : "", res->seconds, load[0]);
@@ -91,11 +97,12 @@ int bench_selfplay(bench_out *b, int argc, char **argv) {
   opts o = {.seconds = 10, .threads = 1, .config = "configs/oware.ini"};
   cli_cmd c = {.name = "bench selfplay",
                .synopsis =
-                   "bench selfplay [--json] [--seconds S] [--precision fp32|bf16] "
+                   "bench selfplay [--json] [--seconds S] [--precision fp32|bf16|int8|all] "
                    "[--threads N|auto] [--learner-plays 0|1] [--config FILE]",
                .about =
                    "  Self-play and the learner of a config from a fixed network, for S\n"
-                   "  seconds per precision; without --precision fp32 and bf16 side by side.\n",
+                   "  seconds per precision; without --precision fp32 and bf16 side by side,\n"
+                   "  with --precision all fp32, bf16 and int8.\n",
                .opts = &sp_table,
                .base = &o};
   int status;
@@ -112,15 +119,25 @@ int bench_selfplay(bench_out *b, int argc, char **argv) {
   char why[320];
   cfg->threads = machine_threads(cfg, 1, NULL, why, sizeof why);
   if (cli_given(&c, "learner-plays")) cfg->learner_plays = o.learner_plays;
-  int both = !cli_given(&c, "precision");
-  nn_precision only = o.precision ? NN_PRECISION_BF16 : NN_PRECISION_FP32;
-  if (!nn_bf16_supported() && (both || only == NN_PRECISION_BF16)) {
-    if (!both) {
+  /* The precisions to run, fp32 first: the ratios are against it. */
+  nn_precision run[3];
+  int nrun = 0;
+  const int given = cli_given(&c, "precision"), all = given && o.precision == 3;
+  if (given && !all) {
+    run[nrun++] = o.precision == 0   ? NN_PRECISION_FP32
+                  : o.precision == 1 ? NN_PRECISION_BF16
+                                     : NN_PRECISION_INT8;
+    if (run[0] == NN_PRECISION_BF16 && !nn_bf16_supported()) {
       free(cfg);
       return cli_fail(&c, 1, "--precision bf16: this CPU has no AVX512_BF16");
     }
-    bench_note(b, "no AVX512_BF16 on this CPU: fp32 only");
-    both = 0;
+  } else {
+    run[nrun++] = NN_PRECISION_FP32;
+    if (nn_bf16_supported())
+      run[nrun++] = NN_PRECISION_BF16;
+    else
+      bench_note(b, "no AVX512_BF16 on this CPU: no bf16");
+    if (all) run[nrun++] = NN_PRECISION_INT8;
   }
   char cpu[192];
   bench_cpu_name(cpu, sizeof cpu);
@@ -128,26 +145,24 @@ int bench_selfplay(bench_out *b, int argc, char **argv) {
              cfg->games_per_thread, cfg->search.sims, cfg->cap_sims, cfg->train_ratio);
   bench_note(b, "%d self-play thread(s): %s", cfg->threads, why);
   bench_system(b, "selfplay");
-  train_bench_result r32, r16;
+  train_bench_result res[3];
   int rc = 0;
-  if (both) {
-    rc = one(b, &c, cfg, NN_PRECISION_FP32, o.seconds, cpu, &r32) ||
-         one(b, &c, cfg, NN_PRECISION_BF16, o.seconds, cpu, &r16);
-    if (rc == 0) {
-      char extra[1536];
-      json_writer w;
-      json_writer_init(&w, extra, sizeof extra);
-      json_put_int(&w, "threads", cfg->threads);
-      json_put_int(&w, "learner_plays", cfg->learner_plays);
-      json_put_string(&w, "cpu", cpu);
-      double e32 = (double)r32.evals / r32.seconds, g32 = (double)r32.games / r32.seconds;
-      bench_figure(b, "selfplay", "bf16_fp32_evals_ratio",
-                   e32 > 0 ? (double)r16.evals / r16.seconds / e32 : 0, "", extra);
-      bench_figure(b, "selfplay", "bf16_fp32_games_ratio",
-                   g32 > 0 ? (double)r16.games / r16.seconds / g32 : 0, "", extra);
-    }
-  } else {
-    rc = one(b, &c, cfg, only, o.seconds, cpu, &r32);
+  for (int i = 0; i < nrun && rc == 0; i++) rc = one(b, &c, cfg, run[i], o.seconds, cpu, &res[i]);
+  for (int i = 1; i < nrun && rc == 0 && run[0] == NN_PRECISION_FP32; i++) {
+    char extra[1536], name[64];
+    json_writer w;
+    json_writer_init(&w, extra, sizeof extra);
+    json_put_int(&w, "threads", cfg->threads);
+    json_put_int(&w, "learner_plays", cfg->learner_plays);
+    json_put_string(&w, "cpu", cpu);
+    double e32 = (double)res[0].evals / res[0].seconds, g32 = (double)res[0].games / res[0].seconds;
+    const char *pn = nn_precision_name(run[i]);
+    snprintf(name, sizeof name, "%s_fp32_evals_ratio", pn);
+    bench_figure(b, "selfplay", name, e32 > 0 ? (double)res[i].evals / res[i].seconds / e32 : 0, "",
+                 extra);
+    snprintf(name, sizeof name, "%s_fp32_games_ratio", pn);
+    bench_figure(b, "selfplay", name, g32 > 0 ? (double)res[i].games / res[i].seconds / g32 : 0, "",
+                 extra);
   }
   free(cfg);
   return rc ? 1 : 0;

@@ -155,6 +155,7 @@ nn_net *nn_create(const nn_config *c, uint64_t seed, char *err, size_t errlen) {
 void nn_free(nn_net *n) {
   if (!n) return;
   nn_bf16_free(n->bf16);
+  nn_int8_free(n->int8);
   free(n->params);
   free(n->tensors);
   free(n);
@@ -163,7 +164,7 @@ void nn_free(nn_net *n) {
 int nn_copy(nn_net *dst, const nn_net *src) {
   if (!nn_config_equal(&dst->cfg, &src->cfg)) return -1;
   if (dst != src) memcpy(dst->params, src->params, src->n_params * sizeof(float));
-  nn_bf16_refresh(dst); /* a promoted net is converted here, once */
+  nn_packed_refresh(dst); /* a promoted net is converted here, once */
   return 0;
 }
 
@@ -171,7 +172,7 @@ nn_config nn_config_of(const nn_net *n) { return n->cfg; }
 size_t nn_param_count(const nn_net *n) { return n->n_params; }
 const float *nn_params(const nn_net *n) { return n->params; }
 float *nn_params_mut(nn_net *n) {
-  n->bf16_fresh = 0; /* the caller may write: fp32 until re-converted */
+  n->packed_fresh = 0; /* the caller may write: fp32 until re-converted */
   return n->params;
 }
 int nn_tensor_count(const nn_net *n) { return n->n_tensors; }
@@ -194,7 +195,8 @@ nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err, size_t errlen) {
   size_t nact = 1 + 2 * (size_t)c->blocks;
   size_t nz = H > (size_t)c->n_in ? H : (size_t)c->n_in;
   size_t Hp = (H + 1) & ~(size_t)1, Ip = ((size_t)c->n_in + 1) & ~(size_t)1;
-  size_t sz[10] = {
+  size_t H4 = (H + 3) & ~(size_t)3;
+  size_t sz[12] = {
       up64(nact * B * H * sizeof(float)),                   /* act */
       up64(B * O * sizeof(float)),                          /* head */
       up64(B * A * sizeof(float)),                          /* prob */
@@ -205,9 +207,11 @@ nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err, size_t errlen) {
       up64(nz * sizeof(int)),                               /* nz */
       up64(B * (Ip > Hp ? Ip : Hp) * sizeof(uint16_t)),     /* bf_in */
       up64(B * Hp * sizeof(uint16_t)),                      /* bf_a */
+      up64(2 * NN_INT8_CHUNK * H4),                         /* q8 */
+      up64(2 * NN_INT8_CHUNK * sizeof(float)),              /* q8s */
   };
   size_t total = 0;
-  for (int i = 0; i < 10; i++) total += sz[i];
+  for (int i = 0; i < 12; i++) total += sz[i];
   nn_ws *ws = calloc(1, sizeof *ws);
   char *mem = ws ? alloc64(total) : NULL;
   if (!mem) {
@@ -229,7 +233,9 @@ nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err, size_t errlen) {
   ws->dvec = (double *)p, p += sz[6];
   ws->nz = (int *)p, p += sz[7];
   ws->bf_in = (uint16_t *)p, p += sz[8];
-  ws->bf_a = (uint16_t *)p;
+  ws->bf_a = (uint16_t *)p, p += sz[9];
+  ws->q8 = (uint8_t *)p, p += sz[10];
+  ws->q8s = (float *)p;
   return ws;
 }
 
@@ -258,8 +264,8 @@ static float *act_slot(const nn_ws *ws, int i) {
  * B N K <= 1e6 (the head's N = n_actions + 2 = 8 is such a case). There the
  * product is formed transposed, a (Trans, Trans) product, which OpenBLAS has
  * no small kernel for, into scratch (N x B) and added back row by row. */
-static void dense(int B, int N, int K, const float *A, const float *W, float beta, float *C,
-                  float *scratch) {
+void nn_dense(int B, int N, int K, const float *A, const float *W, float beta, float *C,
+              float *scratch) {
   int r = N % 16;
 #ifdef NN_PORTABLE_BLAS
   r = 0; /* no OpenBLAS: no workaround */
@@ -284,23 +290,23 @@ static void forward_batch(const nn_net *n, nn_ws *ws, const float *x, int B, int
   const int NI = n->cfg.n_in, H = n->cfg.hidden, O = n->cfg.n_actions + 2;
   float *a = act_slot(ws, 0), *tmp = ws->g2;
   /* a (B x H) = x (B x NI) . W_in (NI x H) */
-  dense(B, H, NI, x, tensor(n, NN_T_IN_W), 0.0f, a, tmp);
+  nn_dense(B, H, NI, x, tensor(n, NN_T_IN_W), 0.0f, a, tmp);
   nn_k_bias_relu(a, tensor(n, NN_T_IN_B), B, H);
   for (int k = 0; k < n->cfg.blocks; k++) {
     float *u = act_slot(ws, store ? 1 + 2 * k : 1);
     float *an = store ? act_slot(ws, 2 + 2 * k) : a;
     /* u (B x H) = a (B x H) . W1 (H x H) */
-    dense(B, H, H, a, tensor(n, NN_T_BLOCK(k, 0)), 0.0f, u, tmp);
+    nn_dense(B, H, H, a, tensor(n, NN_T_BLOCK(k, 0)), 0.0f, u, tmp);
     nn_k_bias_relu(u, tensor(n, NN_T_BLOCK(k, 1)), B, H);
     if (an != a) memcpy(an, a, sizeof(float) * (size_t)B * H);
     /* an (B x H) = an + u (B x H) . W2 (H x H): beta = 1 adds the skip
      * connection inside the GEMM (beta = 0 would cost a zeroing pass). */
-    dense(B, H, H, u, tensor(n, NN_T_BLOCK(k, 2)), 1.0f, an, tmp);
+    nn_dense(B, H, H, u, tensor(n, NN_T_BLOCK(k, 2)), 1.0f, an, tmp);
     nn_k_bias_relu(an, tensor(n, NN_T_BLOCK(k, 3)), B, H);
     a = an;
   }
   /* head (B x O) = a (B x H) . W_head (H x O) */
-  dense(B, O, H, a, tensor(n, NN_T_HEAD_W(n->cfg.blocks)), 0.0f, ws->head, tmp);
+  nn_dense(B, O, H, a, tensor(n, NN_T_HEAD_W(n->cfg.blocks)), 0.0f, ws->head, tmp);
   nn_k_bias(ws->head, tensor(n, NN_T_HEAD_B(n->cfg.blocks)), B, O);
 }
 
@@ -394,13 +400,14 @@ static void head_outputs(const nn_ws *ws, const uint32_t *legal, int B, float *p
 int nn_forward(const nn_net *n, nn_ws *ws, const float *x, const uint32_t *legal, int batch,
                float *policy, float *value, float *score) {
   if (!ws_fits(n, ws, batch)) return -1;
-  const int bf16 = nn_precision_of(n) == NN_PRECISION_BF16;
+  const nn_precision p = nn_precision_of(n);
   /* A batch of one in bf16: the batched kernel beat the fp32 loop by about
    * 10% (BENCHMARKS.md), so AUTO takes it there. */
   if (batch == 1 && (ws->small == NN_SMALL_SGEMV || ws->small == NN_SMALL_LOOP ||
-                     (ws->small == NN_SMALL_AUTO && !bf16)))
+                     (ws->small == NN_SMALL_AUTO && p == NN_PRECISION_FP32)))
     forward_one(n, ws, x, ws->small == NN_SMALL_SGEMV);
-  else if (!bf16 || nn_bf16_forward(n, ws, x, batch) != 0)
+  else if (!(p == NN_PRECISION_BF16 && nn_bf16_forward(n, ws, x, batch) == 0) &&
+           !(p == NN_PRECISION_INT8 && nn_int8_forward(n, ws, x, batch) == 0))
     forward_batch(n, ws, x, batch, 0);
   head_outputs(ws, legal, batch, policy, value, score);
   return 0;
@@ -513,6 +520,7 @@ nn_trainer *nn_trainer_create(const nn_net *n, const nn_train_params *p, char *e
 
 void nn_trainer_free(nn_trainer *t) {
   if (!t) return;
+  nn_shards_free(t->shards);
   free(t->mem);
   free(t);
 }
@@ -528,7 +536,8 @@ static double huber(double e) {
 
 /* Losses and dL/d(head outputs) into ws->dhead. Sums in double. */
 static void head_loss(const nn_ws *ws, const nn_loss_weights *w, const uint32_t *legal,
-                      const float *tp, const float *tv, const float *ts, int B, nn_losses *L) {
+                      const float *tp, const float *tv, const float *ts, int B, nn_losses *L,
+                      int *decisive_out, int *right_out) {
   const int A = ws->cfg.n_actions, O = A + 2;
   const uint32_t all = full_mask(A);
   const float inv = 1.0f / (float)B;
@@ -573,28 +582,27 @@ static void head_loss(const nn_ws *ws, const nn_loss_weights *w, const uint32_t 
   L->entropy = ent / B;
   L->value_sign_acc = decisive ? (double)right / decisive : -1.0;
   L->grad_norm = 0.0;
+  *decisive_out = decisive;
+  *right_out = right;
 }
 
-static float *grad_of(const nn_net *n, nn_trainer *t, int i) {
-  return t->grad + n->tensors[i].offset;
-}
+#define grad_of(n, grad, i) ((grad) + (n)->tensors[i].offset)
 
-int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, const uint32_t *legal,
-                 const float *target_policy, const float *target_value, const float *target_score,
-                 int batch, nn_losses *losses) {
-  if (!ws_fits(n, ws, batch) || !nn_config_equal(&n->cfg, &t->cfg)) return -1;
+void nn_loss_grad_rows(const nn_net *n, const nn_loss_weights *w, float *grad, nn_ws *ws,
+                       const float *x, const uint32_t *legal, const float *target_policy,
+                       const float *target_value, const float *target_score, int batch,
+                       nn_losses *losses, int *decisive, int *right) {
   const int B = batch, NI = n->cfg.n_in, H = n->cfg.hidden, O = n->cfg.n_actions + 2,
             nb = n->cfg.blocks;
-  nn_losses L;
   forward_batch(n, ws, x, B, 1);
-  head_loss(ws, &t->p.w, legal, target_policy, target_value, target_score, B, &L);
+  head_loss(ws, w, legal, target_policy, target_value, target_score, B, losses, decisive, right);
 
   float *g1 = ws->g1, *g2 = ws->g2;
   const float *aL = act_slot(ws, 2 * nb);
   /* dW_head (H x O) = aL^T (H x B) . dhead (B x O) */
   cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, O, B, 1.0f, aL, H, ws->dhead, O, 0.0f,
-              grad_of(n, t, NN_T_HEAD_W(nb)), O);
-  nn_k_colsum(ws->dhead, grad_of(n, t, NN_T_HEAD_B(nb)), B, O);
+              grad_of(n, grad, NN_T_HEAD_W(nb)), O);
+  nn_k_colsum(ws->dhead, grad_of(n, grad, NN_T_HEAD_B(nb)), B, O);
   /* g1 (B x H) = dhead (B x O) . W_head^T (O x H) */
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, O, 1.0f, ws->dhead, O,
               tensor(n, NN_T_HEAD_W(nb)), O, 0.0f, g1, H);
@@ -603,26 +611,42 @@ int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, cons
                 *aout = act_slot(ws, 2 * k + 2);
     /* g1 becomes the gradient at the block's output pre-activation, which
      * is also the gradient reaching a_k through the skip connection. */
-    nn_k_relu_mask_colsum(g1, aout, grad_of(n, t, NN_T_BLOCK(k, 3)), B, H);
+    nn_k_relu_mask_colsum(g1, aout, grad_of(n, grad, NN_T_BLOCK(k, 3)), B, H);
     /* dW2 (H x H) = u^T (H x B) . g1 (B x H) */
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, H, B, 1.0f, u, H, g1, H, 0.0f,
-                grad_of(n, t, NN_T_BLOCK(k, 2)), H);
+                grad_of(n, grad, NN_T_BLOCK(k, 2)), H);
     /* g2 (B x H) = g1 (B x H) . W2^T (H x H) */
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, H, 1.0f, g1, H,
                 tensor(n, NN_T_BLOCK(k, 2)), H, 0.0f, g2, H);
-    nn_k_relu_mask_colsum(g2, u, grad_of(n, t, NN_T_BLOCK(k, 1)), B, H);
+    nn_k_relu_mask_colsum(g2, u, grad_of(n, grad, NN_T_BLOCK(k, 1)), B, H);
     /* dW1 (H x H) = a_k^T (H x B) . g2 (B x H) */
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, H, B, 1.0f, ain, H, g2, H, 0.0f,
-                grad_of(n, t, NN_T_BLOCK(k, 0)), H);
+                grad_of(n, grad, NN_T_BLOCK(k, 0)), H);
     /* g1 (B x H) = g1 + g2 (B x H) . W1^T (H x H): beta = 1 adds the
      * block path to the skip path. */
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, H, H, 1.0f, g2, H,
                 tensor(n, NN_T_BLOCK(k, 0)), H, 1.0f, g1, H);
   }
-  nn_k_relu_mask_colsum(g1, act_slot(ws, 0), grad_of(n, t, NN_T_IN_B), B, H);
+  nn_k_relu_mask_colsum(g1, act_slot(ws, 0), grad_of(n, grad, NN_T_IN_B), B, H);
   /* dW_in (NI x H) = x^T (NI x B) . g1 (B x H) */
   cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, NI, H, B, 1.0f, x, NI, g1, H, 0.0f,
-              grad_of(n, t, NN_T_IN_W), H);
+              grad_of(n, grad, NN_T_IN_W), H);
+}
+
+int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, const uint32_t *legal,
+                 const float *target_policy, const float *target_value, const float *target_score,
+                 int batch, nn_losses *losses) {
+  if (!ws_fits(n, ws, batch) || !nn_config_equal(&n->cfg, &t->cfg)) return -1;
+  nn_losses L;
+  if (t->shards) {
+    if (nn_shard_loss_grad(n, t, ws, x, legal, target_policy, target_value, target_score, batch,
+                           &L) != 0)
+      return -1;
+  } else {
+    int decisive, right;
+    nn_loss_grad_rows(n, &t->p.w, t->grad, ws, x, legal, target_policy, target_value, target_score,
+                      batch, &L, &decisive, &right);
+  }
   L.grad_norm = sqrt(nn_k_sumsq(t->grad, t->n));
   if (losses) *losses = L;
   return 0;
@@ -646,7 +670,7 @@ int nn_train_step(nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, const uin
     nn_k_adam(n->params + o, t->grad + o, t->m + o, t->v + o, cnt, gscale, lr,
               tn->decay ? p->weight_decay : 0.0f, p->beta1, p->beta2, bc1, bc2, p->eps);
   }
-  n->bf16_fresh = 0; /* re-packing every step would tax training */
+  n->packed_fresh = 0; /* re-packing every step would tax training */
   if (losses) *losses = L;
   return 0;
 }

@@ -93,30 +93,70 @@ const nn_tensor *nn_tensor_at(const nn_net *n, int i);
 /* ---- Precision -------------------------------------------------------------
  * nn_forward can run the dense layers in bfloat16 (AVX512_BF16: bf16 weights
  * and activations, fp32 accumulation, bias, skip connections and heads in
- * fp32); training always works on the fp32 parameters. The bf16 weights are
- * a packed copy owned by the net, made by nn_set_precision (it writes the
+ * fp32) or the residual blocks in int8 (8-bit weights quantised per output
+ * column, 7-bit activations quantised per position, 32-bit integer sums;
+ * input layer, head, biases and skip connections in fp32: nn_int8.c);
+ * training always works on the fp32 parameters. The bf16 or int8 weights
+ * are a copy owned by the net, made by nn_set_precision (it writes the
  * net: call it when a net is loaded or promoted, never while others
  * evaluate it). nn_copy (as dst), nn_load_into and nn_checkpoint_load
- * re-pack a bf16 net's copy; nn_train_step and nn_params_mut make it stale,
- * and a stale net evaluates in fp32 until nn_set_precision is called again,
- * so results never come from outdated weights. */
+ * re-pack the copy; nn_train_step and nn_params_mut make it stale, and a
+ * stale net evaluates in fp32 until nn_set_precision is called again, so
+ * results never come from outdated weights. */
 typedef enum {
-  NN_PRECISION_AUTO = 0, /* bf16 where the CPU has AVX512_BF16, else fp32 */
+  NN_PRECISION_AUTO = 0, /* nn_precision_auto's choice for this CPU */
   NN_PRECISION_FP32,
-  NN_PRECISION_BF16 /* refused (-1) where the CPU or build lacks it */
+  NN_PRECISION_BF16, /* refused (-1) where the CPU or build lacks it */
+  NN_PRECISION_INT8  /* runs everywhere; vector kernels where the CPU has them */
 } nn_precision;
 
+/* What AUTO resolves to on this CPU, by the kernels' measured speeds
+ * (BENCHMARKS.md): int8 where the int8 kernel in use is AVX512_VNNI, else
+ * bf16 where the CPU has AVX512_BF16, else int8 where a 256-bit int8
+ * kernel runs (AVX2, AVX-VNNI), else fp32. A forced int8 kernel counts:
+ * forcing AVX2 on an AVX-512 CPU makes AUTO what an AVX2 CPU's would be,
+ * except for bf16. */
+nn_precision nn_precision_auto(void);
 /* 1 if this build and CPU can run the bf16 path. */
 int nn_bf16_supported(void);
 /* Tests: allowed = 0 makes nn_bf16_supported() 0, as on a CPU without
- * AVX512_BF16 (AUTO then picks fp32, BF16 is refused). Process-wide. */
+ * AVX512_BF16 (AUTO then picks int8 or fp32, BF16 is refused).
+ * Process-wide. */
 void nn_bf16_allow(int allowed);
-/* Sets what nn_forward uses for n, converting the weights now for bf16. */
+/* Sets what nn_forward uses for n, converting the weights now for bf16 and
+ * int8. */
 int nn_set_precision(nn_net *n, nn_precision p, char *err, size_t errlen);
-/* What nn_forward uses for n now: NN_PRECISION_FP32 or NN_PRECISION_BF16. */
+/* What nn_forward uses for n now: FP32, BF16 or INT8 (never AUTO). */
 nn_precision nn_precision_of(const nn_net *n);
-/* "auto", "fp32", "bf16". */
+/* "auto", "fp32", "bf16", "int8". */
 const char *nn_precision_name(nn_precision p);
+/* What n evaluates in, for banners: "fp32", "bf16" or "int8 avx2" (with
+ * the int8 kernel in use). */
+void nn_precision_describe(const nn_net *n, char *buf, size_t len);
+
+/* The int8 kernels. Each computes the same integers; AUTO is the best the
+ * CPU runs (512-bit VNNI, then AVX-VNNI, then AVX2, then portable C). Every
+ * kernel the CPU can run can be forced, process-wide, for tests and
+ * benchmarks: nn_int8_force_kernel, or the environment variable
+ * SOWZERO_INT8_KERNEL (a name as below, read once; nn_set_precision refuses
+ * int8 while it names a kernel the CPU cannot run). The force wins over
+ * the variable. */
+typedef enum {
+  NN_INT8_AUTO = 0,
+  NN_INT8_PORTABLE,  /* plain C */
+  NN_INT8_AVX2,      /* vpmaddubsw + vpmaddwd, 256-bit */
+  NN_INT8_AVXVNNI,   /* vpdpbusd, 256-bit (AVX-VNNI) */
+  NN_INT8_AVX512VNNI /* vpdpbusd, 512-bit (AVX512_VNNI) */
+} nn_int8_kernel;
+int nn_int8_kernel_supported(nn_int8_kernel k);
+/* -1 (nothing changes) if the CPU or build cannot run k. */
+int nn_int8_force_kernel(nn_int8_kernel k);
+/* The kernel int8 forwards use now (never AUTO). */
+nn_int8_kernel nn_int8_kernel_in_use(void);
+/* "auto", "portable", "avx2", "avxvnni", "avx512vnni". */
+const char *nn_int8_kernel_name(nn_int8_kernel k);
+/* The kernel named s; -1 for an unknown name. */
+int nn_int8_kernel_parse(const char *s, nn_int8_kernel *k);
 
 /* ---- Workspace and forward pass ------------------------------------------- */
 typedef struct nn_ws nn_ws;
@@ -216,6 +256,19 @@ int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, cons
                  const float *target_policy, const float *target_value, const float *target_score,
                  int batch, nn_losses *losses);
 const float *nn_trainer_grad(const nn_trainer *t);
+/* Training on threads threads (1..NN_MAX_TRAIN_THREADS): nn_train_step and
+ * nn_loss_grad then split each batch into that many shards of consecutive
+ * rows, run each shard's forward and backward pass on its own thread (the
+ * caller's is one of them) with its own workspace and gradient, and sum
+ * the gradients, weighted by rows, in shard order: deterministic for a
+ * given thread count, but not bit for bit the one-thread result. Batches
+ * smaller than 2 rows per thread use fewer shards. Starts the helper
+ * threads and makes their buffers (for nets of n's config and batches up
+ * to max_batch) now; 1 stops them. Not while a step runs. */
+#define NN_MAX_TRAIN_THREADS 256
+int nn_trainer_set_threads(nn_trainer *t, const nn_net *n, int threads, int max_batch, char *err,
+                           size_t errlen);
+int nn_trainer_threads(const nn_trainer *t);
 /* The same losses computed in double precision from nn_forward_naive (for
  * finite-difference tests); grad_norm is 0. */
 int nn_loss_naive(const nn_net *n, nn_ws *ws, const nn_loss_weights *w, const float *x,

@@ -26,6 +26,7 @@
 #include "base/base.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,39 +137,73 @@ static struct nn_bf16 *bf16_alloc(const nn_config *c) {
   return b;
 }
 
-void nn_bf16_refresh(nn_net *n) {
-  if (!n->bf16) return;
-  for (int i = 0; i < n->bf16->n_layers; i++)
-    pack(&n->bf16->m[i], n->params + n->tensors[layer_tensor(&n->cfg, i)].offset);
-  n->bf16_fresh = 1;
+void nn_packed_refresh(nn_net *n) {
+  if (n->bf16)
+    for (int i = 0; i < n->bf16->n_layers; i++)
+      pack(&n->bf16->m[i], n->params + n->tensors[layer_tensor(&n->cfg, i)].offset);
+  nn_int8_refresh(n);
+  n->packed_fresh = 1;
+}
+
+nn_precision nn_precision_auto(void) {
+  /* vpdpbusd does 64 multiply-adds where vdpbf16ps does 32, at the same
+   * width and rate: measured, int8 on AVX512_VNNI ran 3x bf16 at batch 256
+   * (BENCHMARKS.md), so it goes first; bf16 next; then int8 on 256-bit
+   * kernels, 1.6-2x fp32; fp32 where no vector kernel runs. */
+  nn_int8_kernel k = nn_int8_kernel_in_use();
+  if (k == NN_INT8_AVX512VNNI) return NN_PRECISION_INT8;
+  if (nn_bf16_supported()) return NN_PRECISION_BF16;
+  return k != NN_INT8_PORTABLE ? NN_PRECISION_INT8 : NN_PRECISION_FP32;
 }
 
 int nn_set_precision(nn_net *n, nn_precision p, char *err, size_t errlen) {
-  if (p != NN_PRECISION_AUTO && p != NN_PRECISION_FP32 && p != NN_PRECISION_BF16) {
+  if (p != NN_PRECISION_AUTO && p != NN_PRECISION_FP32 && p != NN_PRECISION_BF16 &&
+      p != NN_PRECISION_INT8) {
     errf(err, errlen, "unknown network precision %d", (int)p);
     return -1;
   }
-  int have = nn_bf16_supported();
-  if (p == NN_PRECISION_BF16 && !have) {
+  if (p == NN_PRECISION_BF16 && !nn_bf16_supported()) {
     errf(err, errlen, "precision bf16: this CPU or build has no AVX512_BF16");
     return -1;
   }
-  if (p == NN_PRECISION_FP32 || (p == NN_PRECISION_AUTO && !have)) {
+  if (p == NN_PRECISION_AUTO) p = nn_precision_auto();
+  if (p == NN_PRECISION_INT8 && nn_int8_env_check(err, errlen) != 0) return -1;
+  /* One packed copy at a time: the other one goes. */
+  if (p != NN_PRECISION_BF16) {
     nn_bf16_free(n->bf16);
     n->bf16 = NULL;
-    n->bf16_fresh = 0;
+  }
+  if (p != NN_PRECISION_INT8) {
+    nn_int8_free(n->int8);
+    n->int8 = NULL;
+  }
+  if (p == NN_PRECISION_FP32) {
+    n->packed_fresh = 0;
     return 0;
   }
-  if (!n->bf16 && !(n->bf16 = bf16_alloc(&n->cfg))) {
+  if (p == NN_PRECISION_BF16 && !n->bf16 && !(n->bf16 = bf16_alloc(&n->cfg))) {
     errf(err, errlen, "out of memory for the bf16 weights");
     return -1;
   }
-  nn_bf16_refresh(n);
+  if (p == NN_PRECISION_INT8 && !n->int8 && !(n->int8 = nn_int8_alloc(&n->cfg))) {
+    errf(err, errlen, "out of memory for the int8 weights");
+    return -1;
+  }
+  nn_packed_refresh(n);
   return 0;
 }
 
 nn_precision nn_precision_of(const nn_net *n) {
-  return n->bf16 && n->bf16_fresh ? NN_PRECISION_BF16 : NN_PRECISION_FP32;
+  if (!n->packed_fresh) return NN_PRECISION_FP32;
+  return n->bf16 ? NN_PRECISION_BF16 : n->int8 ? NN_PRECISION_INT8 : NN_PRECISION_FP32;
+}
+
+void nn_precision_describe(const nn_net *n, char *buf, size_t len) {
+  nn_precision p = nn_precision_of(n);
+  if (p == NN_PRECISION_INT8)
+    snprintf(buf, len, "int8 %s", nn_int8_kernel_name(nn_int8_kernel_in_use()));
+  else
+    snprintf(buf, len, "%s", nn_precision_name(p));
 }
 
 const char *nn_precision_name(nn_precision p) {
@@ -179,6 +214,8 @@ const char *nn_precision_name(nn_precision p) {
       return "fp32";
     case NN_PRECISION_BF16:
       return "bf16";
+    case NN_PRECISION_INT8:
+      return "int8";
   }
   return "?";
 }

@@ -419,7 +419,7 @@ int nn_load_into(nn_net *n, const char *path, const nn_expect *expect, nn_meta *
     return -1;
   }
   rfloats(&f.r, n->params, n->n_params);
-  nn_bf16_refresh(n);
+  nn_packed_refresh(n);
   if (meta_out) *meta_out = f.meta;
   free(f.buf);
   return 0;
@@ -455,7 +455,7 @@ int nn_checkpoint_load(nn_net *n, nn_trainer *t, const char *path, const nn_expe
   rfloats(&f.r, n->params, n->n_params);
   rfloats(&f.r, t->m, n->n_params);
   rfloats(&f.r, t->v, n->n_params);
-  nn_bf16_refresh(n);
+  nn_packed_refresh(n);
   if (bl) memcpy(blob, peek.p + peek.pos, (size_t)bl);
   if (blob_len) *blob_len = (size_t)bl;
   if (meta_out) *meta_out = f.meta;

@@ -24,6 +24,10 @@ typedef struct {
   uint16_t *w;
 } nn_bf16_mat;
 struct nn_bf16;
+struct nn_int8;
+
+/* Rows per pass of the int8 forward (nn_int8.c). */
+#define NN_INT8_CHUNK 64
 
 struct nn_net {
   nn_config cfg;
@@ -32,7 +36,9 @@ struct nn_net {
   int n_tensors;
   nn_tensor *tensors;   /* n_tensors entries */
   struct nn_bf16 *bf16; /* packed bf16 weights when the precision is bf16 */
-  int bf16_fresh;       /* 1: bf16 matches params (writers clear or refresh it) */
+  struct nn_int8 *int8; /* quantised weights when the precision is int8 */
+  int packed_fresh;     /* 1: the bf16 or int8 copy matches params (writers
+                           clear or refresh it) */
 };
 
 struct nn_ws {
@@ -50,15 +56,20 @@ struct nn_ws {
   int *nz;         /* max(H, n_in) indices of non-zero inputs (batch-1 loop) */
   uint16_t *bf_in; /* max_batch x max(n_in, H) rounded up to even: bf16 layer input */
   uint16_t *bf_a;  /* max_batch x H rounded up to even: bf16 copy of the stream */
+  uint8_t *q8;     /* 2 x NN_INT8_CHUNK x H rounded up to 4: int8 layer inputs */
+  float *q8s;      /* 2 x NN_INT8_CHUNK: their row scales */
   void *mem;       /* the one allocation behind the float buffers */
 };
+
+struct nn_shards;
 
 struct nn_trainer {
   nn_config cfg;
   nn_train_params p;
   size_t n;
   uint64_t step;
-  float *grad, *m, *v; /* n floats each, parameter layout */
+  float *grad, *m, *v;      /* n floats each, parameter layout */
+  struct nn_shards *shards; /* helper threads (nn_trainer_set_threads), or NULL */
   void *mem;
 };
 
@@ -72,10 +83,40 @@ nn_net *nn_alloc(const nn_config *c, char *err, size_t errlen);
 
 /* ---- bf16 path (nn_bf16.c) ---------------------------------------------- */
 void nn_bf16_free(struct nn_bf16 *b);
-/* Re-packs the bf16 weights from params (if the net has them); fresh again. */
-void nn_bf16_refresh(nn_net *n);
+/* Re-packs the bf16 or int8 weights from params (if the net has them);
+ * fresh again. */
+void nn_packed_refresh(nn_net *n);
 /* The trunk and head into ws->head in bf16; -1 if the net is not in bf16. */
 int nn_bf16_forward(const nn_net *n, nn_ws *ws, const float *x, int batch);
+
+/* ---- int8 path (nn_int8.c) ---------------------------------------------- */
+struct nn_int8 *nn_int8_alloc(const nn_config *c);
+void nn_int8_free(struct nn_int8 *q);
+/* -1 with a message if SOWZERO_INT8_KERNEL names no kernel this CPU runs. */
+int nn_int8_env_check(char *err, size_t errlen);
+/* Re-quantises the weights from params (if the net has them). */
+void nn_int8_refresh(nn_net *n);
+/* The trunk and head into ws->head in int8; -1 if the net is not in int8. */
+int nn_int8_forward(const nn_net *n, nn_ws *ws, const float *x, int batch);
+
+/* C (B x N) = A (B x K) . W (K x N) + beta C through cblas_sgemm (nn.c);
+ * scratch holds N x B floats. */
+void nn_dense(int B, int N, int K, const float *A, const float *W, float beta, float *C,
+              float *scratch);
+
+/* ---- Training (nn.c, nn_shard.c) ------------------------------------------ */
+/* Forward and backward of batch rows: the gradient of the weighted loss
+ * (means over the rows) into grad (parameter layout), the losses without
+ * grad_norm, and the counts behind value_sign_acc. */
+void nn_loss_grad_rows(const nn_net *n, const nn_loss_weights *w, float *grad, nn_ws *ws,
+                       const float *x, const uint32_t *legal, const float *target_policy,
+                       const float *target_value, const float *target_score, int batch,
+                       nn_losses *losses, int *decisive, int *right);
+/* The same over the trainer's threads into t->grad, without grad_norm. */
+int nn_shard_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x,
+                       const uint32_t *legal, const float *target_policy, const float *target_value,
+                       const float *target_score, int batch, nn_losses *losses);
+void nn_shards_free(struct nn_shards *s);
 
 /* ---- Kernels (nn_kern.c): the elementwise passes around the GEMMs, written
  * with vector extensions and compiled for several instruction sets. ------- */

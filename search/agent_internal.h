@@ -78,7 +78,7 @@ void agent_network_margin(agent_network *n, const game *g, const game_pos *p, ag
  * trained with (the trainer's default). */
 #define AGENT_SCORE_SCALE_KEY(T, F) \
   KV_D("score_scale", T, F, 0.01, 1000, "10", "the training's score_scale (for analyze's margin)")
-/* precision=auto|fp32|bf16, an int holding an nn_precision. */
+/* precision=auto|fp32|bf16|int8, an int holding an nn_precision. */
 extern const char *const agent_precision_names[]; /* in nn_precision order */
 /* rules=own|any, an int holding an mcts_nn_rules (mcts_nn_load). */
 extern const char *const agent_rules_names[];
@@ -87,8 +87,9 @@ extern const char *const agent_rules_names[];
        "own: only the rules the network was trained on; any: every rule set of its game")
 #define AGENT_PRECISION_KEY(T, F)                                        \
   KV_E("precision", T, F, agent_precision_names, "auto",                 \
-       "network arithmetic: auto (bf16 where the CPU has AVX512_BF16), " \
-       "fp32 or bf16")
+       "network arithmetic: auto (the fastest the CPU runs: int8 with "  \
+       "AVX512_VNNI, else bf16, else int8 with AVX2, else fp32), fp32, " \
+       "bf16 or int8")
 
 /* The endgame-database settings every searching kind takes
  * (search/agent_egdb.c): egdb=DIR|on|off and egdb_seeds=N. */

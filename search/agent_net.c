@@ -8,7 +8,7 @@
 
 #include "search/agent_internal.h"
 
-const char *const agent_precision_names[] = {"auto", "fp32", "bf16", NULL};
+const char *const agent_precision_names[] = {"auto", "fp32", "bf16", "int8", NULL};
 const char *const agent_rules_names[] = {"own", "any", NULL};
 
 #ifndef SOWZERO_MODELS_DIR

@@ -339,7 +339,8 @@ END_TEST
 
 /* precision= reaches the agent's network: its margin is bit for bit the
  * score of the same net evaluated in that precision. bf16 on a CPU without
- * AVX512_BF16 (simulated) is refused naming the setting; auto falls back. */
+ * AVX512_BF16 (simulated) is refused naming the setting; auto falls back
+ * to what nn_precision_auto says (int8 where AVX2 runs, else fp32). */
 START_TEST(network_agents_precision) {
   configure_game("oware", NULL);
   char path[64], spec[160], err[256];
@@ -351,10 +352,10 @@ START_TEST(network_agents_precision) {
   game_pos p;
   game_start(&G, &p);
   ck_assert_int_eq(game_play(&G, &p, 3) >= 0, 1);
-  const nn_precision precs[] = {NN_PRECISION_FP32, NN_PRECISION_BF16};
-  const char *names[] = {"fp32", "bf16"};
-  float ref[2] = {0, 0};
-  for (int k = 0; k < 2; k++) {
+  const nn_precision precs[] = {NN_PRECISION_FP32, NN_PRECISION_BF16, NN_PRECISION_INT8};
+  const char *names[] = {"fp32", "bf16", "int8"};
+  float ref[3] = {0, 0, 0};
+  for (int k = 0; k < 3; k++) {
     if (precs[k] == NN_PRECISION_BF16 && !nn_bf16_supported()) continue;
     ck_assert_int_eq(nn_set_precision(net, precs[k], err, sizeof err), 0);
     ck_assert_int_eq(mcts_nn_score(ev, &p, &ref[k]), 0);
@@ -372,7 +373,9 @@ START_TEST(network_agents_precision) {
     }
   }
   if (nn_bf16_supported()) ck_assert_msg(ref[0] != ref[1], "fp32 and bf16 scores both %g", ref[0]);
+  ck_assert_msg(ref[0] != ref[2], "fp32 and int8 scores both %g", ref[0]);
   nn_bf16_allow(0);
+  const int fallback = nn_precision_auto() == NN_PRECISION_INT8 ? 2 : 0;
   for (int z = 0; z < 2; z++) {
     snprintf(spec, sizeof spec, "%s weights=%s precision=bf16", z ? "zero" : "net", path);
     err[0] = 0;
@@ -383,7 +386,7 @@ START_TEST(network_agents_precision) {
     ck_assert_msg(a != NULL, "%s: %s", spec, err);
     agent_analysis an;
     ck_assert_int_eq(agent_analyze(a, &p, NULL, &an), 0);
-    ck_assert(an.margin == (float)(ref[0] * 10.0)); /* fp32 */
+    ck_assert(an.margin == (float)(ref[fallback] * 10.0));
     agent_free(a);
   }
   nn_bf16_allow(1);

@@ -139,7 +139,7 @@ START_TEST(bad_configs_name_the_culprit) {
                    "x.ini:2: network.width: unknown key (known in [network]: hidden, blocks, "
                    "precision)");
   ck_assert_str_eq(cfg_error("[network]\nprecision = fp16\n", 0, NULL),
-                   "x.ini:2: network.precision: bad value 'fp16' (one of: auto, fp32, bf16)");
+                   "x.ini:2: network.precision: bad value 'fp16' (one of: auto, fp32, bf16, int8)");
   ck_assert_str_eq(cfg_error("[network]\nhidden = wide\n", 0, NULL),
                    "x.ini:2: network.hidden: bad value 'wide' (an integer 8..4096)");
   ck_assert_str_eq(cfg_error("[learner]\nbatch = 2.5\n", 0, NULL),

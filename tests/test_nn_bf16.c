@@ -257,13 +257,15 @@ START_TEST(fp32_forced_and_fallback) {
   ck_assert_int_eq(nn_forward(ref, ws, d.x, d.legal, 16, p0, NULL, NULL), 0);
 
   ck_assert_int_eq(nn_set_precision(n, NN_PRECISION_AUTO, err, sizeof err), 0);
-  ck_assert_int_eq(nn_precision_of(n), nn_bf16_supported() ? NN_PRECISION_BF16 : NN_PRECISION_FP32);
+  ck_assert_int_eq(nn_precision_of(n), nn_precision_auto());
   ck_assert_int_eq(nn_set_precision(n, NN_PRECISION_FP32, err, sizeof err), 0);
   ck_assert_int_eq(nn_precision_of(n), NN_PRECISION_FP32);
   ck_assert_int_eq(nn_forward(n, ws, d.x, d.legal, 16, p1, NULL, NULL), 0);
   ck_assert_int_eq(memcmp(p0, p1, sizeof p0), 0);
 
+  /* A CPU with neither AVX512_BF16 nor an int8 vector kernel. */
   nn_bf16_allow(0);
+  ck_assert_int_eq(nn_int8_force_kernel(NN_INT8_PORTABLE), 0);
   ck_assert_int_eq(nn_bf16_supported(), 0);
   ck_assert_int_eq(nn_set_precision(n, NN_PRECISION_AUTO, err, sizeof err), 0);
   ck_assert_int_eq(nn_precision_of(n), NN_PRECISION_FP32);
@@ -275,6 +277,7 @@ START_TEST(fp32_forced_and_fallback) {
   ck_assert_int_eq(nn_precision_of(n), NN_PRECISION_FP32);
   ck_assert_int_eq(nn_set_precision(n, (nn_precision)7, err, sizeof err), -1);
   nn_bf16_allow(1);
+  ck_assert_int_eq(nn_int8_force_kernel(NN_INT8_AUTO), 0);
 
   ck_assert_str_eq(nn_precision_name(NN_PRECISION_AUTO), "auto");
   ck_assert_str_eq(nn_precision_name(NN_PRECISION_FP32), "fp32");
@@ -327,7 +330,7 @@ END_TEST
 
 START_TEST(threads_share_a_bf16_net) {
   nn_net *n = make_net(&small_cfg, 5);
-  set_prec(n, NN_PRECISION_AUTO);
+  set_prec(n, nn_bf16_supported() ? NN_PRECISION_BF16 : NN_PRECISION_AUTO);
   check_threads_share(n);
   nn_free(n);
 }

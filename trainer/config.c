@@ -26,12 +26,12 @@ const char *config_origin_of(ini *f, const char *section, const char *key, char 
 }
 
 #define K_(kind, name, field, ...) kind(name, train_config, field, __VA_ARGS__)
-static const char *const precision_names[] = {"auto", "fp32", "bf16", NULL}; /* nn_precision */
+static const char *const precision_names[] = {"auto", "fp32", "bf16", "int8", NULL};
 static const kv_key network_keys[] = {
     K_(KV_I, "hidden", hidden, 8, 4096, "256", "width of every hidden layer"),
     K_(KV_I, "blocks", blocks, 0, 64, "2", "residual blocks of two dense layers"),
     K_(KV_E, "precision", precision, precision_names, "auto",
-       "inference arithmetic: auto (bf16 where the CPU has AVX512_BF16) | fp32 | bf16"),
+       "inference arithmetic: auto (the fastest this CPU runs) | fp32 | bf16 | int8"),
 };
 static const kv_key selfplay_keys[] = {
     K_(KV_IA, "threads", threads, 1, 64, "auto",
@@ -58,6 +58,7 @@ static const kv_key replay_keys[] = {
 };
 static const kv_key learner_keys[] = {
     K_(KV_I, "batch", batch, 1, 8192, "256", "mini-batch size"),
+    K_(KV_I, "threads", learner_threads, 1, 256, "1", "threads sharing each training step"),
     K_(KV_F, "lr", lr, 0, 10, "0.002", "learning rate (Adam)"),
     K_(KV_F, "lr_final", lr_final, 0, 10, "0.0002",
        "learning rate at the end of the budget (cosine schedule)"),
@@ -127,8 +128,7 @@ static const kv_table network_t = KV_TABLE(network_keys), selfplay_t = KV_TABLE(
                       gating_t = KV_TABLE(gating_keys), eval_t = KV_TABLE(eval_keys),
                       egdb_t = KV_TABLE(egdb_keys), run_t = KV_TABLE(run_keys);
 
-/* The sections after [game], in file order. [search] is the search's own
- * table over c->search; the others are tables over the config itself. */
+/* The sections after [game], in file order; [search] is a table over c->search. */
 typedef struct {
   const char *name;
   const kv_table *t; /* NULL: [search] */

@@ -50,8 +50,9 @@ typedef struct {
   int min_samples; /* samples before learning starts */
   /* [learner] */
   int batch;
-  float lr, lr_final; /* cosine from lr to lr_final over the budget */
-  int warmup_steps;   /* linear warm-up of the learning rate */
+  int learner_threads; /* threads of each training step (nn_trainer_set_threads) */
+  float lr, lr_final;  /* cosine from lr to lr_final over the budget */
+  int warmup_steps;    /* linear warm-up of the learning rate */
   float weight_decay, clip_norm;
   float policy_w, value_w, score_w;
   float score_scale;  /* score target = margin / score_scale */

@@ -17,6 +17,9 @@ int learner_init(learner *l, const train_config *c, char *err, size_t errlen) {
   tp.clip_norm = c->clip_norm;
   if (!(l->trainer = nn_trainer_create(l->cand, &tp, err, errlen))) return -1;
   if (!(l->ws = nn_ws_create(l->cand, c->batch, err, errlen))) return -1;
+  if (c->learner_threads > 1 &&
+      nn_trainer_set_threads(l->trainer, l->cand, c->learner_threads, c->batch, err, errlen) != 0)
+    return -1;
   rng_seed(&l->rng, c->seed, 0x6c6561726eULL);
   int b = c->batch, nf = c->g.n_features, na = c->g.n_actions;
   l->batch = malloc(sizeof *l->batch * (size_t)b);

@@ -117,9 +117,16 @@ int train_bench(const train_config *c, double seconds, train_bench_result *out, 
  * transport not included), each for half of `seconds`, on random games of
  * the config's game. Its capacity is the most samples per second it can
  * take in while training train_ratio samples per sample:
- * 1 / (1 / intake + train_ratio / (batch x steps)). */
+ * 1 / (1 / intake + train_ratio / (batch x steps)). With learner.threads
+ * above 1 the steps are timed by the wall clock (the helpers' CPU time is
+ * not the calling thread's), else by the thread's CPU clock; the _wall
+ * figures are by the wall clock either way, steps_per_s_thread by the
+ * calling thread's CPU clock either way (with threads that each have a
+ * core, the wall rate approaches it: the caller does its shard, its slice
+ * of the sums and Adam). */
 typedef struct {
   double steps_per_s, intake_per_s, capacity_per_s;
+  double steps_per_s_wall, capacity_per_s_wall, steps_per_s_thread;
 } train_learner_result;
 
 int train_bench_learner(const train_config *c, double seconds, train_learner_result *out, char *err,

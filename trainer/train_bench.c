@@ -167,16 +167,24 @@ int train_bench_learner(const train_config *config, double seconds, train_learne
   /* Steps on the full buffer. */
   nn_losses avg = {0}, last;
   uint64_t steps = 0;
-  t0 = t1 = clock_thread_cpu();
+  const int wall = c->learner_threads > 1; /* helpers' time is not this thread's */
+  double w0 = clock_wall(), w1 = w0, c0 = clock_thread_cpu(), c1 = c0;
+  t0 = t1 = wall ? w0 : c0;
   while (t1 - t0 < seconds / 2) {
     float lr = learner_rate(c, &counters, 0);
     if (learner_step(&l, buf, lr, &counters, &last, &avg, err, errlen) != 0) goto out;
     steps++;
-    t1 = clock_thread_cpu();
+    w1 = clock_wall();
+    c1 = clock_thread_cpu();
+    t1 = wall ? w1 : c1;
   }
   out->steps_per_s = (double)steps / (t1 - t0);
+  out->steps_per_s_thread = (double)steps / (c1 - c0 > 1e-9 ? c1 - c0 : 1e-9);
+  out->steps_per_s_wall = (double)steps / (w1 - w0);
   out->capacity_per_s =
       1 / (1 / out->intake_per_s + c->train_ratio / (c->batch * out->steps_per_s));
+  out->capacity_per_s_wall =
+      1 / (1 / out->intake_per_s + c->train_ratio / (c->batch * out->steps_per_s_wall));
   rc = 0;
 out:
   free(msgs);

@@ -94,8 +94,8 @@ class Agent:
 
 class Network(_core.Network):
     """A weight file: Network(path).evaluate(x, mask) -> (policy, value, margin).
-    precision: fp32 (the default), bf16 (CPUs with AVX512_BF16) or auto, as
-    the agents' precision= setting."""
+    precision: fp32 (the default), bf16 (CPUs with AVX512_BF16), int8 or auto,
+    as the agents' precision= setting."""
 
     def __init__(self, path, score_scale=10.0, precision="fp32"):
         super().__init__(os.fspath(path), precision)

@@ -134,10 +134,10 @@ static int Network_init(NetworkObject *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"path", "precision", NULL};
   if (!PyArg_ParseTupleAndKeywords(args, kw, "s|s", kwlist, &path, &precision)) return -1;
   int prec = -1;
-  for (int i = 0; i < 3; i++)
+  for (int i = NN_PRECISION_AUTO; i <= NN_PRECISION_INT8; i++)
     if (!strcmp(precision, nn_precision_name((nn_precision)i))) prec = i;
   if (prec < 0) {
-    PyErr_SetString(sz_error, "precision must be auto, fp32 or bf16");
+    PyErr_SetString(sz_error, "precision must be auto, fp32, bf16 or int8");
     return -1;
   }
   char err[1024];

@@ -1,0 +1,416 @@
+/* The int8 forward path (nn/nn_int8.c): the VNNI kernels against the
+ * portable one (the same integers, so the same results), every kernel the
+ * CPU runs against a reference that quantises like it and against the fp32
+ * forward within stated bounds (random and trained weights), rows nearly
+ * independent of the batch, the quantised copy following the weights, and
+ * kernel forcing. The AVX2 kernel runs wherever the CPU has AVX2, AVX-512
+ * CPUs included. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "nn/nn.h"
+#include "tests/nntest.h"
+#include "tests/testkit.h"
+#include "tests/testutil.h"
+
+typedef struct {
+  double policy, value, score;
+} diffs;
+
+/* Bounds of int8 against fp32 over a batch: the largest probability,
+ * value and score (relative to max(|score|, 1)) differences. Measured on
+ * these nets and batches, random inputs in [-1, 1], with 7-bit activations
+ * (the AVX2 kernel; 8-bit ones do better): random weights and biases
+ * policy 0.018, value 0.055, score 0.14 (the narrow 13-37x3-32 net; the
+ * default net 0.011, 0.018, 0.030); after 200 training steps 0.014, 0.043,
+ * 0.078. The bounds are about twice that. Real positions through a
+ * trained net are the accuracy that counts: `bench nn --run`. */
+static const diffs random_tol = {0.04, 0.1, 0.3};
+static const diffs trained_tol = {0.03, 0.08, 0.15};
+/* The portable kernel against the quantising reference (double sums): an
+ * activation whose rounding tips the other way moves a logit by one
+ * quantum of one input times a weight, well under this. */
+#define REF_TOL 2e-3
+
+static const nn_config cfgs[] = {
+    {.n_in = 64, .hidden = 256, .blocks = 2, .n_actions = 6}, /* the default */
+    {.n_in = 20, .hidden = 48, .blocks = 2, .n_actions = 7},
+    {.n_in = 13, .hidden = 37, .blocks = 3, .n_actions = 32}, /* K % 4, N % 8 tails */
+    {.n_in = 9, .hidden = 16, .blocks = 0, .n_actions = 1},   /* no int8 layer at all */
+    {.n_in = 64, .hidden = 40, .blocks = 1, .n_actions = 20}, /* 16 < N % 32 */
+};
+#define N_CFGS ((int)(sizeof cfgs / sizeof cfgs[0]))
+static const int all_batches[] = {1, 2, 3, 5, 7, 8, 9, 17, 64, 65, 130};
+/* Under the sanitizers (SOWZERO_TEST_SCALE < 1) fewer: a single row, a
+ * ragged row tile, and the chunk boundary. */
+static const int few_batches[] = {1, 7, 65};
+#define batches   (test_scale() < 1 ? few_batches : all_batches)
+#define N_BATCHES (test_scale() < 1 ? 3 : (int)(sizeof all_batches / sizeof all_batches[0]))
+
+static void set_prec(nn_net *n, nn_precision p) {
+  char err[256];
+  ck_assert_msg(nn_set_precision(n, p, err, sizeof err) == 0, "%s", err);
+}
+
+static void force(nn_int8_kernel k) { ck_assert_int_eq(nn_int8_force_kernel(k), 0); }
+
+/* Forward of d through n in fp32 and in int8 (same ws); the largest
+ * differences. Leaves n in int8. */
+static diffs int8_vs_fp32(nn_net *n, nn_ws *ws, const data *d, int batch, const uint32_t *legal) {
+  const int A = nn_config_of(n).n_actions;
+  float *p[2], *v[2], *s[2];
+  for (int k = 0; k < 2; k++) {
+    p[k] = malloc(sizeof(float) * batch * A);
+    v[k] = malloc(sizeof(float) * batch);
+    s[k] = malloc(sizeof(float) * batch);
+    set_prec(n, k ? NN_PRECISION_INT8 : NN_PRECISION_FP32);
+    ck_assert_int_eq(nn_precision_of(n), k ? NN_PRECISION_INT8 : NN_PRECISION_FP32);
+    ck_assert_int_eq(nn_forward(n, ws, d->x, legal, batch, p[k], v[k], s[k]), 0);
+  }
+  diffs r = {0, 0, 0};
+  for (int b = 0; b < batch; b++) {
+    double sum = 0;
+    for (int a = 0; a < A; a++) {
+      double q = p[1][b * A + a];
+      r.policy = fmax(r.policy, fabs(q - p[0][b * A + a]));
+      if (legal && !(legal[b] >> a & 1)) CHECK(q == 0.0, "illegal action %d has %g", a, q);
+      sum += q;
+    }
+    int none = legal && (legal[b] & ((A >= 32 ? 0xffffffffu : (1u << A) - 1u))) == 0;
+    CHECK(fabs(sum - (none ? 0.0 : 1.0)) < 1e-5, "row %d sums to %g", b, sum);
+    CHECK(v[1][b] > -1 && v[1][b] < 1, "value %g", v[1][b]);
+    r.value = fmax(r.value, fabs(v[1][b] - v[0][b]));
+    r.score = fmax(r.score, fabs(s[1][b] - s[0][b]) / fmax(fabs(s[0][b]), 1.0));
+  }
+  for (int k = 0; k < 2; k++) free(p[k]), free(v[k]), free(s[k]);
+  return r;
+}
+
+static void check_diffs(diffs r, diffs tol, const char *what, int batch) {
+  ck_assert_msg(r.policy <= tol.policy, "%s batch %d: policy differs by %g", what, batch, r.policy);
+  ck_assert_msg(r.value <= tol.value, "%s batch %d: value differs by %g", what, batch, r.value);
+  ck_assert_msg(r.score <= tol.score, "%s batch %d: score differs by %g", what, batch, r.score);
+}
+
+/* The VNNI kernels the CPU runs give the portable kernel's logits (the
+ * same 8-bit activations, so the same integers), for every shape and ragged
+ * batch (row tiles of 1..8, panel and vector tails). */
+START_TEST(int8_kernels_match_portable) {
+  static const nn_int8_kernel ks[] = {NN_INT8_AVXVNNI, NN_INT8_AVX512VNNI};
+  for (int c = 0; c < N_CFGS; c++) {
+    nn_net *n = make_net(&cfgs[c], 61 + c);
+    random_biases(n, 61 + c);
+    set_prec(n, NN_PRECISION_INT8);
+    nn_ws *ws = make_ws(n, 130);
+    data d = make_data(130, cfgs[c].n_in, cfgs[c].n_actions, 1, 70 + c);
+    const int O = cfgs[c].n_actions + 2;
+    float *ref = malloc(sizeof(float) * 130 * O);
+    for (int i = 0; i < N_BATCHES; i++) {
+      const int B = batches[i];
+      force(NN_INT8_PORTABLE);
+      ck_assert_int_eq(nn_forward(n, ws, d.x, d.legal, B, NULL, NULL, NULL), 0);
+      memcpy(ref, nn_ws_logits(ws), sizeof(float) * B * O);
+      for (int k = 0; k < 2; k++) {
+        if (!nn_int8_kernel_supported(ks[k])) continue;
+        force(ks[k]);
+        ck_assert_int_eq(nn_int8_kernel_in_use(), ks[k]);
+        ck_assert_int_eq(nn_forward(n, ws, d.x, d.legal, B, NULL, NULL, NULL), 0);
+        const float *got = nn_ws_logits(ws);
+        for (int j = 0; j < B * O; j++)
+          CHECK(close_to(got[j], ref[j], 1e-6), "%s net %d batch %d logit %d: %.9g vs %.9g",
+                nn_int8_kernel_name(ks[k]), c, B, j, got[j], ref[j]);
+      }
+    }
+    force(NN_INT8_AUTO);
+    free(ref);
+    free_data(&d);
+    nn_ws_free(ws);
+    nn_free(n);
+  }
+}
+END_TEST
+
+/* ---- Every kernel against a reference that quantises like it -------------
+ * Weights per output column to round(W / (max|W| / 127)), each block
+ * layer's input per row to round(x * M / max) (M = 127 for AVX2, else
+ * 255), integer products summed exactly, everything else in double. */
+static int amax_ref;
+
+static void ref_qlayer(const nn_net *n, int t, const double *x, const double *skip, double *y) {
+  const nn_tensor *W = nn_tensor_at(n, t), *b = nn_tensor_at(n, t + 1);
+  const float *P = nn_params(n);
+  float mx = 0.0f;
+  for (int i = 0; i < W->rows; i++) mx = fmaxf(mx, (float)x[i]);
+  const float inv = mx > 0.0f ? (float)amax_ref / mx : 0.0f;
+  for (int j = 0; j < W->cols; j++) {
+    float wm = 0.0f;
+    for (int i = 0; i < W->rows; i++) wm = fmaxf(wm, fabsf(P[W->offset + (size_t)i * W->cols + j]));
+    const float sw = wm / 127.0f;
+    long long acc = 0;
+    for (int i = 0; i < W->rows; i++) {
+      long q = (long)floor((float)x[i] * inv + 0.5);
+      long w = sw > 0 ? lrintf(P[W->offset + (size_t)i * W->cols + j] / sw) : 0;
+      acc += (long long)q * w;
+    }
+    double s =
+        (double)acc * (mx / (float)amax_ref) * sw + P[b->offset + j] + (skip ? skip[j] : 0.0);
+    y[j] = s > 0 ? s : 0.0;
+  }
+}
+
+static void ref_dense(const nn_net *n, int t, const double *x, int relu, double *y) {
+  const nn_tensor *W = nn_tensor_at(n, t), *b = nn_tensor_at(n, t + 1);
+  const float *P = nn_params(n);
+  for (int j = 0; j < W->cols; j++) {
+    double s = P[b->offset + j];
+    for (int i = 0; i < W->rows; i++) s += x[i] * P[W->offset + (size_t)i * W->cols + j];
+    y[j] = relu && s < 0 ? 0.0 : s;
+  }
+}
+
+static void ref_logits(const nn_net *n, const float *x, double *z) {
+  nn_config c = nn_config_of(n);
+  double in[256], a[256], u[256], a2[256];
+  ck_assert_int_le(c.n_in, 256);
+  ck_assert_int_le(c.hidden, 256);
+  for (int i = 0; i < c.n_in; i++) in[i] = x[i];
+  ref_dense(n, 0, in, 1, a);
+  for (int k = 0; k < c.blocks; k++) {
+    ref_qlayer(n, 2 + 4 * k, a, NULL, u);
+    ref_qlayer(n, 4 + 4 * k, u, a, a2);
+    memcpy(a, a2, sizeof(double) * c.hidden);
+  }
+  ref_dense(n, 2 + 4 * c.blocks, a, 0, z);
+}
+
+START_TEST(int8_kernel_matches_quantised_reference) {
+  static const nn_int8_kernel ks[] = {NN_INT8_PORTABLE, NN_INT8_AVX2, NN_INT8_AVXVNNI,
+                                      NN_INT8_AVX512VNNI};
+  for (int k = 0; k < 4; k++) {
+    if (!nn_int8_kernel_supported(ks[k])) continue;
+    force(ks[k]);
+    amax_ref = ks[k] == NN_INT8_AVX2 ? 127 : 255;
+    for (int c = 0; c < N_CFGS; c++) {
+      nn_net *n = make_net(&cfgs[c], 31 + c);
+      random_biases(n, 31 + c);
+      set_prec(n, NN_PRECISION_INT8);
+      nn_ws *ws = make_ws(n, 19);
+      data d = make_data(19, cfgs[c].n_in, cfgs[c].n_actions, 0, 50 + c);
+      const int O = cfgs[c].n_actions + 2;
+      double z[NN_MAX_ACTIONS + 2];
+      ck_assert_int_eq(nn_forward(n, ws, d.x, NULL, 19, NULL, NULL, NULL), 0);
+      const float *got = nn_ws_logits(ws);
+      for (int b = 0; b < 19; b++) {
+        ref_logits(n, d.x + b * cfgs[c].n_in, z);
+        for (int j = 0; j < O; j++)
+          CHECK(close_to(got[b * O + j], z[j], REF_TOL), "%s net %d row %d output %d: %g vs %g",
+                nn_int8_kernel_name(ks[k]), c, b, j, got[b * O + j], z[j]);
+      }
+      free_data(&d);
+      nn_ws_free(ws);
+      nn_free(n);
+    }
+  }
+  force(NN_INT8_AUTO);
+}
+END_TEST
+
+START_TEST(int8_matches_fp32_on_random_weights) {
+  for (int k = NN_INT8_PORTABLE; k <= NN_INT8_AVX512VNNI; k++) {
+    if (!nn_int8_kernel_supported((nn_int8_kernel)k)) continue;
+    force((nn_int8_kernel)k);
+    for (int c = 0; c < N_CFGS; c++) {
+      nn_net *n = make_net(&cfgs[c], 21 + c);
+      random_biases(n, 21 + c);
+      nn_ws *ws = make_ws(n, 130);
+      data d = make_data(130, cfgs[c].n_in, cfgs[c].n_actions, 1, 40 + c);
+      char what[64];
+      nn_shape_string(&cfgs[c], what, sizeof what);
+      for (int i = 0; i < N_BATCHES; i++) {
+        check_diffs(int8_vs_fp32(n, ws, &d, batches[i], d.legal), random_tol, what, batches[i]);
+        check_diffs(int8_vs_fp32(n, ws, &d, batches[i], NULL), random_tol, what, batches[i]);
+      }
+      free_data(&d);
+      nn_ws_free(ws);
+      nn_free(n);
+    }
+  }
+  force(NN_INT8_AUTO);
+}
+END_TEST
+
+START_TEST(int8_matches_fp32_after_training) {
+  nn_config c = nn_config_default();
+  nn_net *n = make_net(&c, 3);
+  nn_ws *ws = make_ws(n, 256);
+  nn_train_params p = nn_train_defaults();
+  nn_trainer *t = make_trainer(n, &p);
+  data d = make_data(256, c.n_in, c.n_actions, 1, 5);
+  set_prec(n, NN_PRECISION_INT8);
+  int steps = (int)(200 * test_scale());
+  for (int k = 0; k < steps; k++)
+    ck_assert_int_eq(
+        nn_train_step(n, t, ws, d.x, d.legal, d.tp, d.tv, d.ts, 64 + k % 3 * 64, 1e-3f, NULL), 0);
+  /* Training made the copy stale: fp32 until converted again. */
+  ck_assert_int_eq(nn_precision_of(n), NN_PRECISION_FP32);
+  data e = make_data(256, c.n_in, c.n_actions, 1, 6); /* positions it did not train on */
+  const int more[] = {1, 5, 31, 33, 129, 256};
+  for (int i = 0; i < 6; i++) {
+    check_diffs(int8_vs_fp32(n, ws, &d, more[i], d.legal), trained_tol, "trained", more[i]);
+    check_diffs(int8_vs_fp32(n, ws, &e, more[i], e.legal), trained_tol, "trained, unseen", more[i]);
+  }
+  free_data(&d);
+  free_data(&e);
+  nn_trainer_free(t);
+  nn_ws_free(ws);
+  nn_free(n);
+}
+END_TEST
+
+/* A row's int8 result hardly depends on the batch around it: its scale is
+ * its own and every row tile sums in the same order, but the fp32 input
+ * layer and head (sgemm, or the loop at batch 1) may round a row
+ * differently by batch size, and a quantised activation may tip with them.
+ * Bit for bit for the same batch, within a bound across batches. */
+START_TEST(int8_rows_independent_of_batch) {
+  nn_config c = nn_config_default();
+  nn_net *n = make_net(&c, 4);
+  random_biases(n, 4);
+  set_prec(n, NN_PRECISION_INT8);
+  nn_ws *ws = make_ws(n, 77);
+  data d = make_data(77, c.n_in, c.n_actions, 1, 8);
+  float full[77 * 6], part[77 * 6], v77[77], v[77];
+  ck_assert_int_eq(nn_forward(n, ws, d.x, d.legal, 77, full, v77, NULL), 0);
+  ck_assert_int_eq(nn_forward(n, ws, d.x, d.legal, 77, part, v, NULL), 0);
+  ck_assert_int_eq(memcmp(part, full, sizeof full), 0);
+  const int sizes[] = {1, 2, 3, 8, 33};
+  for (int s = 0; s < 5; s++)
+    for (int b = 0; b + sizes[s] <= 77; b += sizes[s]) {
+      ck_assert_int_eq(nn_forward(n, ws, d.x + b * c.n_in, d.legal + b, sizes[s], part, v, NULL),
+                       0);
+      for (int r = 0; r < sizes[s]; r++) {
+        for (int a = 0; a < 6; a++)
+          CHECK(fabs(part[r * 6 + a] - full[(b + r) * 6 + a]) < 5e-3, "batch %d row %d: %g vs %g",
+                sizes[s], b + r, part[r * 6 + a], full[(b + r) * 6 + a]);
+        CHECK(fabs(v[r] - v77[b + r]) < 5e-3, "batch %d row %d value %g vs %g", sizes[s], b + r,
+              v[r], v77[b + r]);
+      }
+    }
+  free_data(&d);
+  nn_ws_free(ws);
+  nn_free(n);
+}
+END_TEST
+
+/* The int8 copy follows the weights: nn_copy and loads re-quantise it, a
+ * write through nn_params_mut makes the net fp32 until converted again,
+ * and a change of precision drops it. */
+START_TEST(int8_copy_follows_the_weights) {
+  nn_config c = small_cfg;
+  nn_net *a = make_net(&c, 1), *b = make_net(&c, 2);
+  random_biases(a, 1);
+  set_prec(a, NN_PRECISION_INT8);
+  set_prec(b, NN_PRECISION_INT8);
+  nn_ws *ws = make_ws(a, 9);
+  data d = make_data(9, c.n_in, c.n_actions, 0, 3);
+  float pa[9 * 7], pb[9 * 7];
+  ck_assert_int_eq(nn_forward(a, ws, d.x, NULL, 9, pa, NULL, NULL), 0);
+  ck_assert_int_eq(nn_forward(b, ws, d.x, NULL, 9, pb, NULL, NULL), 0);
+  ck_assert_int_ne(memcmp(pa, pb, sizeof pa), 0);
+  ck_assert_int_eq(nn_copy(b, a), 0); /* promotion: b re-quantised */
+  ck_assert_int_eq(nn_precision_of(b), NN_PRECISION_INT8);
+  ck_assert_int_eq(nn_forward(b, ws, d.x, NULL, 9, pb, NULL, NULL), 0);
+  ck_assert_int_eq(memcmp(pa, pb, sizeof pa), 0);
+
+  char path[512], err[256];
+  snprintf(path, sizeof path, "%s/sowzero-int8-%d.weights", test_tmp(), (int)getpid());
+  nn_meta m = test_meta();
+  ck_assert_msg(nn_save(a, &m, path, err, sizeof err) == 0, "%s", err);
+  nn_params_mut(b)[0] += 1.0f;
+  ck_assert_int_eq(nn_precision_of(b), NN_PRECISION_FP32);
+  set_prec(b, NN_PRECISION_INT8);
+  ck_assert_msg(nn_load_into(b, path, NULL, NULL, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(nn_precision_of(b), NN_PRECISION_INT8);
+  ck_assert_int_eq(nn_forward(b, ws, d.x, NULL, 9, pb, NULL, NULL), 0);
+  ck_assert_int_eq(memcmp(pa, pb, sizeof pa), 0);
+  /* int8 then bf16 (where the CPU has it) then int8 again: one copy at a
+   * time, the same results as before. */
+  if (nn_bf16_supported()) {
+    set_prec(b, NN_PRECISION_BF16);
+    ck_assert_int_eq(nn_precision_of(b), NN_PRECISION_BF16);
+  }
+  set_prec(b, NN_PRECISION_INT8);
+  ck_assert_int_eq(nn_forward(b, ws, d.x, NULL, 9, pb, NULL, NULL), 0);
+  ck_assert_int_eq(memcmp(pa, pb, sizeof pa), 0);
+  remove(path);
+  free_data(&d);
+  nn_ws_free(ws);
+  nn_free(a);
+  nn_free(b);
+}
+END_TEST
+
+/* Forcing: what the CPU runs can be forced, what it cannot is refused;
+ * AUTO resolves to bf16, int8 or fp32 as the CPU allows. */
+START_TEST(int8_kernel_forcing_and_auto) {
+  nn_int8_kernel k;
+  for (int i = NN_INT8_AUTO; i <= NN_INT8_AVX512VNNI; i++) {
+    ck_assert_int_eq(nn_int8_kernel_parse(nn_int8_kernel_name((nn_int8_kernel)i), &k), 0);
+    ck_assert_int_eq(k, i);
+    ck_assert_int_eq(nn_int8_force_kernel((nn_int8_kernel)i),
+                     nn_int8_kernel_supported((nn_int8_kernel)i) ? 0 : -1);
+  }
+  ck_assert_int_eq(nn_int8_kernel_parse("avx3", &k), -1);
+  ck_assert_int_eq(nn_int8_force_kernel((nn_int8_kernel)9), -1);
+  force(NN_INT8_AUTO);
+  ck_assert_int_ne(nn_int8_kernel_in_use(), NN_INT8_AUTO);
+  /* The best kernel: a CPU with AVX512_VNNI gets it, one with AVX2 no worse. */
+  if (nn_int8_kernel_supported(NN_INT8_AVX512VNNI))
+    ck_assert_int_eq(nn_int8_kernel_in_use(), NN_INT8_AVX512VNNI);
+  else if (nn_int8_kernel_supported(NN_INT8_AVX2))
+    ck_assert_int_ge(nn_int8_kernel_in_use(), NN_INT8_AVX2);
+
+  nn_net *n = make_net(&small_cfg, 7);
+  char err[256];
+  ck_assert_int_eq(nn_set_precision(n, NN_PRECISION_AUTO, err, sizeof err), 0);
+  ck_assert_int_eq(nn_precision_of(n), nn_precision_auto());
+  nn_bf16_allow(0); /* a CPU without AVX512_BF16: int8 where AVX2 runs */
+  ck_assert_int_eq(nn_precision_auto(),
+                   nn_int8_kernel_supported(NN_INT8_AVX2) ? NN_PRECISION_INT8 : NN_PRECISION_FP32);
+  force(NN_INT8_PORTABLE); /* nor any int8 vector kernel: fp32 */
+  ck_assert_int_eq(nn_precision_auto(), NN_PRECISION_FP32);
+  ck_assert_int_eq(nn_set_precision(n, NN_PRECISION_AUTO, err, sizeof err), 0);
+  ck_assert_int_eq(nn_precision_of(n), NN_PRECISION_FP32);
+  /* int8 itself still runs there, on the portable kernel. */
+  ck_assert_int_eq(nn_set_precision(n, NN_PRECISION_INT8, err, sizeof err), 0);
+  ck_assert_int_eq(nn_precision_of(n), NN_PRECISION_INT8);
+  nn_bf16_allow(1);
+  force(NN_INT8_AUTO);
+  ck_assert_str_eq(nn_precision_name(NN_PRECISION_INT8), "int8");
+  nn_free(n);
+}
+END_TEST
+
+START_TEST(threads_share_an_int8_net) {
+  nn_net *n = make_net(&small_cfg, 5);
+  set_prec(n, NN_PRECISION_INT8);
+  check_threads_share(n);
+  nn_free(n);
+}
+END_TEST
+
+static Suite *nn_int8_suite(void) {
+  Suite *s = suite_create("nn_int8");
+  add_tests(s, "int8", 120,
+            (const TTest *[]){int8_kernels_match_portable, int8_kernel_matches_quantised_reference,
+                              int8_matches_fp32_on_random_weights, int8_matches_fp32_after_training,
+                              int8_rows_independent_of_batch, int8_copy_follows_the_weights,
+                              int8_kernel_forcing_and_auto, threads_share_an_int8_net, NULL});
+  return s;
+}
+
+TEST_MAIN(nn_int8_suite)
