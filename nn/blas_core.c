@@ -94,10 +94,21 @@ static void kernel_bf16(char *buf, size_t len) {
     snprintf(buf, len, "unavailable (no AVX512_BF16)");
 }
 
+static void kernel_int8(char *buf, size_t len) {
+  snprintf(buf, len, "SowZero int8 %s kernel", nn_int8_kernel_name(nn_int8_kernel_in_use()));
+}
+
+/* What precision=auto resolves to on this CPU, and its kernel. */
+static void kernel_auto(char *buf, size_t len) {
+  nn_precision p = nn_precision_auto();
+  snprintf(buf, len, "takes %s", nn_precision_name(p));
+}
+
 static const struct {
   const char *precision;
   void (*name)(char *buf, size_t len);
-} kernel_rows[] = {{"fp32", kernel_fp32}, {"bf16", kernel_bf16}};
+} kernel_rows[] = {
+    {"fp32", kernel_fp32}, {"bf16", kernel_bf16}, {"int8", kernel_int8}, {"auto", kernel_auto}};
 
 int blas_kernels(blas_kernel *out, int max) {
   int n = 0;

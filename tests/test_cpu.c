@@ -272,6 +272,8 @@ START_TEST(system_json_parses) {
   ck_assert_ptr_nonnull(json_get_string(d, blas, "core"));
   ck_assert_ptr_nonnull(json_get_string(d, kernels, "fp32"));
   ck_assert_ptr_nonnull(json_get_string(d, kernels, "bf16"));
+  ck_assert_ptr_nonnull(json_get_string(d, kernels, "int8"));
+  ck_assert_ptr_nonnull(json_get_string(d, kernels, "auto"));
   json_free(d);
   ck_assert_int_eq(blas_system_json(buf, 16), -1);
 }
