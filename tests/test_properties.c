@@ -335,8 +335,11 @@ START_TEST(alphabeta_table_keeps_win_distances) {
       game_step(&G, &p, h, a.best);
     }
   }
-  ck_assert_msg(wins >= compared / 4 && wins >= 20, "only %d of %d exact searches were wins", wins,
-                compared);
+  /* Enough wins that the table's conversion was exercised: 20 at full
+   * scale, 5 when the sanitizer runs scale the games down. */
+  int need = games >= 60 ? 20 : 5;
+  ck_assert_msg(wins >= compared / 4 && wins >= need, "only %d of %d exact searches were wins",
+                wins, compared);
   free(h);
   ab_free(st);
   ab_free(sn);
