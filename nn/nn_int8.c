@@ -30,6 +30,7 @@
 #include "nn/nn_internal.h"
 
 #include "base/base.h"
+#include "base/cpu.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -94,17 +95,25 @@ int nn_int8_kernel_supported(nn_int8_kernel k) {
     case NN_INT8_PORTABLE:
       return 1;
 #if NN_X86
-    case NN_INT8_AVX2:
-      return __builtin_cpu_supports("avx2");
-    case NN_INT8_AVXVNNI:
-#if defined(__clang__) || __GNUC__ >= 11
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avxvnni");
-#else
-      return 0;
-#endif
-    case NN_INT8_AVX512VNNI:
-      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+    /* base/cpu.h reads what the OS enables, and knows AVX-VNNI where a
+     * compiler's __builtin_cpu_supports may not (clang 14). */
+    case NN_INT8_AVX2: {
+      cpu_info ci;
+      cpu_detect(&ci);
+      return (ci.features & CPU_F_AVX2) != 0;
+    }
+    case NN_INT8_AVXVNNI: {
+      cpu_info ci;
+      cpu_detect(&ci);
+      unsigned need = CPU_F_AVX2 | CPU_F_AVX_VNNI;
+      return (ci.features & need) == need;
+    }
+    case NN_INT8_AVX512VNNI: {
+      cpu_info ci;
+      cpu_detect(&ci);
+      unsigned need = CPU_F_AVX512F | CPU_F_AVX512BW | CPU_F_AVX512VL | CPU_F_AVX512_VNNI;
+      return (ci.features & need) == need;
+    }
 #else
     default:
       return 0;
