@@ -13,6 +13,7 @@
 #include "base/base.h"
 #include "game/game.h"
 #include "nn/nn.h"
+#include "tests/testutil.h"
 
 typedef struct {
   int batch, n_in, A;
@@ -148,6 +149,56 @@ static inline nn_meta test_meta(void) {
 static inline nn_net *game_net(const game *g, int hidden, uint64_t seed) {
   nn_config c = {g->n_features, hidden, 1, g->n_actions};
   return make_net(&c, seed);
+}
+
+/* ---- A packed precision against fp32 (test_nn_bf16.c, test_nn_int8.c) ---- */
+
+typedef struct {
+  double policy, value, score;
+} diffs;
+
+static inline void set_prec(nn_net *n, nn_precision p) {
+  char err[256];
+  ck_assert_msg(nn_set_precision(n, p, err, sizeof err) == 0, "%s", err);
+}
+
+/* Forward of d through n in fp32 and in prec (same ws); the largest
+ * differences, with prec's rows checked as distributions. Leaves n in prec. */
+static inline diffs prec_vs_fp32(nn_net *n, nn_ws *ws, const data *d, int batch,
+                                 const uint32_t *legal, nn_precision prec) {
+  const int A = nn_config_of(n).n_actions;
+  float *p[2], *v[2], *s[2];
+  for (int k = 0; k < 2; k++) {
+    p[k] = malloc(sizeof(float) * batch * A);
+    v[k] = malloc(sizeof(float) * batch);
+    s[k] = malloc(sizeof(float) * batch);
+    set_prec(n, k ? prec : NN_PRECISION_FP32);
+    ck_assert_int_eq(nn_precision_of(n), k ? prec : NN_PRECISION_FP32);
+    ck_assert_int_eq(nn_forward(n, ws, d->x, legal, batch, p[k], v[k], s[k]), 0);
+  }
+  diffs r = {0, 0, 0};
+  for (int b = 0; b < batch; b++) {
+    double sum = 0;
+    for (int a = 0; a < A; a++) {
+      double q = p[1][b * A + a];
+      r.policy = fmax(r.policy, fabs(q - p[0][b * A + a]));
+      if (legal && !(legal[b] >> a & 1)) CHECK(q == 0.0, "illegal action %d has %g", a, q);
+      sum += q;
+    }
+    int none = legal && (legal[b] & ((A >= 32 ? 0xffffffffu : (1u << A) - 1u))) == 0;
+    CHECK(fabs(sum - (none ? 0.0 : 1.0)) < 1e-5, "row %d sums to %g", b, sum);
+    CHECK(v[1][b] > -1 && v[1][b] < 1, "value %g", v[1][b]);
+    r.value = fmax(r.value, fabs(v[1][b] - v[0][b]));
+    r.score = fmax(r.score, fabs(s[1][b] - s[0][b]) / fmax(fabs(s[0][b]), 1.0));
+  }
+  for (int k = 0; k < 2; k++) free(p[k]), free(v[k]), free(s[k]);
+  return r;
+}
+
+static inline void check_diffs(diffs r, diffs tol, const char *what, int batch) {
+  ck_assert_msg(r.policy <= tol.policy, "%s batch %d: policy differs by %g", what, batch, r.policy);
+  ck_assert_msg(r.value <= tol.value, "%s batch %d: value differs by %g", what, batch, r.value);
+  ck_assert_msg(r.score <= tol.score, "%s batch %d: score differs by %g", what, batch, r.score);
 }
 
 #endif

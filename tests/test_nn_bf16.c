@@ -17,10 +17,6 @@
 #include "tests/testkit.h"
 #include "tests/testutil.h"
 
-typedef struct {
-  double policy, value, score;
-} diffs;
-
 /* Tolerances of bf16 against fp32 (8-bit mantissas for weights and layer
  * inputs, fp32 sums): the largest probability difference, value
  * difference and score difference (relative to max(|score|, 1)) over a
@@ -33,49 +29,6 @@ static const diffs trained_tol = {0.01, 0.03, 0.03};
 /* The kernel against the reference that rounds like it: measured 3.5e-7
  * relative; an activation rounded the other way would cost ~1e-4. */
 #define REF_TOL 1e-4
-
-static void set_prec(nn_net *n, nn_precision p) {
-  char err[256];
-  ck_assert_msg(nn_set_precision(n, p, err, sizeof err) == 0, "%s", err);
-}
-
-/* Forward of d through n in fp32 and in bf16 (same ws); the largest
- * differences. Leaves n in bf16. */
-static diffs bf16_vs_fp32(nn_net *n, nn_ws *ws, const data *d, int batch, const uint32_t *legal) {
-  const int A = nn_config_of(n).n_actions;
-  float *p[2], *v[2], *s[2];
-  for (int k = 0; k < 2; k++) {
-    p[k] = malloc(sizeof(float) * batch * A);
-    v[k] = malloc(sizeof(float) * batch);
-    s[k] = malloc(sizeof(float) * batch);
-    set_prec(n, k ? NN_PRECISION_BF16 : NN_PRECISION_FP32);
-    ck_assert_int_eq(nn_precision_of(n), k ? NN_PRECISION_BF16 : NN_PRECISION_FP32);
-    ck_assert_int_eq(nn_forward(n, ws, d->x, legal, batch, p[k], v[k], s[k]), 0);
-  }
-  diffs r = {0, 0, 0};
-  for (int b = 0; b < batch; b++) {
-    double sum = 0;
-    for (int a = 0; a < A; a++) {
-      double q = p[1][b * A + a];
-      r.policy = fmax(r.policy, fabs(q - p[0][b * A + a]));
-      if (legal && !(legal[b] >> a & 1)) CHECK(q == 0.0, "illegal action %d has %g", a, q);
-      sum += q;
-    }
-    int none = legal && (legal[b] & ((A >= 32 ? 0xffffffffu : (1u << A) - 1u))) == 0;
-    CHECK(fabs(sum - (none ? 0.0 : 1.0)) < 1e-5, "row %d sums to %g", b, sum);
-    CHECK(v[1][b] > -1 && v[1][b] < 1, "value %g", v[1][b]);
-    r.value = fmax(r.value, fabs(v[1][b] - v[0][b]));
-    r.score = fmax(r.score, fabs(s[1][b] - s[0][b]) / fmax(fabs(s[0][b]), 1.0));
-  }
-  for (int k = 0; k < 2; k++) free(p[k]), free(v[k]), free(s[k]);
-  return r;
-}
-
-static void check_diffs(diffs r, diffs tol, const char *what, int batch) {
-  ck_assert_msg(r.policy <= tol.policy, "%s batch %d: policy differs by %g", what, batch, r.policy);
-  ck_assert_msg(r.value <= tol.value, "%s batch %d: value differs by %g", what, batch, r.value);
-  ck_assert_msg(r.score <= tol.score, "%s batch %d: score differs by %g", what, batch, r.score);
-}
 
 /* ---- The kernel against a reference that rounds like it -------------------
  * Weights and every dense layer's input rounded to bf16 (round to nearest
@@ -172,8 +125,10 @@ START_TEST(bf16_matches_fp32_on_random_weights) {
         nn_ws_set_small_path(ws, sp ? NN_SMALL_SGEMM : NN_SMALL_AUTO);
         char what[64];
         nn_shape_string(&cfgs[c], what, sizeof what);
-        check_diffs(bf16_vs_fp32(n, ws, &d, batches[i], d.legal), random_tol, what, batches[i]);
-        check_diffs(bf16_vs_fp32(n, ws, &d, batches[i], NULL), random_tol, what, batches[i]);
+        check_diffs(prec_vs_fp32(n, ws, &d, batches[i], d.legal, NN_PRECISION_BF16), random_tol,
+                    what, batches[i]);
+        check_diffs(prec_vs_fp32(n, ws, &d, batches[i], NULL, NN_PRECISION_BF16), random_tol, what,
+                    batches[i]);
       }
     }
     free_data(&d);
@@ -202,8 +157,10 @@ START_TEST(bf16_matches_fp32_after_training) {
   const int more[] = {1, 5, 31, 33, 129, 256};
   for (int i = 0; i < 6; i++) {
     nn_ws_set_small_path(ws, NN_SMALL_SGEMM);
-    check_diffs(bf16_vs_fp32(n, ws, &d, more[i], d.legal), trained_tol, "trained", more[i]);
-    check_diffs(bf16_vs_fp32(n, ws, &e, more[i], e.legal), trained_tol, "trained, unseen", more[i]);
+    check_diffs(prec_vs_fp32(n, ws, &d, more[i], d.legal, NN_PRECISION_BF16), trained_tol,
+                "trained", more[i]);
+    check_diffs(prec_vs_fp32(n, ws, &e, more[i], e.legal, NN_PRECISION_BF16), trained_tol,
+                "trained, unseen", more[i]);
   }
   free_data(&d);
   free_data(&e);

@@ -17,10 +17,6 @@
 #include "tests/testkit.h"
 #include "tests/testutil.h"
 
-typedef struct {
-  double policy, value, score;
-} diffs;
-
 /* Bounds of int8 against fp32 over a batch: the largest probability,
  * value and score (relative to max(|score|, 1)) differences. Measured on
  * these nets and batches, random inputs in [-1, 1], with 7-bit activations
@@ -51,50 +47,7 @@ static const int few_batches[] = {1, 7, 65};
 #define batches   (test_scale() < 1 ? few_batches : all_batches)
 #define N_BATCHES (test_scale() < 1 ? 3 : (int)(sizeof all_batches / sizeof all_batches[0]))
 
-static void set_prec(nn_net *n, nn_precision p) {
-  char err[256];
-  ck_assert_msg(nn_set_precision(n, p, err, sizeof err) == 0, "%s", err);
-}
-
 static void force(nn_int8_kernel k) { ck_assert_int_eq(nn_int8_force_kernel(k), 0); }
-
-/* Forward of d through n in fp32 and in int8 (same ws); the largest
- * differences. Leaves n in int8. */
-static diffs int8_vs_fp32(nn_net *n, nn_ws *ws, const data *d, int batch, const uint32_t *legal) {
-  const int A = nn_config_of(n).n_actions;
-  float *p[2], *v[2], *s[2];
-  for (int k = 0; k < 2; k++) {
-    p[k] = malloc(sizeof(float) * batch * A);
-    v[k] = malloc(sizeof(float) * batch);
-    s[k] = malloc(sizeof(float) * batch);
-    set_prec(n, k ? NN_PRECISION_INT8 : NN_PRECISION_FP32);
-    ck_assert_int_eq(nn_precision_of(n), k ? NN_PRECISION_INT8 : NN_PRECISION_FP32);
-    ck_assert_int_eq(nn_forward(n, ws, d->x, legal, batch, p[k], v[k], s[k]), 0);
-  }
-  diffs r = {0, 0, 0};
-  for (int b = 0; b < batch; b++) {
-    double sum = 0;
-    for (int a = 0; a < A; a++) {
-      double q = p[1][b * A + a];
-      r.policy = fmax(r.policy, fabs(q - p[0][b * A + a]));
-      if (legal && !(legal[b] >> a & 1)) CHECK(q == 0.0, "illegal action %d has %g", a, q);
-      sum += q;
-    }
-    int none = legal && (legal[b] & ((A >= 32 ? 0xffffffffu : (1u << A) - 1u))) == 0;
-    CHECK(fabs(sum - (none ? 0.0 : 1.0)) < 1e-5, "row %d sums to %g", b, sum);
-    CHECK(v[1][b] > -1 && v[1][b] < 1, "value %g", v[1][b]);
-    r.value = fmax(r.value, fabs(v[1][b] - v[0][b]));
-    r.score = fmax(r.score, fabs(s[1][b] - s[0][b]) / fmax(fabs(s[0][b]), 1.0));
-  }
-  for (int k = 0; k < 2; k++) free(p[k]), free(v[k]), free(s[k]);
-  return r;
-}
-
-static void check_diffs(diffs r, diffs tol, const char *what, int batch) {
-  ck_assert_msg(r.policy <= tol.policy, "%s batch %d: policy differs by %g", what, batch, r.policy);
-  ck_assert_msg(r.value <= tol.value, "%s batch %d: value differs by %g", what, batch, r.value);
-  ck_assert_msg(r.score <= tol.score, "%s batch %d: score differs by %g", what, batch, r.score);
-}
 
 /* The VNNI kernels the CPU runs give the portable kernel's logits (the
  * same 8-bit activations, so the same integers), for every shape and ragged
@@ -231,8 +184,10 @@ START_TEST(int8_matches_fp32_on_random_weights) {
       char what[64];
       nn_shape_string(&cfgs[c], what, sizeof what);
       for (int i = 0; i < N_BATCHES; i++) {
-        check_diffs(int8_vs_fp32(n, ws, &d, batches[i], d.legal), random_tol, what, batches[i]);
-        check_diffs(int8_vs_fp32(n, ws, &d, batches[i], NULL), random_tol, what, batches[i]);
+        check_diffs(prec_vs_fp32(n, ws, &d, batches[i], d.legal, NN_PRECISION_INT8), random_tol,
+                    what, batches[i]);
+        check_diffs(prec_vs_fp32(n, ws, &d, batches[i], NULL, NN_PRECISION_INT8), random_tol, what,
+                    batches[i]);
       }
       free_data(&d);
       nn_ws_free(ws);
@@ -260,8 +215,10 @@ START_TEST(int8_matches_fp32_after_training) {
   data e = make_data(256, c.n_in, c.n_actions, 1, 6); /* positions it did not train on */
   const int more[] = {1, 5, 31, 33, 129, 256};
   for (int i = 0; i < 6; i++) {
-    check_diffs(int8_vs_fp32(n, ws, &d, more[i], d.legal), trained_tol, "trained", more[i]);
-    check_diffs(int8_vs_fp32(n, ws, &e, more[i], e.legal), trained_tol, "trained, unseen", more[i]);
+    check_diffs(prec_vs_fp32(n, ws, &d, more[i], d.legal, NN_PRECISION_INT8), trained_tol,
+                "trained", more[i]);
+    check_diffs(prec_vs_fp32(n, ws, &e, more[i], e.legal, NN_PRECISION_INT8), trained_tol,
+                "trained, unseen", more[i]);
   }
   free_data(&d);
   free_data(&e);
