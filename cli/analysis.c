@@ -74,16 +74,15 @@ int cmd_analysis(int argc, char **argv) {
                .about =
                    "  The JSON analysis engine: one query a line on stdin, one answer a line\n"
                    "  on stdout, in the order they finish (docs/ANALYSIS.md). The endgame\n"
-                   "  database: --egdb, else $SOWZERO_EGDB.\n",
+                   "  database: --egdb, else $SOWZERO_EGDB, else the default folder if it\n"
+                   "  holds one (docs/EGDB.md).\n",
                .opts = &analysis_table,
                .base = &o};
   int status;
   if (cli_parse(&c, argc, argv, &status)) return status;
   char err[1024];
-  const char *dir = o.egdb[0] ? o.egdb : getenv("SOWZERO_EGDB");
   egdb *db = NULL;
-  if (dir && *dir && !(db = egdb_open(dir, err, sizeof err)))
-    return cli_fail(&c, 1, "endgame database: %s", err);
+  if (cli_egdb_open(o.egdb, &db, err, sizeof err)) return cli_fail(&c, 1, "%s", err);
   work w;
   memset(&w, 0, sizeof w);
   pthread_mutex_init(&w.lock, NULL);

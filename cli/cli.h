@@ -122,6 +122,11 @@ int cli_gnuplot_png(char *const *argv, afile *img, char *err, size_t errlen);
  * array of T, of CLI_EGDB_MAX bytes), whose folder the command passes down
  * as a value (agent_params.egdb_dir, egdb_default_dir's `given`); `what`
  * says what uses it there. */
+/* Opens the database of a command's --egdb (given, "" if not): one asked
+ * for (--egdb or $SOWZERO_EGDB) must open; the default folder opens only if
+ * it holds one. 0 with *db set (NULL: none), or -1 and the reason. */
+struct egdb;
+int cli_egdb_open(const char *given, struct egdb **db, char *err, size_t errlen);
 #define CLI_EGDB_MAX 1024
 #define CLI_EGDB_KEY(T, F, what)         \
   KV_S("egdb", T, F, NULL,               \

@@ -21,6 +21,22 @@ static const kv_key engine_keys[] = {
 };
 static const kv_table engine_table = KV_TABLE(engine_keys);
 
+int cli_egdb_open(const char *given, egdb **db, char *err, size_t errlen) {
+  char dir[CLI_PATH_MAX], why[1024];
+  const char *env = getenv("SOWZERO_EGDB");
+  int asked = given[0] || (env && *env);
+  *db = NULL;
+  if (egdb_default_dir(given, dir, sizeof dir, why, sizeof why)) dir[0] = 0;
+  if (!dir[0]) return 0;
+  char first[CLI_PATH_MAX + 32];
+  struct stat st;
+  snprintf(first, sizeof first, "%s/%s00%s", dir, EGDB_FILE_PREFIX, EGDB_FILE_SUFFIX);
+  if (!asked && stat(first, &st) != 0) return 0;
+  if ((*db = egdb_open(dir, why, sizeof why))) return 0;
+  snprintf(err, errlen, "endgame database: %s", why);
+  return -1;
+}
+
 int cmd_engine(int argc, char **argv) {
   engine_opts o = {1, ""};
   cli_cmd c = {.name = "engine",
@@ -33,21 +49,9 @@ int cmd_engine(int argc, char **argv) {
                .base = &o};
   int status;
   if (cli_parse(&c, argc, argv, &status)) return status;
-  /* A database asked for must open; the default folder only if it has one. */
-  char dir[CLI_PATH_MAX], err[1024];
-  const char *env = getenv("SOWZERO_EGDB");
-  int asked = o.egdb[0] || (env && *env);
+  char err[1024];
   egdb *db = NULL;
-  if (egdb_default_dir(o.egdb, dir, sizeof dir, err, sizeof err)) dir[0] = 0;
-  if (dir[0]) {
-    char first[CLI_PATH_MAX + 32];
-    struct stat st;
-    snprintf(first, sizeof first, "%s/%s00%s", dir, EGDB_FILE_PREFIX, EGDB_FILE_SUFFIX);
-    if (asked || stat(first, &st) == 0) {
-      db = egdb_open(dir, err, sizeof err);
-      if (!db) return cli_fail(&c, 1, "endgame database: %s", err);
-    }
-  }
+  if (cli_egdb_open(o.egdb, &db, err, sizeof err)) return cli_fail(&c, 1, "%s", err);
   proto *s = proto_create(o.seed);
   if (!s) {
     egdb_close(db);
