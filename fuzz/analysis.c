@@ -7,14 +7,16 @@
  *     one line of JSON (one '\n', at the end) that json_parse reads back as
  *     an object;
  *   - the answer carries the query's id when the line is a JSON object
- *     with a number or a string of at most ANALYSIS_MAX_ID bytes, and null
- *     otherwise;
+ *     with a finite number or a string of at most ANALYSIS_MAX_ID bytes,
+ *     and null otherwise;
  *   - an error answer (1) has the message and the field (a string or
  *     null) and nothing else; an analysis (0) has the turns, each with
  *     every legal move, priors in 0..1 and values in -1..1, and a line
  *     starting with the move itself.
  * Agent specs go through fuzz_cap_spec (fuzz/fuzz.h): searches are capped,
  * so no input runs long, and weights= names the harness's tiny network. */
+#include <math.h>
+
 #include "base/json.h"
 #include "fuzz/fuzz.h"
 #include "protocol/analysis.h"
@@ -47,7 +49,7 @@ static int expected_id(const char *l, size_t n, char *id, size_t len) {
   size_t k = 0;
   if (v >= 0 && json_type_of(d, v) == JSON_STRING && strlen(json_string(d, v)) <= ANALYSIS_MAX_ID)
     k = json_quote(id, len, json_string(d, v));
-  else if (v >= 0 && json_type_of(d, v) == JSON_NUMBER)
+  else if (v >= 0 && json_type_of(d, v) == JSON_NUMBER && isfinite(json_number(d, v)))
     k = (size_t)snprintf(id, len, "%.17g", json_number(d, v));
   if (k >= len) rc = -1; /* cannot happen: want holds the longest echoed id */
   json_free(d);

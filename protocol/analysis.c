@@ -314,6 +314,11 @@ static int read_query(query *q, const analysis_opts *o, const char **field, char
     errf(err, errlen, "every query needs an id, a string or a number");
     return -1;
   }
+  if (json_type_of(d, v) == JSON_NUMBER && !isfinite(json_number(d, v))) {
+    *field = "id";
+    errf(err, errlen, "id is a number too large to echo");
+    return -1;
+  }
   const char *name = "oware";
   if ((*field = "game", v = json_get(d, 0, "game")) >= 0) {
     if (json_type_of(d, v) != JSON_STRING) {
@@ -533,7 +538,7 @@ int analysis_answer(const analysis_opts *o, const char *line, size_t len, char *
     int v = json_type_of(q->doc, 0) == JSON_OBJECT ? json_get(q->doc, 0, "id") : -1;
     json_type ty = v >= 0 ? json_type_of(q->doc, v) : JSON_NULL;
     if ((ty == JSON_STRING && strlen(json_string(q->doc, v)) <= ANALYSIS_MAX_ID) ||
-        ty == JSON_NUMBER)
+        (ty == JSON_NUMBER && isfinite(json_number(q->doc, v))))
       q->id = v;
   }
   answer a;

@@ -94,6 +94,7 @@ START_TEST(errors_name_the_query_and_the_field) {
       {"{\"id\":\"j\",\"position\":\"0 1 2\"}", "j", "position"},
       {"{\"id\":\"k\",\"seed\":1.5}", "k", "seed"},
       {"{\"moves\":[]}", NULL, "id"},
+      {"{\"id\":1e999}", NULL, "id"}, /* no finite number to echo */
       {"[1,2]", NULL, NULL},
       {"{\"id\":1", NULL, NULL},
   };
