@@ -41,7 +41,9 @@ timectl_budget timectl_plan(const timectl_state *t) {
   /* Something is always searched: a tenth of the lag at least. */
   const double floor = TIMECTL_LAG / 10;
   if (t->per_move > 0) {
-    b.soft = b.hard = at_least(t->per_move - TIMECTL_LAG, floor);
+    /* A short limit keeps a tenth back, not the whole lag: at 0.01 s a move
+     * the fixed lag would leave nothing to search. */
+    b.soft = b.hard = at_least(t->per_move - at_most(TIMECTL_LAG, t->per_move / 10), floor);
   } else if (t->remaining > 0) {
     double usable = at_least(t->remaining - TIMECTL_LAG, 0);
     int n = timectl_moves_left(t->ply);

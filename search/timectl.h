@@ -45,7 +45,8 @@ int timectl_moves_left(int ply);
  * clock: soft is the remaining time plus the increments to come shared
  * over the expected moves left, hard at most three times that and never
  * more than half of what is left (so one move cannot lose the game on
- * time). With a per-move limit both are that limit less TIMECTL_LAG.
+ * time). With a per-move limit both are that limit less TIMECTL_LAG (less
+ * a tenth of it when that is smaller).
  * cap bounds both. */
 timectl_budget timectl_plan(const timectl_state *t);
 

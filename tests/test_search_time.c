@@ -30,6 +30,11 @@ START_TEST(plan_per_move_and_clock) {
   ck_assert_double_eq_tol(b.soft, 0.5 - TIMECTL_LAG, 1e-12);
   ck_assert_double_eq(b.hard, b.soft);
   ck_assert_int_eq(b.banked, 0);
+  /* A short limit keeps a tenth back, not the whole lag. */
+  t.per_move = 0.01;
+  b = timectl_plan(&t);
+  ck_assert_double_eq_tol(b.soft, 0.009, 1e-12);
+  t.per_move = 0.5;
   t.cap = 0.2; /* the agent's own time= caps the caller's */
   b = timectl_plan(&t);
   ck_assert_double_eq(b.hard, 0.2);
