@@ -89,31 +89,41 @@ int nn_int8_kernel_parse(const char *s, nn_int8_kernel *k) {
   return -1;
 }
 
+#if NN_X86
+/* The CPU's features, read once: cpuid traps to the hypervisor in a
+ * virtual machine (microseconds each), and every int8 forward asks which
+ * kernel runs. */
+static unsigned cpu_features_once(void) {
+  static atomic_uint feat;
+  static atomic_int known;
+  if (!atomic_load(&known)) {
+    cpu_info ci;
+    cpu_detect(&ci);
+    atomic_store(&feat, ci.features);
+    atomic_store(&known, 1);
+  }
+  return atomic_load(&feat);
+}
+#endif
+
 int nn_int8_kernel_supported(nn_int8_kernel k) {
+#if NN_X86
+  /* base/cpu.h reads what the OS enables, and knows AVX-VNNI where a
+   * compiler's __builtin_cpu_supports may not (clang 14). */
+  const unsigned f = cpu_features_once();
+  const unsigned avx512 = CPU_F_AVX512F | CPU_F_AVX512BW | CPU_F_AVX512VL | CPU_F_AVX512_VNNI;
+#endif
   switch (k) {
     case NN_INT8_AUTO:
     case NN_INT8_PORTABLE:
       return 1;
 #if NN_X86
-    /* base/cpu.h reads what the OS enables, and knows AVX-VNNI where a
-     * compiler's __builtin_cpu_supports may not (clang 14). */
-    case NN_INT8_AVX2: {
-      cpu_info ci;
-      cpu_detect(&ci);
-      return (ci.features & CPU_F_AVX2) != 0;
-    }
-    case NN_INT8_AVXVNNI: {
-      cpu_info ci;
-      cpu_detect(&ci);
-      unsigned need = CPU_F_AVX2 | CPU_F_AVX_VNNI;
-      return (ci.features & need) == need;
-    }
-    case NN_INT8_AVX512VNNI: {
-      cpu_info ci;
-      cpu_detect(&ci);
-      unsigned need = CPU_F_AVX512F | CPU_F_AVX512BW | CPU_F_AVX512VL | CPU_F_AVX512_VNNI;
-      return (ci.features & need) == need;
-    }
+    case NN_INT8_AVX2:
+      return (f & CPU_F_AVX2) != 0;
+    case NN_INT8_AVXVNNI:
+      return (f & (CPU_F_AVX2 | CPU_F_AVX_VNNI)) == (CPU_F_AVX2 | CPU_F_AVX_VNNI);
+    case NN_INT8_AVX512VNNI:
+      return (f & avx512) == avx512;
 #else
     default:
       return 0;
