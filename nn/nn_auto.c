@@ -29,10 +29,14 @@
 static const nn_precision paths[NN_AUTO_PATHS] = {NN_PRECISION_FP32, NN_PRECISION_BF16,
                                                   NN_PRECISION_INT8};
 
-static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER; /* memo and observer */
+/* memo_lock is held over a lookup and the measurement that fills a
+ * missing entry: threads that make agents at once measure once, and not
+ * over each other. */
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t observer_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static double real_timer(void *ctx, const nn_net *n, nn_ws *ws, const float *x, int batch,
-                         int reps, float *policy, float *value) {
+static double real_timer(void *ctx, const nn_net *n, nn_ws *ws, const float *x, int batch, int reps,
+                         float *policy, float *value) {
   (void)ctx;
   double t0 = clock_wall();
   for (int i = 0; i < reps; i++) nn_forward(n, ws, x, NULL, batch, policy, value, NULL);
@@ -52,8 +56,10 @@ nn_precision nn_auto_pick(const nn_auto_report *r) {
       double fastest = 0;
       for (int q = 0; q < NN_AUTO_PATHS; q++)
         if (r->us[b][q] > 0 && (fastest == 0 || r->us[b][q] < fastest)) fastest = r->us[b][q];
-      if (!(r->us[b][p] > 0)) ok = 0;
-      else if (r->us[b][p] / fastest > worst) worst = r->us[b][p] / fastest;
+      if (!(r->us[b][p] > 0))
+        ok = 0;
+      else if (r->us[b][p] / fastest > worst)
+        worst = r->us[b][p] / fastest;
     }
     if (ok && r->n_batches > 0 && (best < 0 || worst < best_worst)) {
       best = p;
@@ -91,17 +97,17 @@ static nn_auto_observer observer;
 static void *observer_ctx;
 
 void nn_auto_set_observer(nn_auto_observer fn, void *ctx) {
-  pthread_mutex_lock(&memo_lock);
+  pthread_mutex_lock(&observer_lock);
   observer = fn;
   observer_ctx = ctx;
-  pthread_mutex_unlock(&memo_lock);
+  pthread_mutex_unlock(&observer_lock);
 }
 
 static void tell(const nn_auto_report *r) {
-  pthread_mutex_lock(&memo_lock);
+  pthread_mutex_lock(&observer_lock);
   nn_auto_observer fn = observer;
   void *ctx = observer_ctx;
-  pthread_mutex_unlock(&memo_lock);
+  pthread_mutex_unlock(&observer_lock);
   if (fn) fn(ctx, r);
 }
 
@@ -221,32 +227,37 @@ int nn_auto_choose(const nn_net *n, const int *batches, int n_batches, nn_auto_t
     return 0;
   }
   const nn_config c = nn_config_of(n);
-  if (!timer) { /* the real clock: one measurement per process will do */
-    pthread_mutex_lock(&memo_lock);
-    for (int i = 0; i < memo_n; i++)
-      if (memo_match(i, &c, batches, n_batches)) {
-        *r = memo[i].r;
-        r->cached = 1;
-        pthread_mutex_unlock(&memo_lock);
-        return 0;
-      }
-    pthread_mutex_unlock(&memo_lock);
+  if (timer) { /* injected times: no memo */
+    const double t0 = clock_wall();
+    if (measure(n, batches, n_batches, timer, ctx, r, err, errlen) != 0) return -1;
+    r->seconds = clock_wall() - t0;
+    r->choice = nn_auto_pick(r);
+    return 0;
   }
+  /* The real clock: one measurement per shape, batches and kernels in a
+   * process. */
+  pthread_mutex_lock(&memo_lock);
+  for (int i = 0; i < memo_n; i++)
+    if (memo_match(i, &c, batches, n_batches)) {
+      *r = memo[i].r;
+      r->cached = 1;
+      pthread_mutex_unlock(&memo_lock);
+      return 0;
+    }
   const double t0 = clock_wall();
-  if (measure(n, batches, n_batches, timer ? timer : real_timer, ctx, r, err, errlen) != 0)
+  if (measure(n, batches, n_batches, real_timer, NULL, r, err, errlen) != 0) {
+    pthread_mutex_unlock(&memo_lock);
     return -1;
+  }
   r->seconds = clock_wall() - t0;
   r->choice = nn_auto_pick(r);
-  if (!timer) {
-    pthread_mutex_lock(&memo_lock);
-    int i = memo_n < MEMO_SIZE ? memo_n++ : memo_next++ % MEMO_SIZE;
-    memo[i].cfg = c;
-    memo[i].kernel = r->int8_kernel;
-    memo[i].bf16 = nn_bf16_supported();
-    memo[i].r = *r;
-    pthread_mutex_unlock(&memo_lock);
-    tell(r);
-  }
+  int i = memo_n < MEMO_SIZE ? memo_n++ : memo_next++ % MEMO_SIZE;
+  memo[i].cfg = c;
+  memo[i].kernel = r->int8_kernel;
+  memo[i].bf16 = nn_bf16_supported();
+  memo[i].r = *r;
+  pthread_mutex_unlock(&memo_lock);
+  tell(r);
   return 0;
 }
 
@@ -259,7 +270,8 @@ void nn_auto_describe(const nn_auto_report *r, char *buf, size_t len) {
              kern, NN_AUTO_ENV, getenv(NN_AUTO_ENV) ? getenv(NN_AUTO_ENV) : "");
     return;
   }
-  size_t at = (size_t)snprintf(buf, len, "precision auto: %s%s, measured", nn_precision_name(r->choice), kern);
+  size_t at = (size_t)snprintf(buf, len, "precision auto: %s%s, measured",
+                               nn_precision_name(r->choice), kern);
   for (int b = 0; b < r->n_batches && at < len; b++) {
     at += (size_t)snprintf(buf + at, len - at, "%s batch %d:", b ? ";" : "", r->batch[b]);
     for (int p = 0; p < NN_AUTO_PATHS && at < len; p++)

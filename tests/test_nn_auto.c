@@ -17,7 +17,7 @@
  * paths in the order they were timed. The first sample of every path is
  * ten times too slow (a burst of load), which the best-of must ignore. */
 typedef struct {
-  double per[NN_AUTO_PATHS]; /* fp32, bf16, int8 */
+  double per[NN_AUTO_PATHS];    /* fp32, bf16, int8 */
   double per_b2[NN_AUTO_PATHS]; /* at the second batch size, when nonzero */
   int log[256];
   int n, seen[NN_AUTO_PATHS];
@@ -27,8 +27,8 @@ static int col(nn_precision p) {
   return p == NN_PRECISION_FP32 ? 0 : p == NN_PRECISION_BF16 ? 1 : 2;
 }
 
-static double fake_timer(void *ctx, const nn_net *n, nn_ws *ws, const float *x, int batch,
-                         int reps, float *policy, float *value) {
+static double fake_timer(void *ctx, const nn_net *n, nn_ws *ws, const float *x, int batch, int reps,
+                         float *policy, float *value) {
   fake *f = ctx;
   (void)ws, (void)x, (void)policy, (void)value;
   const int c = col(nn_precision_of(n));
