@@ -275,9 +275,11 @@ void nn_auto_describe(const nn_auto_report *r, char *buf, size_t len) {
   for (int b = 0; b < r->n_batches && at < len; b++) {
     at += (size_t)snprintf(buf + at, len - at, "%s batch %d:", b ? ";" : "", r->batch[b]);
     for (int p = 0; p < NN_AUTO_PATHS && at < len; p++)
-      if (r->us[b][p] > 0)
-        at += (size_t)snprintf(buf + at, len - at, " %s %.0f us", nn_precision_name(paths[p]),
-                               r->us[b][p]);
+      if (r->us[b][p] > 0) {
+        const double us = r->us[b][p];
+        at += (size_t)snprintf(buf + at, len - at, " %s %.*f us", nn_precision_name(paths[p]),
+                               us < 10 ? 2 : us < 100 ? 1 : 0, us);
+      }
   }
   if (at < len)
     snprintf(buf + at, len - at, r->cached ? " (measured earlier in this process)" : " (%.0f ms)",
