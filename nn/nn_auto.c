@@ -278,7 +278,10 @@ void nn_auto_describe(const nn_auto_report *r, char *buf, size_t len) {
       if (r->us[b][p] > 0) {
         const double us = r->us[b][p];
         at += (size_t)snprintf(buf + at, len - at, " %s %.*f us", nn_precision_name(paths[p]),
-                               us < 10 ? 2 : us < 100 ? 1 : 0, us);
+                               us < 10    ? 2
+                               : us < 100 ? 1
+                                          : 0,
+                               us);
       }
   }
   if (at < len)
