@@ -110,10 +110,12 @@ typedef enum {
   NN_PRECISION_INT8  /* runs everywhere; vector kernels where the CPU has them */
 } nn_precision;
 
-/* What AUTO resolves to on this CPU, by the kernels' measured speeds
- * (BENCHMARKS.md): int8 where the int8 kernel in use is AVX512_VNNI, else
- * bf16 where the CPU has AVX512_BF16, else int8 where a 256-bit int8
- * kernel runs (AVX2, AVX-VNNI), else fp32. A forced int8 kernel counts:
+/* The fixed ranking: what nn_set_precision makes of AUTO on this CPU,
+ * from the kernels' speeds once measured (BENCHMARKS.md): int8 where the
+ * int8 kernel in use is AVX512_VNNI, else bf16 where the CPU has
+ * AVX512_BF16, else int8 where a 256-bit int8 kernel runs (AVX2,
+ * AVX-VNNI), else fp32. Runs and agents measure instead (nn_auto_choose,
+ * below). A forced int8 kernel counts:
  * forcing AVX2 on an AVX-512 CPU makes AUTO what an AVX2 CPU's would be,
  * except for bf16. */
 nn_precision nn_precision_auto(void);
@@ -217,7 +219,7 @@ const float *nn_ws_logits(const nn_ws *ws);
  * fp32, bf16 or int8 (what AUTO becomes), or "fixed" (nn_precision_auto's
  * ranking, as deterministic runs and tests want). Allocates (copies of
  * the net, a workspace): call it when a run starts, never on a hot path.
- * n is only read. */
+ * n is only read. Thread-safe: threads that ask at once measure once. */
 #define NN_AUTO_ENV         "SOWZERO_AUTO_PRECISION"
 #define NN_AUTO_PATHS       3 /* fp32, bf16, int8: the columns of us */
 #define NN_AUTO_MAX_BATCHES 4
@@ -252,7 +254,7 @@ void nn_auto_set_observer(nn_auto_observer fn, void *ctx);
 /* The choice from r's times (r->us, r->n_batches): pure, for tests. */
 nn_precision nn_auto_pick(const nn_auto_report *r);
 /* One line for users: "precision auto: int8 avx512vnni, measured batch 64:
- * fp32 412 us bf16 230 us int8 98 us (31 ms)". */
+ * fp32 305 us bf16 425 us int8 126 us (48 ms)". */
 void nn_auto_describe(const nn_auto_report *r, char *buf, size_t len);
 
 /* ---- Training --------------------------------------------------------------
