@@ -109,8 +109,8 @@ START_TEST(tiny_run_learns) {
     size_t got = fread(text, 1, sizeof text - 1, f);
     fclose(f);
     text[got] = 0;
-    ck_assert_msg(strstr(text, "\"setting\": \"auto\", \"measured\": 1, \"fp32_us_batch"),
-                  "%.600s", text);
+    ck_assert_msg(strstr(text, "\"setting\": \"auto\", \"measured\": 1, \"fp32_us_batch"), "%.600s",
+                  text);
     snprintf(path, sizeof path, "%s/config.ini", dir);
     f = fopen(path, "r");
     ck_assert_ptr_nonnull(f);
