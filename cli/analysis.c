@@ -83,6 +83,7 @@ int cmd_analysis(int argc, char **argv) {
   char err[1024];
   egdb *db = NULL;
   if (cli_egdb_open(o.egdb, &db, err, sizeof err)) return cli_fail(&c, 1, "%s", err);
+  cli_precision_to_stderr();
   work w;
   memset(&w, 0, sizeof w);
   pthread_mutex_init(&w.lock, NULL);

@@ -331,6 +331,7 @@ int cmd_arena(int argc, char **argv) {
                .pos = pos};
   int status;
   if (cli_parse(&c, argc, argv, &status)) return status;
+  cli_precision_to_stderr();
   arena_params p = o.p;
   p.egdb_dir = o.egdb;
   const char *const *specs = (const char *const *)pos;

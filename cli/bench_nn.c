@@ -20,10 +20,14 @@
  *   forward_int8_pos_per_s, forward_int8_pos_per_s_wall, forward_int8_gflops
  *   int8_fp32_ratio     forward_int8_pos_per_s / forward_pos_per_s, per batch
  *   batch1_int8_pos_per_s  batch 1 (auto: the int8 batched kernel)
- *   auto_precision      1, with what precision=auto takes on this CPU
- *                       ("precision", "kernel") and, per batch, the fastest
- *                       measured precision ("fastest") and auto's speed as a
- *                       share of it ("auto_share")
+ *   auto_precision      1 per batch, with what precision=auto takes at that
+ *                       batch by its own start-up measurement (nn_auto_choose:
+ *                       "precision", "kernel", "measured" 0 when
+ *                       SOWZERO_AUTO_PRECISION decided, and its times
+ *                       "auto_fp32_us", "auto_bf16_us", "auto_int8_us" per
+ *                       forward), the fastest precision this benchmark
+ *                       measured ("fastest") and auto's speed as a share of
+ *                       it ("auto_share")
  * One thread, as in the workers. */
 #include "cli/cli.h"
 
@@ -326,7 +330,6 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   double rate[6][4];
   memset(rate, 0, sizeof rate);
   const nn_int8_kernel auto_kernel = nn_int8_kernel_in_use();
-  const nn_precision auto_prec = nn_precision_auto();
 
   for (int i = 0; i < nbatch; i++) {
     double cpu, wall, gcpu, gwall;
@@ -427,9 +430,16 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   }
   nn_int8_force_kernel(NN_INT8_AUTO);
   nn_ws_set_small_path(c.ws, NN_SMALL_AUTO);
-  /* What auto takes here, and how it fares against the fastest measured
-   * precision of each batch. */
+  /* What auto takes at each batch (its own start-up measurement, as a run
+   * makes it), and how it fares against the fastest precision this
+   * benchmark measured at that batch. */
   for (int i = 0; i < nbatch; i++) {
+    nn_auto_report ar;
+    if (nn_auto_choose(c.net, &batches[i], 1, NULL, NULL, &ar, err, sizeof err) != 0) {
+      cli_fail(&cmd, 1, "%s", err);
+      goto out;
+    }
+    const nn_precision auto_prec = ar.choice;
     int best = NN_PRECISION_FP32;
     for (int p = NN_PRECISION_FP32; p <= NN_PRECISION_INT8; p++)
       if (rate[i][p] > rate[i][best]) best = p;
@@ -442,10 +452,16 @@ int bench_nn(bench_out *b, int argc, char **argv) {
                     auto_prec == NN_PRECISION_INT8 ? nn_int8_kernel_name(auto_kernel) : "-");
     json_put_string(&w, "fastest", nn_precision_name((nn_precision)best));
     json_put_fixed(&w, "auto_share", share, 3);
+    json_put_int(&w, "measured", !ar.forced);
+    static const char *const us_keys[NN_AUTO_PATHS] = {"auto_fp32_us", "auto_bf16_us",
+                                                       "auto_int8_us"};
+    for (int p = 0; p < NN_AUTO_PATHS; p++)
+      if (ar.us[0][p] > 0) json_put_fixed(&w, us_keys[p], ar.us[0][p], 2);
     bench_figure(b, "nn", "auto_precision", 1, "", extra);
-    bench_note(b, "batch %d: auto takes %s, the fastest measured is %s; auto runs at %.0f%% of it",
-               batches[i], nn_precision_name(auto_prec), nn_precision_name((nn_precision)best),
-               100 * share);
+    char why[600];
+    nn_auto_describe(&ar, why, sizeof why);
+    bench_note(b, "batch %d: %s; the fastest here is %s, auto runs at %.0f%% of it", batches[i],
+               why, nn_precision_name((nn_precision)best), 100 * share);
   }
 
   {

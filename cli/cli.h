@@ -127,6 +127,9 @@ int cli_gnuplot_png(char *const *argv, afile *img, char *err, size_t errlen);
  * it holds one. 0 with *db set (NULL: none), or -1 and the reason. */
 struct egdb;
 int cli_egdb_open(const char *given, struct egdb **db, char *err, size_t errlen);
+/* Agents with precision=auto say on stderr what they chose and the times
+ * measured (nn_auto_set_observer), once per shape and batch. */
+void cli_precision_to_stderr(void);
 #define CLI_EGDB_MAX 1024
 #define CLI_EGDB_KEY(T, F, what)         \
   KV_S("egdb", T, F, NULL,               \

@@ -8,6 +8,7 @@
 #include "base/kv.h"
 #include "cli/cli.h"
 #include "egdb/egdb.h"
+#include "nn/nn.h"
 #include "protocol/protocol.h"
 
 typedef struct {
@@ -37,6 +38,15 @@ int cli_egdb_open(const char *given, egdb **db, char *err, size_t errlen) {
   return -1;
 }
 
+static void say_precision(void *ctx, const nn_auto_report *r) {
+  (void)ctx;
+  char line[600];
+  nn_auto_describe(r, line, sizeof line);
+  fprintf(stderr, "%s\n", line);
+}
+
+void cli_precision_to_stderr(void) { nn_auto_set_observer(say_precision, NULL); }
+
 int cmd_engine(int argc, char **argv) {
   engine_opts o = {1, ""};
   cli_cmd c = {.name = "engine",
@@ -52,6 +62,7 @@ int cmd_engine(int argc, char **argv) {
   char err[1024];
   egdb *db = NULL;
   if (cli_egdb_open(o.egdb, &db, err, sizeof err)) return cli_fail(&c, 1, "%s", err);
+  cli_precision_to_stderr();
   proto *s = proto_create(o.seed);
   if (!s) {
     egdb_close(db);

@@ -66,6 +66,7 @@ int cmd_play(int argc, char **argv) {
                .n_lists = 1};
   int status;
   if (cli_parse(&c, argc, argv, &status)) return status;
+  cli_precision_to_stderr();
   int human = o.side;
   const char *spec = o.agent;
   char err[512];

@@ -98,10 +98,11 @@ static void kernel_int8(char *buf, size_t len) {
   snprintf(buf, len, "SowZero int8 %s kernel", nn_int8_kernel_name(nn_int8_kernel_in_use()));
 }
 
-/* What precision=auto resolves to on this CPU, and its kernel. */
+/* What precision=auto does: a run measures (nn_auto_choose); the fixed
+ * ranking is what it takes where nothing is timed. */
 static void kernel_auto(char *buf, size_t len) {
   nn_precision p = nn_precision_auto();
-  snprintf(buf, len, "takes %s", nn_precision_name(p));
+  snprintf(buf, len, "measured at start-up (unmeasured: takes %s)", nn_precision_name(p));
 }
 
 static const struct {

@@ -110,10 +110,12 @@ typedef enum {
   NN_PRECISION_INT8  /* runs everywhere; vector kernels where the CPU has them */
 } nn_precision;
 
-/* What AUTO resolves to on this CPU, by the kernels' measured speeds
- * (BENCHMARKS.md): int8 where the int8 kernel in use is AVX512_VNNI, else
- * bf16 where the CPU has AVX512_BF16, else int8 where a 256-bit int8
- * kernel runs (AVX2, AVX-VNNI), else fp32. A forced int8 kernel counts:
+/* The fixed ranking: what nn_set_precision makes of AUTO on this CPU,
+ * from the kernels' speeds once measured (BENCHMARKS.md): int8 where the
+ * int8 kernel in use is AVX512_VNNI, else bf16 where the CPU has
+ * AVX512_BF16, else int8 where a 256-bit int8 kernel runs (AVX2,
+ * AVX-VNNI), else fp32. Runs and agents measure instead (nn_auto_choose,
+ * below). A forced int8 kernel counts:
  * forcing AVX2 on an AVX-512 CPU makes AUTO what an AVX2 CPU's would be,
  * except for bf16. */
 nn_precision nn_precision_auto(void);
@@ -200,6 +202,60 @@ int nn_forward_naive(const nn_net *n, nn_ws *ws, const float *x, const uint32_t 
  * n_actions policy logits (unmasked), the value before tanh and the score, at
  * b * (n_actions + 2). Valid until ws is used again. */
 const float *nn_ws_logits(const nn_ws *ws);
+
+/* ---- AUTO by measurement ---------------------------------------------------
+ * nn_precision_auto above is a ranking by CPU features; it is what
+ * nn_set_precision makes of AUTO, for callers that know no batch size. A
+ * run resolves AUTO with nn_auto_choose instead: on copies of the net, each
+ * path this CPU runs (fp32; bf16 where nn_bf16_supported; int8 on
+ * nn_int8_kernel_in_use's kernel) is timed at each batch size given, the
+ * samples interleaved, 5 rounds of about 0.5 ms per path and batch, best
+ * sample kept; the path whose worst slowdown against the fastest of each
+ * batch is smallest is chosen (nn_auto_pick). Tens of milliseconds for the
+ * default net; with the real clock, one measurement per shape, batch list
+ * and kernel per process (later calls get it again, cached = 1).
+ *
+ * The environment variable SOWZERO_AUTO_PRECISION decides without timing:
+ * fp32, bf16 or int8 (what AUTO becomes), or "fixed" (nn_precision_auto's
+ * ranking, as deterministic runs and tests want). Allocates (copies of
+ * the net, a workspace): call it when a run starts, never on a hot path.
+ * n is only read. Thread-safe: threads that ask at once measure once. */
+#define NN_AUTO_ENV         "SOWZERO_AUTO_PRECISION"
+#define NN_AUTO_PATHS       3 /* fp32, bf16, int8: the columns of us */
+#define NN_AUTO_MAX_BATCHES 4
+typedef struct {
+  nn_precision choice; /* FP32, BF16 or INT8 */
+  int forced;          /* 1: SOWZERO_AUTO_PRECISION chose; nothing timed */
+  int cached;          /* 1: an earlier call's measurement in this process */
+  int n_batches;       /* batch sizes measured */
+  int batch[NN_AUTO_MAX_BATCHES];
+  double us[NN_AUTO_MAX_BATCHES][NN_AUTO_PATHS]; /* best microseconds per forward of
+                                                    batch[b] rows for fp32, bf16, int8;
+                                                    0: not run on this CPU */
+  nn_int8_kernel int8_kernel;                    /* the int8 kernel timed */
+  double seconds;                                /* wall time the measurement took */
+} nn_auto_report;
+/* Seconds that reps forward passes of batch rows of n (in its precision,
+ * nn_precision_of) take: nn_forward(n, ws, x, NULL, batch, policy, value,
+ * NULL) reps times on the wall clock when timer is NULL; tests pass their
+ * own to inject times. */
+typedef double (*nn_auto_timer)(void *ctx, const nn_net *n, nn_ws *ws, const float *x, int batch,
+                                int reps, float *policy, float *value);
+/* Fills r (r->choice: what AUTO takes) for n's shape at n_batches (1 to
+ * NN_AUTO_MAX_BATCHES) batch sizes. -1 with a message on a bad
+ * SOWZERO_AUTO_PRECISION, bad batch sizes or out of memory. */
+int nn_auto_choose(const nn_net *n, const int *batches, int n_batches, nn_auto_timer timer,
+                   void *ctx, nn_auto_report *r, char *err, size_t errlen);
+/* Called (process-wide, from the choosing thread) with each new choice
+ * nn_auto_choose makes on the real clock: measured or forced, not cached.
+ * The command line shows it to the user; NULL: nobody. */
+typedef void (*nn_auto_observer)(void *ctx, const nn_auto_report *r);
+void nn_auto_set_observer(nn_auto_observer fn, void *ctx);
+/* The choice from r's times (r->us, r->n_batches): pure, for tests. */
+nn_precision nn_auto_pick(const nn_auto_report *r);
+/* One line for users: "precision auto: int8 avx512vnni, measured batch 64:
+ * fp32 305 us bf16 425 us int8 126 us (48 ms)". */
+void nn_auto_describe(const nn_auto_report *r, char *buf, size_t len);
 
 /* ---- Training --------------------------------------------------------------
  * Loss per batch (means over the rows):

@@ -89,31 +89,41 @@ int nn_int8_kernel_parse(const char *s, nn_int8_kernel *k) {
   return -1;
 }
 
+#if NN_X86
+/* The CPU's features, read once: cpuid traps to the hypervisor in a
+ * virtual machine (microseconds each), and every int8 forward asks which
+ * kernel runs. */
+static unsigned cpu_features_once(void) {
+  static atomic_uint feat;
+  static atomic_int known;
+  if (!atomic_load(&known)) {
+    cpu_info ci;
+    cpu_detect(&ci);
+    atomic_store(&feat, ci.features);
+    atomic_store(&known, 1);
+  }
+  return atomic_load(&feat);
+}
+#endif
+
 int nn_int8_kernel_supported(nn_int8_kernel k) {
+#if NN_X86
+  /* base/cpu.h reads what the OS enables, and knows AVX-VNNI where a
+   * compiler's __builtin_cpu_supports may not (clang 14). */
+  const unsigned f = cpu_features_once();
+  const unsigned avx512 = CPU_F_AVX512F | CPU_F_AVX512BW | CPU_F_AVX512VL | CPU_F_AVX512_VNNI;
+#endif
   switch (k) {
     case NN_INT8_AUTO:
     case NN_INT8_PORTABLE:
       return 1;
 #if NN_X86
-    /* base/cpu.h reads what the OS enables, and knows AVX-VNNI where a
-     * compiler's __builtin_cpu_supports may not (clang 14). */
-    case NN_INT8_AVX2: {
-      cpu_info ci;
-      cpu_detect(&ci);
-      return (ci.features & CPU_F_AVX2) != 0;
-    }
-    case NN_INT8_AVXVNNI: {
-      cpu_info ci;
-      cpu_detect(&ci);
-      unsigned need = CPU_F_AVX2 | CPU_F_AVX_VNNI;
-      return (ci.features & need) == need;
-    }
-    case NN_INT8_AVX512VNNI: {
-      cpu_info ci;
-      cpu_detect(&ci);
-      unsigned need = CPU_F_AVX512F | CPU_F_AVX512BW | CPU_F_AVX512VL | CPU_F_AVX512_VNNI;
-      return (ci.features & need) == need;
-    }
+    case NN_INT8_AVX2:
+      return (f & CPU_F_AVX2) != 0;
+    case NN_INT8_AVXVNNI:
+      return (f & (CPU_F_AVX2 | CPU_F_AVX_VNNI)) == (CPU_F_AVX2 | CPU_F_AVX_VNNI);
+    case NN_INT8_AVX512VNNI:
+      return (f & avx512) == avx512;
 #else
     default:
       return 0;
@@ -491,25 +501,39 @@ T256 static void quantise_rows_avx2(const float *x, int R, int K, int amax, uint
   for (int r = 0; r < R; r++) {
     const float *xr = x + (size_t)r * K;
     uint8_t *qr = q + (size_t)r * ldq;
-    __m256 m8 = _mm256_setzero_ps();
+    /* Four running maxima: one would wait on vmaxps's latency at every
+     * step. The maximum of the same values, so the same bytes. */
+    __m256 m0 = _mm256_setzero_ps(), m1 = m0, m2 = m0, m3 = m0;
     int k = 0;
-    for (; k + 8 <= K; k += 8) m8 = _mm256_max_ps(m8, _mm256_loadu_ps(xr + k));
-    float t[8], mx = 0.0f;
-    _mm256_storeu_ps(t, m8);
-    for (int i = 0; i < 8; i++) mx = t[i] > mx ? t[i] : mx;
+    for (; k + 32 <= K; k += 32) {
+      m0 = _mm256_max_ps(m0, _mm256_loadu_ps(xr + k));
+      m1 = _mm256_max_ps(m1, _mm256_loadu_ps(xr + k + 8));
+      m2 = _mm256_max_ps(m2, _mm256_loadu_ps(xr + k + 16));
+      m3 = _mm256_max_ps(m3, _mm256_loadu_ps(xr + k + 24));
+    }
+    for (; k + 8 <= K; k += 8) m0 = _mm256_max_ps(m0, _mm256_loadu_ps(xr + k));
+    __m256 m8 = _mm256_max_ps(_mm256_max_ps(m0, m1), _mm256_max_ps(m2, m3));
+    /* Across the lanes in registers (through memory it was a chain of
+     * scalar maxima); a maximum of zero or less counts as zero, as in
+     * quantise_rows. */
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(m8), _mm256_extractf128_ps(m8, 1));
+    h = _mm_max_ps(h, _mm_shuffle_ps(h, h, _MM_SHUFFLE(1, 0, 3, 2)));
+    h = _mm_max_ps(h, _mm_shuffle_ps(h, h, _MM_SHUFFLE(2, 3, 0, 1)));
+    float mx = _mm_cvtss_f32(h) > 0.0f ? _mm_cvtss_f32(h) : 0.0f;
     for (; k < K; k++) mx = xr[k] > mx ? xr[k] : mx;
     const float inv = mx > 0.0f ? (float)amax / mx : 0.0f;
     const __m256 vinv = _mm256_set1_ps(inv), half = _mm256_set1_ps(0.5f);
     k = 0;
     for (; k + 32 <= K; k += 32) {
-      __m256i v[4];
-      for (int i = 0; i < 4; i++) {
-        __m256 y = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(xr + k + 8 * i), vinv), half);
-        v[i] = _mm256_cvttps_epi32(_mm256_max_ps(y, _mm256_setzero_ps()));
-      }
-      /* 32 int32 in 0..127 to bytes; the packs interleave lanes, the
-       * permute puts them back in order. */
-      __m256i w01 = _mm256_packs_epi32(v[0], v[1]), w23 = _mm256_packs_epi32(v[2], v[3]);
+#define Q8(i)                                                                                    \
+  _mm256_cvttps_epi32(                                                                           \
+      _mm256_max_ps(_mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(xr + k + 8 * (i)), vinv), half), \
+                    _mm256_setzero_ps()))
+      /* 32 int32 in 0..amax to bytes (in registers: an array went through
+       * the stack); the packs interleave lanes, the permute puts them back
+       * in order. */
+      __m256i w01 = _mm256_packs_epi32(Q8(0), Q8(1)), w23 = _mm256_packs_epi32(Q8(2), Q8(3));
+#undef Q8
       __m256i b = _mm256_packus_epi16(w01, w23);
       b = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
       _mm256_storeu_si256((__m256i *)(qr + k), b);

@@ -68,8 +68,11 @@ typedef struct {
   mcts_nn *ev;
   double score_scale; /* the training's score_scale: score output x this = seeds */
 } agent_network;
+/* Loads the network (the shipped one of a's game without weights) in
+ * precision; auto is measured at batch, the rows the agent evaluates at
+ * once. */
 int agent_network_open(agent_network *n, agent *a, const char *weights, int precision, int rules,
-                       char *err, size_t errlen);
+                       int batch, char *err, size_t errlen);
 void agent_network_close(agent_network *n);
 /* Fills out->margin and out->move_margin (out->n moves already listed)
  * from the network's score output for p and after each move (has_margin). */

@@ -41,7 +41,7 @@ static int shipped_weights(const game *g, char *path, size_t len) {
 }
 
 int agent_network_open(agent_network *n, agent *a, const char *weights, int precision, int rules,
-                       char *err, size_t errlen) {
+                       int batch, char *err, size_t errlen) {
   char shipped[4200];
   if (!weights[0]) {
     if (shipped_weights(&a->g, shipped, sizeof shipped) != 0) {
@@ -61,7 +61,14 @@ int agent_network_open(agent_network *n, agent *a, const char *weights, int prec
     return -1;
   }
   n->net = mcts_nn_load(&a->g, weights, (mcts_nn_rules)rules, err, errlen);
-  /* Converted once here; the evaluator only reads the net. */
+  /* auto: measured at the batch the agent evaluates (nn_auto_choose, once
+   * per shape and batch in a process). Converted once here; the evaluator
+   * only reads the net. */
+  nn_auto_report rep;
+  if (n->net && precision == NN_PRECISION_AUTO) {
+    if (nn_auto_choose(n->net, &batch, 1, NULL, NULL, &rep, err, errlen)) return -1;
+    precision = (int)rep.choice;
+  }
   if (n->net && nn_set_precision(n->net, (nn_precision)precision, err, errlen)) return -1;
   if (n->net) n->ev = mcts_nn_create(&a->g, n->net, 1, err, errlen);
   return n->ev ? 0 : -1;
@@ -136,7 +143,7 @@ static int net_create(agent *a, int argc, char *const *argv, char *err, size_t e
   n->sample = o.sample;
   n->temp = o.temp;
   n->nw.score_scale = o.score_scale;
-  if (agent_network_open(&n->nw, a, o.weights, o.precision, o.rules, err, errlen)) {
+  if (agent_network_open(&n->nw, a, o.weights, o.precision, o.rules, 1, err, errlen)) {
     net_free_parts(n);
     return -1;
   }

@@ -130,7 +130,7 @@ static int search_build(agent *a, const mcts_params *pp, const search_opts *op,
   mcts_eval ev = {NULL, NULL, 0};
   if (own == &zero_opts) {
     s->net.score_scale = o.score_scale;
-    if (agent_network_open(&s->net, a, o.weights, o.precision, o.rules, err, errlen) == 0)
+    if (agent_network_open(&s->net, a, o.weights, o.precision, o.rules, o.leaves, err, errlen) == 0)
       ev = mcts_nn_eval(s->net.ev);
   } else {
     s->ro = mcts_rollout_create(o.rollouts, rng_u64(&a->rng), err, errlen);

@@ -307,7 +307,9 @@ START_TEST(network_agents_predict_the_margin) {
   game_start(&G, &p);
   ck_assert_int_eq(game_play(&G, &p, 2) >= 0, 1);
   float score;
-  /* The agents' default precision is auto: the reference evaluates alike. */
+  /* The agents' default precision is auto, pinned to the fixed ranking
+   * (not timed): the reference evaluates alike. */
+  setenv(NN_AUTO_ENV, "fixed", 1);
   ck_assert_int_eq(nn_set_precision(net, NN_PRECISION_AUTO, err, sizeof err), 0);
   ck_assert_int_eq(mcts_nn_score(ev, &p, &score), 0);
   const char *kinds[] = {"net weights=%s", "net weights=%s score_scale=2.5",
@@ -331,6 +333,7 @@ START_TEST(network_agents_predict_the_margin) {
   ck_assert_int_eq(agent_analyze(m, &p, NULL, &an), 0);
   ck_assert_int_eq(an.has_margin, 0);
   agent_free(m);
+  unsetenv(NN_AUTO_ENV);
   mcts_nn_free(ev);
   nn_free(net);
   unlink(path);
@@ -338,9 +341,10 @@ START_TEST(network_agents_predict_the_margin) {
 END_TEST
 
 /* precision= reaches the agent's network: its margin is bit for bit the
- * score of the same net evaluated in that precision. bf16 on a CPU without
- * AVX512_BF16 (simulated) is refused naming the setting; auto falls back
- * to what nn_precision_auto says (int8 where AVX2 runs, else fp32). */
+ * score of the same net evaluated in that precision, and so is auto's
+ * choice. bf16 on a CPU without AVX512_BF16 (simulated) is refused naming
+ * the setting; auto pinned to the fixed ranking falls back to what
+ * nn_precision_auto says (int8 where AVX2 runs, else fp32). */
 START_TEST(network_agents_precision) {
   configure_game("oware", NULL);
   char path[64], spec[160], err[256];
@@ -374,6 +378,22 @@ START_TEST(network_agents_precision) {
   }
   if (nn_bf16_supported()) ck_assert_msg(ref[0] != ref[1], "fp32 and bf16 scores both %g", ref[0]);
   ck_assert_msg(ref[0] != ref[2], "fp32 and int8 scores both %g", ref[0]);
+  /* auto's choice is what the agent's net evaluates in: forced here
+   * (SOWZERO_AUTO_PRECISION), as a measurement cannot be. */
+  for (int k = 0; k < 3; k++) {
+    if (precs[k] == NN_PRECISION_BF16 && !nn_bf16_supported()) continue;
+    setenv(NN_AUTO_ENV, names[k], 1);
+    for (int z = 0; z < 2; z++) {
+      snprintf(spec, sizeof spec, "%s weights=%s precision=auto", z ? "zero" : "net", path);
+      agent *a = agent_create(&G, spec, 1, err, sizeof err);
+      ck_assert_msg(a != NULL, "%s: %s", spec, err);
+      agent_analysis an;
+      ck_assert_int_eq(agent_analyze(a, &p, NULL, &an), 0);
+      ck_assert_msg(an.margin == (float)(ref[k] * 10.0), "%s as %s", spec, names[k]);
+      agent_free(a);
+    }
+  }
+  setenv(NN_AUTO_ENV, "fixed", 1);
   nn_bf16_allow(0);
   const int fallback = nn_precision_auto() == NN_PRECISION_INT8 ? 2 : 0;
   for (int z = 0; z < 2; z++) {
@@ -390,6 +410,7 @@ START_TEST(network_agents_precision) {
     agent_free(a);
   }
   nn_bf16_allow(1);
+  unsetenv(NN_AUTO_ENV);
   mcts_nn_free(ev);
   nn_free(net);
   unlink(path);

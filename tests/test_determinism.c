@@ -130,6 +130,8 @@ static void assert_same_runs(const char *a, const char *b) {
   free(x);
   free(y);
   char *m = (char *)slurp(a, "metrics.jsonl", &la), *n = (char *)slurp(b, "metrics.jsonl", &lb);
+  /* precision = auto in a deterministic run: the fixed ranking, no timing. */
+  ck_assert_ptr_nonnull(strstr(m, "\"setting\": \"auto\", \"measured\": 0"));
   /* Time, and the machine the run saw (its "system" record names the threads). */
   static const char *const times[] = {"time_min", "speed", "time_share", "system"};
   for (int i = 0; i < 4; i++) {

@@ -99,6 +99,26 @@ START_TEST(tiny_run_learns) {
   fresh_dir("learn");
   char err[1024];
   ck_assert_msg(run_training(0, NULL, err, sizeof err) == 0, "%s", err);
+  /* precision = auto was measured at start-up (the times are in the first
+   * metrics line) and config.ini still says auto. */
+  if (!getenv(NN_AUTO_ENV)) {
+    char path[400], text[16384];
+    snprintf(path, sizeof path, "%s/metrics.jsonl", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[got] = 0;
+    ck_assert_msg(strstr(text, "\"setting\": \"auto\", \"measured\": 1, \"fp32_us_batch"), "%.600s",
+                  text);
+    snprintf(path, sizeof path, "%s/config.ini", dir);
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    got = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[got] = 0;
+    ck_assert_ptr_nonnull(strstr(text, "precision = auto"));
+  }
 
   train_config c;
   ck_assert_int_eq(config_load(&c, "configs/tiny.ini", 0, NULL, err, sizeof err), 0);

@@ -153,9 +153,6 @@ static int setup(run *r, char *err, size_t errlen) {
   } else if (!(r->best = nn_create(&nc, c->seed, err, errlen))) {
     return -1;
   }
-  /* Gating evaluates the best in the run's precision; promotions (nn_copy)
-   * re-pack it. */
-  if (nn_set_precision(r->best, (nn_precision)c->precision, err, errlen) != 0) return -1;
   if (!(r->buf = replay_create(&c->g, c->window, err, errlen))) return -1;
   if (c->n_variants > 1 && replay_set_variants(r->buf, c->variant, c->n_variants, err, errlen))
     return -1;
@@ -169,7 +166,10 @@ static int setup(run *r, char *err, size_t errlen) {
 
   /* Then the writes, in the order a run is made. */
   if (rundir_prepare(&r->dir, c, err, errlen) != 0) return -1;
-  machine_resolve(&r->loop.machine, &r->cfg, 1, r->a->dist != NULL); /* config.ini keeps auto */
+  /* config.ini keeps auto; gating evaluates the best in the run's precision,
+   * and promotions (nn_copy) re-pack it. */
+  if (machine_resolve(&r->loop.machine, &r->cfg, 1, r->a->dist != NULL, r->best, err, errlen))
+    return -1;
   path_of(r, "checkpoint/learner.ckpt", path);
   if (!r->dir.has_ckpt && checkpoint_save(path, &r->l, &r->meta, &r->rc, err, errlen) != 0)
     return -1; /* iteration 0 */

@@ -253,6 +253,11 @@ int train_actor(const train_args *a, dist *d, char *err, size_t errlen) {
     if (take_net(&o, NULL, tmp, buf, len, err, errlen) != 0 ||
         !(slot = netslot_create(tmp, err, errlen)))
       goto out;
+    nn_auto_report ar; /* auto: each actor measures on its own node */
+    if (c.precision == NN_PRECISION_AUTO && !c.deterministic) {
+      if (nn_auto_choose(tmp, &c.games_per_thread, 1, NULL, NULL, &ar, err, errlen) != 0) goto out;
+      c.precision = (int)ar.choice;
+    }
     selfplay_params sp_p = train_selfplay_params(&c);
     sp_p.seed = c.seed ^ start.iteration ^ ((uint64_t)dist_rank(d) * 0x9e3779b97f4a7c15ULL);
     sp_p.db = db;
