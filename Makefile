@@ -133,11 +133,11 @@ test-mpi: $(BUILD)/tests/test_mpi $(BUILD)/sowzero
 asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" \
-	  TEST_ENV="SOWZERO_TEST_SCALE=0.1" test
+	  TEST_ENV="SOWZERO_TEST_SCALE=0.1 CK_TIMEOUT_MULTIPLIER=3" test
 
 tsan:
 	@$(MAKE) --no-print-directory BUILD=build/tsan OPT="-O1 -g" SAN="-fsanitize=thread" \
-	  TEST_ENV="SOWZERO_TEST_SCALE=0.1 SOWZERO_TSAN=1" test
+	  TEST_ENV="SOWZERO_TEST_SCALE=0.1 SOWZERO_TSAN=1 CK_TIMEOUT_MULTIPLIER=3" test
 
 bench: sowzero
 	./sowzero bench all
