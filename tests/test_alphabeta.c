@@ -218,7 +218,19 @@ START_TEST(table_reuse_and_clear) {
   ck_assert_int_eq(ab_run(s, &p, NULL, &cleared, err, sizeof err), 0);
   ck_assert_uint_eq(cleared.nodes, fresh.nodes);
   ck_assert_int_eq(cleared.best, fresh.best);
+  /* The table is as large as asked, never larger: the most entries, a
+   * power of two, that fit. */
+  ck_assert_uint_le(ab_table_bytes(s), (size_t)16 << 20);
+  ck_assert_uint_gt(2 * ab_table_bytes(s), (size_t)16 << 20);
   ab_free(s);
+  for (int mb = 0; mb <= 5; mb++) {
+    prm.tt_mb = mb;
+    ck_assert_ptr_nonnull(s = ab_create(&G, &prm, err, sizeof err));
+    size_t bytes = ab_table_bytes(s), want = (size_t)mb << 20;
+    ck_assert_msg(mb ? bytes <= want && 2 * bytes > want && !(bytes & (bytes - 1)) : bytes == 0,
+                  "tt=%d: a table of %zu bytes", mb, bytes);
+    ab_free(s);
+  }
   prm.tt_mb = 65536;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   if ((double)pages * (double)page < 65536.0 * 1048576.0) {
@@ -246,6 +258,21 @@ START_TEST(params_table) {
   ck_assert_int_eq(p.w_seeds, -3);
   ck_assert_int_eq(ab_params_set(&p, "depth", "65", err, sizeof err), -1);
   ck_assert_str_eq(err, "bad value '65' for depth (an integer 1..64)");
+  /* The weights' ranges, both ends. */
+  const char *weights[] = {"w_store", "w_seeds", "w_mobility"};
+  for (int i = 0; i < 3; i++) {
+    char want[128];
+    ck_assert_int_eq(ab_params_set(&p, weights[i], "100000", err, sizeof err), 0);
+    ck_assert_int_eq(ab_params_set(&p, weights[i], "-100000", err, sizeof err), 0);
+    ck_assert_int_eq(ab_params_set(&p, weights[i], "100001", err, sizeof err), -1);
+    snprintf(want, sizeof want, "bad value '100001' for %s (an integer -100000..100000)",
+             weights[i]);
+    ck_assert_str_eq(err, want);
+    ck_assert_int_eq(ab_params_set(&p, weights[i], "-100001", err, sizeof err), -1);
+  }
+  ck_assert_int_eq(p.w_store, -100000);
+  ck_assert_int_eq(p.w_seeds, -100000);
+  ck_assert_int_eq(p.w_mobility, -100000);
   ck_assert_int_eq(ab_params_set(&p, "tt_mb", "4", err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, "unknown setting 'tt_mb' (known: depth, time, tt,"));
   ck_assert_ptr_eq(kv_find(ab_params_table(), "tt"), &ab_params_table()->keys[2]);
