@@ -553,11 +553,10 @@ static Suite *egdb_suite(void) {
   tcase_add_unchecked_fixture(t, build_small, remove_small);
   tcase_add_checked_fixture(t, open_small, close_small);
   add_tests(s, "files", 60,
-            (const TTest *const[]){refuses_bad_magic, refuses_other_rules, refuses_truncated,
-                                   refuses_bad_checksum, refuses_unsupported_header,
-                                   refuses_values_out_of_range,
-                                   refuses_gaps_and_absence, build_extends_and_refuses_damage,
-                                   threads_do_not_change_values, NULL});
+            (const TTest *const[]){
+                refuses_bad_magic, refuses_other_rules, refuses_truncated, refuses_bad_checksum,
+                refuses_unsupported_header, refuses_values_out_of_range, refuses_gaps_and_absence,
+                build_extends_and_refuses_damage, threads_do_not_change_values, NULL});
   return s;
 }
 
