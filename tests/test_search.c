@@ -447,6 +447,14 @@ START_TEST(reroot_perspective) {
   /* Now North to move: the same result is a proven win for North. */
   ck_assert_int_eq(info.proof, MCTS_PROVEN_WIN);
   ck_assert_float_eq(info.root_value, -v_old);
+  /* North's winning move ends the game: the tree is dropped with the root. */
+  ck_assert_int_gt(info.nodes, 1);
+  ck_assert_int_eq(mcts_advance(m, mcts_best_action(m), err, sizeof err), 1);
+  mcts_get_info(m, &info);
+  ck_assert_int_eq(info.nodes, 1);
+  ck_assert_int_eq(info.root_visits, 0);
+  ck_assert_int_eq(info.proof, MCTS_UNPROVEN);
+  ck_assert_int_eq(mcts_run(m, 10, err, sizeof err), -1);
   mcts_free(m);
   mcts_rollout_free(ro);
 }
