@@ -126,6 +126,38 @@ START_TEST(net_against_itself_splits_every_pair) {
 }
 END_TEST
 
+/* Variants: pair k plays variant k mod n with both its games, searched and
+ * played by that variant's rules. Variant 0 ends at its opening's last
+ * ply, a draw (its stores are still empty); variant 1 is Oware. So each
+ * variant-0 pair adds two draws; the network against itself splits every
+ * pair (two draws, or a win and a loss), and two networks play Oware's
+ * other pairs out (not all draws). */
+START_TEST(each_pair_plays_its_variant) {
+  char err[256];
+  game v[2];
+  char *instant[] = {"max_plies=4", "cycle_award=draw", "leftover=none"};
+  ck_assert_int_eq(game_configure(&v[0], "oware", 3, instant, err, sizeof err), 0);
+  ck_assert_int_eq(game_configure(&v[1], "oware", 0, NULL, err, sizeof err), 0);
+  nn_net *n = small_net(3), *o = small_net(4);
+  for (int pairs = 5; pairs <= 7; pairs += 2) {
+    match_params p = gate_params(2 * pairs, 11, 0);
+    p.variants = v;
+    p.n_variants = 2;
+    int instant_games = 2 * ((pairs + 1) / 2);
+    match_result same = gate(n, n, &p), other = gate(n, o, &p);
+    ck_assert_msg(same.draws >= instant_games && (same.draws - instant_games) % 2 == 0 &&
+                      same.wins == same.losses,
+                  "%d pairs against itself: %d wins, %d draws, %d losses", pairs, same.wins,
+                  same.draws, same.losses);
+    ck_assert_msg(other.draws >= instant_games && other.wins + other.losses > 0,
+                  "%d pairs against another: %d wins, %d draws, %d losses", pairs, other.wins,
+                  other.draws, other.losses);
+  }
+  nn_free(n);
+  nn_free(o);
+}
+END_TEST
+
 START_TEST(taught_net_promoted_untrained_rejected) {
   nn_net *taught = seed_counter(), *fresh = small_net(3);
   match_params p = gate_params(100, 11, 1);
@@ -227,10 +259,11 @@ END_TEST
 
 static Suite *gating_suite(void) {
   Suite *s = suite_create("gating");
-  TCase *g = add_tests(s, "gate", 300,
-                       (const TTest *[]){net_against_itself_splits_every_pair,
-                                         taught_net_promoted_untrained_rejected,
-                                         promotion_follows_the_verdict, NULL});
+  TCase *g =
+      add_tests(s, "gate", 300,
+                (const TTest *[]){net_against_itself_splits_every_pair, each_pair_plays_its_variant,
+                                  taught_net_promoted_untrained_rejected,
+                                  promotion_follows_the_verdict, NULL});
   tcase_add_checked_fixture(g, setup, NULL);
   TCase *a = add_tests(s, "anchors", 300,
                        (const TTest *[]){greedy_beats_random, deterministic_agent_splits_every_pair,
