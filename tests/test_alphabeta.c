@@ -179,6 +179,47 @@ START_TEST(alphabeta_exhaustive_extra_turns) {
 }
 END_TEST
 
+/* Stored scores read back as they were: a second search of a position
+ * over the table the first one filled finds the same score and move. The
+ * store weight is large (20000: horizon scores up to about 480000) so that
+ * they reach far from 0, where the table must not take them for win
+ * distances (above AB_WIN / 2). */
+START_TEST(table_returns_what_it_stored) {
+  configure_game("oware", NULL);
+  char err[256];
+  rng_t r;
+  rng_seed(&r, 5, 0);
+  game_hist *h = malloc(sizeof *h);
+  int compared = 0;
+  for (int it = 0; it < 40; it++) {
+    ab_params prm = ab_defaults();
+    prm.depth = 5;
+    prm.tt_mb = 1;
+    prm.w_store = 20000;
+    ab_search *s = ab_create(&G, &prm, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    game_pos p;
+    game_start(&G, &p);
+    game_hist_reset(h, &p);
+    random_moves(&p, h, &r, 20 + (int)rng_below(&r, 40));
+    if (p.status != GAME_ONGOING) {
+      ab_free(s);
+      continue;
+    }
+    ab_result a, b;
+    ck_assert_int_eq(ab_run(s, &p, h, &a, err, sizeof err), 0);
+    ck_assert_int_eq(ab_run(s, &p, h, &b, err, sizeof err), 0);
+    ck_assert_msg(a.score == b.score && a.best == b.best,
+                  "position %d: %d (move %d), then %d (move %d) over the kept table", it, a.score,
+                  a.best, b.score, b.best);
+    compared++;
+    ab_free(s);
+  }
+  ck_assert_int_gt(compared, 20);
+  free(h);
+}
+END_TEST
+
 START_TEST(alphabeta_time_limit) {
   configure_game("oware", NULL);
   char err[256];
@@ -294,6 +335,7 @@ static Suite *alphabeta_suite(void) {
   tcase_add_test(t, alphabeta_exhaustive_extra_turns);
   tcase_add_test(t, alphabeta_time_limit);
   tcase_add_test(t, table_reuse_and_clear);
+  tcase_add_test(t, table_returns_what_it_stored);
   tcase_add_test(t, params_table);
   suite_add_tcase(s, t);
   return s;
