@@ -12,6 +12,7 @@
 
 #include "arena/match.h"
 #include "base/base.h"
+#include "base/json.h"
 #include "game/game.h"
 #include "nn/nn.h"
 #include "search/mcts.h"
@@ -257,6 +258,40 @@ START_TEST(bad_specs_are_refused) {
 }
 END_TEST
 
+/* metrics.jsonl's "gating" member: the mode, and with gating on the
+ * match's counts, score, Elo and llr; always whether it promoted. */
+START_TEST(gating_line_says_what_was_decided) {
+  static const struct {
+    int mode, promoted;
+    const char *want;
+  } cases[] = {
+      {GATE_OFF, 1, "{\"gating\": {\"mode\": \"off\", \"promoted\": true}}"},
+      {GATE_THRESHOLD, 0,
+       "{\"gating\": {\"mode\": \"threshold\", \"games\": 10, \"wins\": 3, \"draws\": 2, "
+       "\"losses\": 5, \"score\": 0.4000, \"elo\": -70.4, \"llr\": -0.125, \"promoted\": false}}"},
+      {GATE_SPRT, 1,
+       "{\"gating\": {\"mode\": \"sprt\", \"games\": 10, \"wins\": 3, \"draws\": 2, "
+       "\"losses\": 5, \"score\": 0.4000, \"elo\": -70.4, \"llr\": -0.125, \"promoted\": true}}"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    gate_outcome g;
+    memset(&g, 0, sizeof g);
+    g.mode = cases[i].mode;
+    g.promoted = cases[i].promoted;
+    g.m = (match_result){.wins = 3, .draws = 2, .losses = 5, .games = 10, .llr = -0.125};
+    match_summarize(&g.m);
+    char out[1024];
+    json_writer w;
+    json_writer_init(&w, out, sizeof out);
+    json_begin_object(&w, NULL);
+    gate_json(&w, &g);
+    json_end_object(&w);
+    ck_assert_int_eq(json_writer_done(&w), 0);
+    ck_assert_str_eq(out, cases[i].want);
+  }
+}
+END_TEST
+
 static Suite *gating_suite(void) {
   Suite *s = suite_create("gating");
   TCase *g =
@@ -265,9 +300,10 @@ static Suite *gating_suite(void) {
                                   taught_net_promoted_untrained_rejected,
                                   promotion_follows_the_verdict, NULL});
   tcase_add_checked_fixture(g, setup, NULL);
-  TCase *a = add_tests(s, "anchors", 300,
-                       (const TTest *[]){greedy_beats_random, deterministic_agent_splits_every_pair,
-                                         bad_specs_are_refused, NULL});
+  TCase *a =
+      add_tests(s, "anchors", 300,
+                (const TTest *[]){greedy_beats_random, deterministic_agent_splits_every_pair,
+                                  bad_specs_are_refused, gating_line_says_what_was_decided, NULL});
   tcase_add_checked_fixture(a, setup, NULL);
   return s;
 }
