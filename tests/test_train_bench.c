@@ -21,7 +21,8 @@ static train_config tiny(const char *threads) {
 }
 
 /* The workers' games reach the learner, which trains on them: games,
- * samples and steps all counted in the time measured. */
+ * samples and steps all counted in the time measured, and the time's
+ * shares. */
 START_TEST(the_schedule_trains_on_its_games) {
   train_config c = tiny("learner.threads=1");
   train_bench_result r;
@@ -32,6 +33,15 @@ START_TEST(the_schedule_trains_on_its_games) {
   ck_assert_uint_ge(r.samples, r.games);
   ck_assert_uint_ge(r.evals, r.samples);
   ck_assert_msg(r.steps > 0, "no training step on %llu samples", (unsigned long long)r.samples);
+  /* The CPU time's shares (network, search, learner, gating) add up. */
+  double sum = 0;
+  for (int i = 0; i < 4; i++) {
+    ck_assert(r.share[i] >= 0 && r.share[i] <= 1);
+    sum += r.share[i];
+  }
+  ck_assert_double_eq_tol(sum, 1, 1e-9);
+  ck_assert(r.share[0] > 0 && r.share[1] > 0 && r.share[2] > 0);
+  ck_assert_double_gt(r.cores_used, 0);
 }
 END_TEST
 
