@@ -272,10 +272,23 @@ START_TEST(egdb_agent_plays_best_and_delegates) {
     verdict(&p, agent_choose(a, &p, NULL), &res, &mar);
     CHECK(res && mar, "case %d: not the database's best move", k);
   }
+  /* Its analysis: the exact values of every legal move and nothing a
+   * search would give (no visits, no lines), whatever the struct held. */
   agent_analysis an;
+  memset(&an, 0xa5, sizeof an);
   game_pos p = random_position(&r, 7);
   ck_assert_int_eq(agent_analyze(a, &p, NULL, &an), 0);
-  ck_assert(an.has_margin);
+  ck_assert(an.has_margin == 1);
+  ck_assert_int_eq(an.n, game_count(game_legal(&G, &p)));
+  int vals[GAME_MAX_ACTIONS];
+  egdb_probe_moves(DB, &G, &p, vals);
+  for (int i = 0; i < an.n; i++) {
+    int a_i = an.action[i], m = p.store[p.mover] - p.store[1 - p.mover] + vals[a_i];
+    ck_assert_int_eq(an.visits[i], 0);
+    ck_assert_int_eq(an.pv_len[i], 0);
+    ck_assert_float_eq(an.value[i], (float)((m > 0) - (m < 0)));
+    if (a_i == an.best) ck_assert_float_eq(an.root_value, an.value[i]);
+  }
   /* Outside: random positions of many seeds. */
   for (int k = 0; k < 30; k++) {
     game_pos q = random_position(&r, 12 + k);
