@@ -112,6 +112,16 @@ START_TEST(errors_name_the_query_and_the_field) {
     free(text);
     json_free(d);
   }
+  /* A position of neither kind is named as such. */
+  int rc;
+  char *text;
+  json_doc *d = ask(&plain, "{\"id\":\"p\",\"position\":3}", &rc, &text);
+  ck_assert_int_eq(rc, 1);
+  ck_assert_str_eq(json_get_string(d, 0, "field"), "position");
+  ck_assert_str_eq(json_get_string(d, 0, "error"),
+                   "position must be a string or an array of the game's board tokens");
+  free(text);
+  json_free(d);
   /* Blank lines get nothing; a NUL byte is an error. */
   char *out;
   ck_assert_int_eq(analysis_answer(&plain, " \r\n", 3, &out), 2);
