@@ -157,15 +157,18 @@ static int append(char *buf, size_t len, size_t *at, const char *fmt, ...) {
   return 0;
 }
 
+/* The list of known keys goes straight into err, however long: cut only
+ * where err ends, as any message is. */
 static int unknown_key(const kv_table *const *t, int n, const char *key, size_t keylen, char *err,
                        size_t errlen) {
-  char known[1024];
+  if (!err || errlen == 0) return -1;
   size_t at = 0;
-  known[0] = 0;
+  append(err, errlen, &at, "unknown setting '%.*s' (known: ", (int)keylen, key);
+  const char *sep = "";
   for (int j = 0; j < n; j++)
-    for (int i = 0; i < t[j]->n; i++)
-      append(known, sizeof known, &at, "%s%s", at ? ", " : "", t[j]->keys[i].name);
-  errf(err, errlen, "unknown setting '%.*s' (known: %s)", (int)keylen, key, known);
+    for (int i = 0; i < t[j]->n; i++, sep = ", ")
+      append(err, errlen, &at, "%s%s", sep, t[j]->keys[i].name);
+  append(err, errlen, &at, ")");
   return -1;
 }
 

@@ -5,6 +5,7 @@ the tree (scripts/mutants.py's machinery), builds it and runs the suites
 that cover its file, and reports which the suites caught.
 
     python3 scripts/mutants_random.py --seed S --n N [--jobs J] [--folders base,game]
+    python3 scripts/mutants_random.py --recheck FILE   (a report's survivors, run again)
 
 Operators, each on one line of code (comments, strings and preprocessor
 lines are left alone):
@@ -52,7 +53,10 @@ FOLDERS = ["base", "game", "egdb", "nn", "search", "arena", "trainer", "protocol
 # trainer's loop is covered through test_determinism and test_run_dir.
 FOLDER_SUITES = {
     "base": ["test_base", "test_kv", "test_config"],
-    "game": ["test_game", "test_oware", "test_variants", "test_search"],
+    # The per-game suites too: the shared headers (sowing.h, game.h) serve
+    # the relay games and Bao, whose suites alone play their rules.
+    "game": ["test_game", "test_oware", "test_variants", "test_search", "test_namnam",
+             "test_bao_laps", "test_kujifunza", "test_bao_kenya", "test_session"],
     "egdb": ["test_egdb", "test_egdb_play"],
     "nn": ["test_nn", "test_nn_file", "test_nn_bf16"],
     "search": ["test_search", "test_mcts_values", "test_agents", "test_alphabeta",
@@ -261,16 +265,58 @@ def entry(rel, lines, no, new, ident):
             + "".join(f"+ {x}\n" for x in mut.split("\n") if mut) + "# equivalent: REASON\n")
 
 
+def recheck(a):
+    """Runs a campaign's survivors again, as the report printed them (the
+    line before, the line and its mutation), on the suites as they are now:
+    which a new test catches. Not a campaign's rate: these were chosen by
+    having survived."""
+    hand = mutants.parse(mutants.LIST)
+    muts = mutants.parse(a.recheck)
+    sc = mutants.Scratch(a.scratch, a.jobs, 300)
+    secs = sc.baseline(sorted({s for m in muts for s in suites_for(m.path, hand)}))
+    timeouts = {s: max(20, int(5 * t) + 1) for s, t in secs.items()}
+    table = collections.OrderedDict((f, collections.Counter()) for f in FOLDERS)
+    for m in muts:
+        orig = sc.read(m.path)
+        old, new = "\n".join(m.old), "\n".join(m.new)
+        if old not in orig:
+            print(f"{m.id:8} gone     {m.path}: its lines are no longer there", flush=True)
+            table.setdefault(m.path.split("/")[0], collections.Counter())["gone"] += 1
+            continue
+        t1 = time.time()
+        verdict = sc.trial(m.path, orig, orig.replace(old, new, 1), suites_for(m.path, hand),
+                           timeouts)
+        v = ("unbuilt" if verdict == "unbuilt" else "survived" if verdict is None
+             else "timeout" if "timeout" in verdict else "caught")
+        table.setdefault(m.path.split("/")[0], collections.Counter())[v] += 1
+        print(f"{m.id:8} {v:8} {m.path} {verdict or ''} ({time.time() - t1:.0f} s)", flush=True)
+    print("\n| folder | caught | timed out | survived | gone |\n|---|---|---|---|---|")
+    tot = collections.Counter()
+    for f, c in table.items():
+        if sum(c.values()):
+            tot.update(c)
+            print(f"| {f} | {c['caught']} | {c['timeout']} | {c['survived']} | {c['gone']} |")
+    print(f"| all | {tot['caught']} | {tot['timeout']} | {tot['survived']} | {tot['gone']} |")
+    sc.close(a.keep)
+    sys.exit(1 if tot["survived"] or tot["unbuilt"] else 0)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seed", type=int, required=True)
-    ap.add_argument("--n", type=int, required=True, help="mutants that build")
+    ap.add_argument("--seed", type=int)
+    ap.add_argument("--n", type=int, help="mutants that build")
+    ap.add_argument("--recheck", metavar="FILE",
+                    help="run the mutations of FILE (a report's survivors as entries) again")
     ap.add_argument("--folders", default=",".join(FOLDERS))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="make -j")
     ap.add_argument("--keep", action="store_true", help="keep the scratch copy")
     ap.add_argument("--list", action="store_true", help="only print the drawn candidates")
     ap.add_argument("--scratch", default=os.path.join(ROOT, "build", "mutants-random"))
     a = ap.parse_args()
+    if a.recheck:
+        return recheck(a)
+    if a.seed is None or a.n is None:
+        ap.error("--seed and --n are needed (or --recheck FILE)")
 
     hand = mutants.parse(mutants.LIST)
     equiv = {}

@@ -102,6 +102,8 @@ ab_search *ab_create(const game *g, const ab_params *p, char *err, size_t errlen
   return s;
 }
 
+size_t ab_table_bytes(const ab_search *s) { return s->tt ? (s->tt_mask + 1) * sizeof *s->tt : 0; }
+
 void ab_attach_egdb(ab_search *s, const egdb *db, int max_seeds) {
   s->db = db && egdb_serves(db, &s->g) ? db : NULL;
   s->db_max = max_seeds;

@@ -71,6 +71,9 @@ int ab_params_set(ab_params *p, const char *key, const char *value, char *err, s
 /* -1 naming the first parameter out of the table's range. */
 ab_search *ab_create(const game *g, const ab_params *p, char *err, size_t errlen);
 void ab_free(ab_search *s);
+/* The table's size in bytes: the most entries, a power of two, that fit in
+ * tt_mb MiB (0: no table). */
+size_t ab_table_bytes(const ab_search *s);
 /* Scores positions of the endgame database exactly (at most max_seeds
  * seeds; <= 0: all the database holds). By default as finished games:
  * outcome * (AB_WIN - plies) + final margin, from perfect play's result

@@ -141,7 +141,21 @@ START_TEST(mcts_agent_analysis) {
   }
   ck_assert_int_gt(total, 0);
   ck_assert_float_eq_tol(prior, 1.0f, 1e-5);
+  /* A finished game has nothing to analyze. */
+  game_pos over = p;
+  over.status = GAME_OVER;
+  ck_assert_int_eq(agent_analyze(a, &over, NULL, &an), -1);
+  ck_assert_str_eq(agent_error(a), "no legal move: the game is over");
   agent_free(a);
+  /* Nor does a kind without a search. */
+  static const char *const plain[] = {"random", "greedy"};
+  for (int i = 0; i < 2; i++) {
+    ck_assert_ptr_nonnull(a = agent_create(&G, plain[i], 3, err, sizeof err));
+    ck_assert_int_eq(agent_analyze(a, &p, NULL, &an), -1);
+    snprintf(err, sizeof err, "agent %s does not analyze positions", plain[i]);
+    ck_assert_str_eq(agent_error(a), err);
+    agent_free(a);
+  }
 }
 END_TEST
 

@@ -179,6 +179,47 @@ START_TEST(alphabeta_exhaustive_extra_turns) {
 }
 END_TEST
 
+/* Stored scores read back as they were: a second search of a position
+ * over the table the first one filled finds the same score and move. The
+ * store weight is large (20000: horizon scores up to about 480000) so that
+ * they reach far from 0, where the table must not take them for win
+ * distances (above AB_WIN / 2). */
+START_TEST(table_returns_what_it_stored) {
+  configure_game("oware", NULL);
+  char err[256];
+  rng_t r;
+  rng_seed(&r, 5, 0);
+  game_hist *h = malloc(sizeof *h);
+  int compared = 0;
+  for (int it = 0; it < 40; it++) {
+    ab_params prm = ab_defaults();
+    prm.depth = 5;
+    prm.tt_mb = 1;
+    prm.w_store = 20000;
+    ab_search *s = ab_create(&G, &prm, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    game_pos p;
+    game_start(&G, &p);
+    game_hist_reset(h, &p);
+    random_moves(&p, h, &r, 20 + (int)rng_below(&r, 40));
+    if (p.status != GAME_ONGOING) {
+      ab_free(s);
+      continue;
+    }
+    ab_result a, b;
+    ck_assert_int_eq(ab_run(s, &p, h, &a, err, sizeof err), 0);
+    ck_assert_int_eq(ab_run(s, &p, h, &b, err, sizeof err), 0);
+    ck_assert_msg(a.score == b.score && a.best == b.best,
+                  "position %d: %d (move %d), then %d (move %d) over the kept table", it, a.score,
+                  a.best, b.score, b.best);
+    compared++;
+    ab_free(s);
+  }
+  ck_assert_int_gt(compared, 20);
+  free(h);
+}
+END_TEST
+
 START_TEST(alphabeta_time_limit) {
   configure_game("oware", NULL);
   char err[256];
@@ -191,6 +232,9 @@ START_TEST(alphabeta_time_limit) {
   ab_result r;
   ck_assert_int_eq(ab_run(s, &p, NULL, &r, err, sizeof err), 0);
   ck_assert_double_lt(r.seconds, 0.5);
+  /* Not much before the limit either: the start is far from solved, and a
+   * new iteration is started up to 0.4 of the time. */
+  ck_assert_double_ge(r.seconds, 0.4 * 0.05);
   ck_assert_int_ge(r.depth, 4);
   ck_assert(game_legal(&G, &p) >> r.best & 1);
   ab_free(s);
@@ -218,7 +262,19 @@ START_TEST(table_reuse_and_clear) {
   ck_assert_int_eq(ab_run(s, &p, NULL, &cleared, err, sizeof err), 0);
   ck_assert_uint_eq(cleared.nodes, fresh.nodes);
   ck_assert_int_eq(cleared.best, fresh.best);
+  /* The table is as large as asked, never larger: the most entries, a
+   * power of two, that fit. */
+  ck_assert_uint_le(ab_table_bytes(s), (size_t)16 << 20);
+  ck_assert_uint_gt(2 * ab_table_bytes(s), (size_t)16 << 20);
   ab_free(s);
+  for (int mb = 0; mb <= 5; mb++) {
+    prm.tt_mb = mb;
+    ck_assert_ptr_nonnull(s = ab_create(&G, &prm, err, sizeof err));
+    size_t bytes = ab_table_bytes(s), want = (size_t)mb << 20;
+    ck_assert_msg(mb ? bytes <= want && 2 * bytes > want && !(bytes & (bytes - 1)) : bytes == 0,
+                  "tt=%d: a table of %zu bytes", mb, bytes);
+    ab_free(s);
+  }
   prm.tt_mb = 65536;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   if ((double)pages * (double)page < 65536.0 * 1048576.0) {
@@ -246,6 +302,21 @@ START_TEST(params_table) {
   ck_assert_int_eq(p.w_seeds, -3);
   ck_assert_int_eq(ab_params_set(&p, "depth", "65", err, sizeof err), -1);
   ck_assert_str_eq(err, "bad value '65' for depth (an integer 1..64)");
+  /* The weights' ranges, both ends. */
+  const char *weights[] = {"w_store", "w_seeds", "w_mobility"};
+  for (int i = 0; i < 3; i++) {
+    char want[128];
+    ck_assert_int_eq(ab_params_set(&p, weights[i], "100000", err, sizeof err), 0);
+    ck_assert_int_eq(ab_params_set(&p, weights[i], "-100000", err, sizeof err), 0);
+    ck_assert_int_eq(ab_params_set(&p, weights[i], "100001", err, sizeof err), -1);
+    snprintf(want, sizeof want, "bad value '100001' for %s (an integer -100000..100000)",
+             weights[i]);
+    ck_assert_str_eq(err, want);
+    ck_assert_int_eq(ab_params_set(&p, weights[i], "-100001", err, sizeof err), -1);
+  }
+  ck_assert_int_eq(p.w_store, -100000);
+  ck_assert_int_eq(p.w_seeds, -100000);
+  ck_assert_int_eq(p.w_mobility, -100000);
   ck_assert_int_eq(ab_params_set(&p, "tt_mb", "4", err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, "unknown setting 'tt_mb' (known: depth, time, tt,"));
   ck_assert_ptr_eq(kv_find(ab_params_table(), "tt"), &ab_params_table()->keys[2]);
@@ -267,6 +338,7 @@ static Suite *alphabeta_suite(void) {
   tcase_add_test(t, alphabeta_exhaustive_extra_turns);
   tcase_add_test(t, alphabeta_time_limit);
   tcase_add_test(t, table_reuse_and_clear);
+  tcase_add_test(t, table_returns_what_it_stored);
   tcase_add_test(t, params_table);
   suite_add_tcase(s, t);
   return s;

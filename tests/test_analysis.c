@@ -112,6 +112,16 @@ START_TEST(errors_name_the_query_and_the_field) {
     free(text);
     json_free(d);
   }
+  /* A position of neither kind is named as such. */
+  int rc;
+  char *text;
+  json_doc *d = ask(&plain, "{\"id\":\"p\",\"position\":3}", &rc, &text);
+  ck_assert_int_eq(rc, 1);
+  ck_assert_str_eq(json_get_string(d, 0, "field"), "position");
+  ck_assert_str_eq(json_get_string(d, 0, "error"),
+                   "position must be a string or an array of the game's board tokens");
+  free(text);
+  json_free(d);
   /* Blank lines get nothing; a NUL byte is an error. */
   char *out;
   ck_assert_int_eq(analysis_answer(&plain, " \r\n", 3, &out), 2);
@@ -119,6 +129,24 @@ START_TEST(errors_name_the_query_and_the_field) {
   ck_assert_int_eq(analysis_answer(&plain, "{\"id\":1}\0x", 10, &out), 1);
   ck_assert_ptr_nonnull(strstr(out, "NUL"));
   free(out);
+}
+END_TEST
+
+/* A query without a seed is seeded 1 (docs/ANALYSIS.md), and the seed
+ * matters to a search with noise. */
+START_TEST(the_default_seed_is_one) {
+  static const char *const q[3] = {
+      "{\"id\":0,\"moves\":[2],\"agent\":\"mcts sims=60 noise=1\"}",
+      "{\"id\":0,\"moves\":[2],\"agent\":\"mcts sims=60 noise=1\",\"seed\":1}",
+      "{\"id\":0,\"moves\":[2],\"agent\":\"mcts sims=60 noise=1\",\"seed\":2}"};
+  char *out[3];
+  for (int i = 0; i < 3; i++) {
+    ck_assert_int_eq(analysis_answer(&plain, q[i], strlen(q[i]), &out[i]), 0);
+    ck_assert_msg(!strstr(out[i], "\"error\""), "%s", out[i]);
+  }
+  ck_assert_str_eq(out[0], out[1]);
+  ck_assert_str_ne(out[1], out[2]);
+  for (int i = 0; i < 3; i++) free(out[i]);
 }
 END_TEST
 
@@ -218,7 +246,8 @@ static Suite *analysis_suite(void) {
   add_tests(
       s, "queries", 120,
       (const TTest *[]){analyses_every_move_with_its_line, errors_name_the_query_and_the_field,
-                        concurrent_queries_answer_as_alone, egdb_values_are_the_databases, NULL});
+                        concurrent_queries_answer_as_alone, egdb_values_are_the_databases,
+                        the_default_seed_is_one, NULL});
   return s;
 }
 

@@ -309,12 +309,12 @@ static Suite *bao_kenya_suite(void) {
       .start_tokens = "3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 0 0",
       .refusals = refusals,
       .renders = renders,
-      /* pit 0: 1 seed ends in pit 1 (2 seeds); pit 2: 3 seeds end in empty
-       * pit 5; pit 7: 1 seed into the store */
+      /* pit 0: 1 seed (count==1) ends in pit 1 (2 seeds); pit 2: 3 seeds
+       * end in empty pit 5; pit 7: 1 seed into the store */
       .encode = {"0  1 2 3 0 0 0 4 1  5 6 0 0 2 0 0 3  12 9",
                  "1  5 6 0 0 2 0 0 3  1 2 3 0 0 0 4 1  9 12",
                  67,
-                 {{0 * 4 + 3, 0.0f}, {2 * 4 + 3, 0.5f}, {7 * 4 + 3, 1.0f}, {-1, 0}}}};
+                 {{0 * 4 + 3, 0.0f}, {2 * 4 + 3, 0.5f}, {7 * 4 + 3, 1.0f}, {0 * 4 + 2, 1.0f}}}};
   game_tests t = {
       .examples = {k1_store_and_extra_turn, k2_capture, k3_seventeen_seeds_skip_origin,
                    k4_self_starvation},

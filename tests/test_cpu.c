@@ -196,6 +196,43 @@ START_TEST(feature_names_round_trip) {
 }
 END_TEST
 
+/* Every feature Linux reports usable (/proc/cpuinfo's flags, which the
+ * kernel clears for registers it does not save) is one cpuid and xgetbv
+ * give: each named alike, AMX as its tiles with bf16 and int8. (Not the
+ * converse: an older kernel may not know a newer feature's name.) */
+START_TEST(features_agree_with_the_kernel) {
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f || getenv(CPU_FEATURES_ENV)) {
+    if (f) fclose(f);
+    return; /* not Linux, or features taken away on purpose */
+  }
+  static char line[1 << 16];
+  char flags[1 << 16] = "";
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "flags", 5)) {
+      snprintf(flags, sizeof flags, " %s", strchr(line, ':') + 1);
+      break;
+    }
+  fclose(f);
+  if (!flags[0]) return;
+  for (char *c = flags; *c; c++)
+    if (*c == '\n' || *c == '\t') *c = ' ';
+  cpu_info ci;
+  cpu_detect(&ci);
+  for (int i = 0; i < CPU_F_COUNT; i++) {
+    char name[64], word[72];
+    cpu_features_string(1u << i, name, sizeof name);
+    int has;
+    if (!strcmp(name, "amx"))
+      has =
+          strstr(flags, " amx_tile ") && strstr(flags, " amx_bf16 ") && strstr(flags, " amx_int8 ");
+    else
+      snprintf(word, sizeof word, " %s ", name), has = strstr(flags, word) != NULL;
+    ck_assert_msg(!has || (ci.features >> i & 1), "%s: the kernel has it, cpuid not", name);
+  }
+}
+END_TEST
+
 /* Settings of `threads = auto`: an integer or the word, and back. */
 typedef struct {
   int threads;
@@ -422,6 +459,7 @@ static Suite *cpu_suite(void) {
   tcase_add_test(t, idle_watch_says_so_once);
   tcase_add_test(t, missing_instructions_are_named);
   tcase_add_test(t, feature_names_round_trip);
+  tcase_add_test(t, features_agree_with_the_kernel);
   tcase_add_test(t, kv_auto_integers);
   tcase_add_test(t, config_threads_auto_and_numbers);
   tcase_add_test(t, system_json_parses);

@@ -372,6 +372,40 @@ START_TEST(refuses_bad_checksum) {
 }
 END_TEST
 
+/* A header field this build does not read, the header checksum made
+ * right again: the message quotes the four layout fields as the file holds
+ * them (each set to its own value, so that one read from another place or
+ * another field shows). */
+static void rewrite_layout(int n, uint32_t len, uint32_t pits, uint32_t index, uint32_t values) {
+  char path[600];
+  level_file(path, sizeof path, n);
+  FILE *f = fopen(path, "r+b");
+  ck_assert_ptr_nonnull(f);
+  unsigned char h[256];
+  ck_assert_int_eq(fread(h, 1, 256, f), 256);
+  put_u32le(h + 12, len);
+  put_u32le(h + 20, pits);
+  put_u32le(h + 24, index);
+  put_u32le(h + 28, values);
+  put_u64le(h + 248, checksum64(h, 248, CHECKSUM64_INIT));
+  fseek(f, 0, SEEK_SET);
+  fwrite(h, 1, 256, f);
+  fclose(f);
+}
+
+START_TEST(refuses_unsupported_header) {
+  small_copy();
+  rewrite_layout(2, 256, 14, 1, 1);
+  refused(2, "unsupported header (length 256, 14 pits, index 1, values 1)");
+  small_copy();
+  rewrite_layout(1, 512, 16, 3, 2);
+  refused(1, "unsupported header (length 512, 16 pits, index 3, values 2)");
+  small_copy();
+  rewrite_layout(3, 256, 12, 1, 4);
+  refused(3, "unsupported header (length 256, 12 pits, index 1, values 4)");
+}
+END_TEST
+
 /* A well-formed file whose values cannot be: checksums made right again. */
 START_TEST(refuses_values_out_of_range) {
   small_copy();
@@ -519,10 +553,10 @@ static Suite *egdb_suite(void) {
   tcase_add_unchecked_fixture(t, build_small, remove_small);
   tcase_add_checked_fixture(t, open_small, close_small);
   add_tests(s, "files", 60,
-            (const TTest *const[]){refuses_bad_magic, refuses_other_rules, refuses_truncated,
-                                   refuses_bad_checksum, refuses_values_out_of_range,
-                                   refuses_gaps_and_absence, build_extends_and_refuses_damage,
-                                   threads_do_not_change_values, NULL});
+            (const TTest *const[]){
+                refuses_bad_magic, refuses_other_rules, refuses_truncated, refuses_bad_checksum,
+                refuses_unsupported_header, refuses_values_out_of_range, refuses_gaps_and_absence,
+                build_extends_and_refuses_damage, threads_do_not_change_values, NULL});
   return s;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "base/json.h"
 #include "egdb/egdb.h"
 #include "game/game.h"
 #include "search/agent.h"
@@ -17,6 +18,7 @@
 #include "tests/testkit.h"
 #include "tests/testutil.h"
 #include "trainer/config.h"
+#include "trainer/endgame.h"
 #include "trainer/replay.h"
 #include "trainer/selfplay.h"
 
@@ -270,10 +272,23 @@ START_TEST(egdb_agent_plays_best_and_delegates) {
     verdict(&p, agent_choose(a, &p, NULL), &res, &mar);
     CHECK(res && mar, "case %d: not the database's best move", k);
   }
+  /* Its analysis: the exact values of every legal move and nothing a
+   * search would give (no visits, no lines), whatever the struct held. */
   agent_analysis an;
+  memset(&an, 0xa5, sizeof an);
   game_pos p = random_position(&r, 7);
   ck_assert_int_eq(agent_analyze(a, &p, NULL, &an), 0);
-  ck_assert(an.has_margin);
+  ck_assert(an.has_margin == 1);
+  ck_assert_int_eq(an.n, game_count(game_legal(&G, &p)));
+  int vals[GAME_MAX_ACTIONS];
+  egdb_probe_moves(DB, &G, &p, vals);
+  for (int i = 0; i < an.n; i++) {
+    int a_i = an.action[i], m = p.store[p.mover] - p.store[1 - p.mover] + vals[a_i];
+    ck_assert_int_eq(an.visits[i], 0);
+    ck_assert_int_eq(an.pv_len[i], 0);
+    ck_assert_float_eq(an.value[i], (float)((m > 0) - (m < 0)));
+    if (a_i == an.best) ck_assert_float_eq(an.root_value, an.value[i]);
+  }
   /* Outside: random positions of many seeds. */
   for (int k = 0; k < 30; k++) {
     game_pos q = random_position(&r, 12 + k);
@@ -442,6 +457,49 @@ START_TEST(config_egdb_section) {
 }
 END_TEST
 
+/* The endgame set ([egdb] measurement): up to per_level positions of each
+ * of the top seed counts the database holds, however many are asked (an
+ * empty board is no position), each measured and counted under its seed
+ * count. */
+START_TEST(endgame_set_covers_the_seed_counts_asked) {
+  char err[512];
+  nn_net *net = game_net(&G, 16, 5);
+  for (int asked = 3; asked <= 30; asked += 27) {
+    endgame_set *e = endgame_sample(DB, &G, 2, asked, 9, err, sizeof err);
+    ck_assert_msg(e != NULL, "%s", err);
+    int levels = asked < SMALL_N ? asked : SMALL_N;
+    ck_assert_int_le(endgame_count(e), 2 * levels);
+    char out[16384];
+    json_writer w;
+    json_writer_init(&w, out, sizeof out);
+    json_begin_object(&w, NULL);
+    ck_assert_msg(endgame_measure(e, net, 1.0f, 4, &w, err, sizeof err) == 0, "%s", err);
+    json_end_object(&w);
+    ck_assert_int_eq(json_writer_done(&w), 0);
+    json_doc *d = json_parse(out, err, sizeof err);
+    ck_assert_msg(d != NULL, "%s: %s", err, out);
+    int eg = json_get(d, 0, "egdb"), seeds = json_get(d, eg, "seeds");
+    double all, n;
+    ck_assert_int_eq(json_get_number(d, eg, "positions", &all), 0);
+    ck_assert_int_eq((int)all, endgame_count(e));
+    int k = 0, sum = 0;
+    for (int c = json_first(d, seeds); c >= 0; c = json_next(d, c), k++) {
+      char want[16];
+      snprintf(want, sizeof want, "%d", SMALL_N - k);
+      ck_assert_str_eq(json_key(d, c), want);
+      ck_assert_int_eq(json_get_number(d, c, "positions", &n), 0);
+      ck_assert_msg(n >= 1 && n <= 2, "%g positions of %s seeds", n, want);
+      sum += (int)n;
+    }
+    ck_assert_int_eq(k, levels);
+    ck_assert_int_eq(sum, (int)all);
+    json_free(d);
+    endgame_free(e);
+  }
+  nn_free(net);
+}
+END_TEST
+
 static Suite *egdb_play_suite(void) {
   Suite *s = suite_create("egdb_play");
   TCase *t = add_tests(
@@ -451,7 +509,7 @@ static Suite *egdb_play_suite(void) {
           alphabeta_with_egdb_is_exact, endgame_search_finds_the_biggest_win_above_the_database,
           egdb_agent_plays_best_and_delegates, bad_egdb_settings_are_clear_errors,
           databases_are_shared, default_dir_order, selfplay_targets_are_exact, config_egdb_section,
-          NULL});
+          endgame_set_covers_the_seed_counts_asked, NULL});
   tcase_add_unchecked_fixture(t, build_small, remove_small);
   tcase_add_checked_fixture(t, open_small, close_small);
   return s;

@@ -222,6 +222,28 @@ START_TEST(ini_errors_name_file_and_line) {
 }
 END_TEST
 
+/* A file is read whole however long (here 40 KiB of comments first). */
+START_TEST(ini_loads_a_long_file) {
+  char dir[512], path[600], err[256];
+  scratch_dir(dir, sizeof dir, "ini");
+  snprintf(path, sizeof path, "%s/long.ini", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  for (int i = 0; i < 500; i++)
+    fprintf(f, "# %04d a comment line of eighty characters, more or less, to fill the file\n", i);
+  fprintf(f, "[search]\nsims = 77\n");
+  fclose(f);
+  ini ini;
+  ck_assert_msg(ini_load(&ini, path, err, sizeof err) == 0, "%s", err);
+  ini_entry *e = ini_get(&ini, "search", "sims");
+  ck_assert_ptr_nonnull(e);
+  ck_assert_str_eq(e->value, "77");
+  ck_assert_int_eq(e->line, 502);
+  ini_free(&ini);
+  remove_tree(dir);
+}
+END_TEST
+
 START_TEST(config_game_errors) {
   ini f;
   game g;
@@ -251,7 +273,7 @@ static Suite *game_suite(void) {
                               random_action_is_uniform, NULL});
   add_tests(s, "config", 0,
             (const TTest *[]){ini_reads_sections_and_comments, ini_errors_name_file_and_line,
-                              config_game_errors, NULL});
+                              ini_loads_a_long_file, config_game_errors, NULL});
   return s;
 }
 

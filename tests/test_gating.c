@@ -12,6 +12,7 @@
 
 #include "arena/match.h"
 #include "base/base.h"
+#include "base/json.h"
 #include "game/game.h"
 #include "nn/nn.h"
 #include "search/mcts.h"
@@ -126,6 +127,38 @@ START_TEST(net_against_itself_splits_every_pair) {
 }
 END_TEST
 
+/* Variants: pair k plays variant k mod n with both its games, searched and
+ * played by that variant's rules. Variant 0 ends at its opening's last
+ * ply, a draw (its stores are still empty); variant 1 is Oware. So each
+ * variant-0 pair adds two draws; the network against itself splits every
+ * pair (two draws, or a win and a loss), and two networks play Oware's
+ * other pairs out (not all draws). */
+START_TEST(each_pair_plays_its_variant) {
+  char err[256];
+  game v[2];
+  char *instant[] = {"max_plies=4", "cycle_award=draw", "leftover=none"};
+  ck_assert_int_eq(game_configure(&v[0], "oware", 3, instant, err, sizeof err), 0);
+  ck_assert_int_eq(game_configure(&v[1], "oware", 0, NULL, err, sizeof err), 0);
+  nn_net *n = small_net(3), *o = small_net(4);
+  for (int pairs = 5; pairs <= 7; pairs += 2) {
+    match_params p = gate_params(2 * pairs, 11, 0);
+    p.variants = v;
+    p.n_variants = 2;
+    int instant_games = 2 * ((pairs + 1) / 2);
+    match_result same = gate(n, n, &p), other = gate(n, o, &p);
+    ck_assert_msg(same.draws >= instant_games && (same.draws - instant_games) % 2 == 0 &&
+                      same.wins == same.losses,
+                  "%d pairs against itself: %d wins, %d draws, %d losses", pairs, same.wins,
+                  same.draws, same.losses);
+    ck_assert_msg(other.draws >= instant_games && other.wins + other.losses > 0,
+                  "%d pairs against another: %d wins, %d draws, %d losses", pairs, other.wins,
+                  other.draws, other.losses);
+  }
+  nn_free(n);
+  nn_free(o);
+}
+END_TEST
+
 START_TEST(taught_net_promoted_untrained_rejected) {
   nn_net *taught = seed_counter(), *fresh = small_net(3);
   match_params p = gate_params(100, 11, 1);
@@ -225,16 +258,52 @@ START_TEST(bad_specs_are_refused) {
 }
 END_TEST
 
+/* metrics.jsonl's "gating" member: the mode, and with gating on the
+ * match's counts, score, Elo and llr; always whether it promoted. */
+START_TEST(gating_line_says_what_was_decided) {
+  static const struct {
+    int mode, promoted;
+    const char *want;
+  } cases[] = {
+      {GATE_OFF, 1, "{\"gating\": {\"mode\": \"off\", \"promoted\": true}}"},
+      {GATE_THRESHOLD, 0,
+       "{\"gating\": {\"mode\": \"threshold\", \"games\": 10, \"wins\": 3, \"draws\": 2, "
+       "\"losses\": 5, \"score\": 0.4000, \"elo\": -70.4, \"llr\": -0.125, \"promoted\": false}}"},
+      {GATE_SPRT, 1,
+       "{\"gating\": {\"mode\": \"sprt\", \"games\": 10, \"wins\": 3, \"draws\": 2, "
+       "\"losses\": 5, \"score\": 0.4000, \"elo\": -70.4, \"llr\": -0.125, \"promoted\": true}}"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    gate_outcome g;
+    memset(&g, 0, sizeof g);
+    g.mode = cases[i].mode;
+    g.promoted = cases[i].promoted;
+    g.m = (match_result){.wins = 3, .draws = 2, .losses = 5, .games = 10, .llr = -0.125};
+    match_summarize(&g.m);
+    char out[1024];
+    json_writer w;
+    json_writer_init(&w, out, sizeof out);
+    json_begin_object(&w, NULL);
+    gate_json(&w, &g);
+    json_end_object(&w);
+    ck_assert_int_eq(json_writer_done(&w), 0);
+    ck_assert_str_eq(out, cases[i].want);
+  }
+}
+END_TEST
+
 static Suite *gating_suite(void) {
   Suite *s = suite_create("gating");
-  TCase *g = add_tests(s, "gate", 300,
-                       (const TTest *[]){net_against_itself_splits_every_pair,
-                                         taught_net_promoted_untrained_rejected,
-                                         promotion_follows_the_verdict, NULL});
+  TCase *g =
+      add_tests(s, "gate", 300,
+                (const TTest *[]){net_against_itself_splits_every_pair, each_pair_plays_its_variant,
+                                  taught_net_promoted_untrained_rejected,
+                                  promotion_follows_the_verdict, NULL});
   tcase_add_checked_fixture(g, setup, NULL);
-  TCase *a = add_tests(s, "anchors", 300,
-                       (const TTest *[]){greedy_beats_random, deterministic_agent_splits_every_pair,
-                                         bad_specs_are_refused, NULL});
+  TCase *a =
+      add_tests(s, "anchors", 300,
+                (const TTest *[]){greedy_beats_random, deterministic_agent_splits_every_pair,
+                                  bad_specs_are_refused, gating_line_says_what_was_decided, NULL});
   tcase_add_checked_fixture(a, setup, NULL);
   return s;
 }

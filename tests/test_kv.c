@@ -162,6 +162,51 @@ START_TEST(unknown_keys_and_the_callers_own_prefix) {
 }
 END_TEST
 
+/* Long texts equal (Check cannot quote them whole: their ends). */
+static void same_long(const char *got, const char *want) {
+  size_t g = strlen(got), w = strlen(want);
+  ck_assert_msg(!strcmp(got, want), "%zu characters ending '%s', not %zu ending '%s'", g,
+                got + (g > 40 ? g - 40 : 0), w, want + (w > 40 ? w - 40 : 0));
+}
+
+/* Every known key is named, however long the list: it is cut only where
+ * the caller's buffer ends (400 keys, 3600 characters; two tables of 64
+ * and one of 1, 1160). */
+START_TEST(every_known_key_is_named) {
+  enum { N = 400 };
+  static kv_key many[N];
+  static char names[N][12];
+  static char want[8192], got[8192];
+  size_t k = (size_t)snprintf(want, sizeof want, "unknown setting 'size' (known: ");
+  for (int i = 0; i < N; i++) {
+    snprintf(names[i], sizeof names[i], "key_%03d", i);
+    many[i] = demo_keys[0];
+    many[i].name = names[i];
+    k += (size_t)snprintf(want + k, sizeof want - k, "%s%s", i ? ", " : "", names[i]);
+  }
+  snprintf(want + k, sizeof want - k, ")");
+  kv_table t = {many, N};
+  demo x = defaults();
+  ck_assert_int_eq(kv_set(&t, &x, "size", "3", got, sizeof got), -1);
+  same_long(got, want);
+  /* A short buffer holds the message's beginning. */
+  ck_assert_int_eq(kv_set(&t, &x, "size", "3", got, 40), -1);
+  ck_assert_uint_eq(strlen(got), 39);
+  ck_assert_int_eq(strncmp(got, want, 39), 0);
+  /* Several tables (of at most KV_MAX_KEYS keys): their keys in order. */
+  kv_table a = {many, KV_MAX_KEYS}, b = {many + KV_MAX_KEYS, KV_MAX_KEYS};
+  other o;
+  kv_target tg[3] = {{&a, &x, 0}, {&b, &x, 0}, {&other_t, &o, 0}};
+  char *arg[] = {"size=3"};
+  ck_assert_int_eq(kv_set_list(tg, 3, 1, arg, got, sizeof got), -1);
+  k = (size_t)snprintf(want, sizeof want, "unknown setting 'size' (known: ");
+  for (int i = 0; i < 2 * KV_MAX_KEYS; i++)
+    k += (size_t)snprintf(want + k, sizeof want - k, "%s, ", names[i]);
+  snprintf(want + k, sizeof want - k, "depth)");
+  same_long(got, want);
+}
+END_TEST
+
 START_TEST(lists_of_settings) {
   demo x = defaults();
   other o = {6};
@@ -256,6 +301,7 @@ static Suite *kv_suite(void) {
   tcase_add_test(t, whole_strings_only);
   tcase_add_test(t, ranges_and_overflow);
   tcase_add_test(t, unknown_keys_and_the_callers_own_prefix);
+  tcase_add_test(t, every_known_key_is_named);
   tcase_add_test(t, lists_of_settings);
   tcase_add_test(t, text_reads_back);
   tcase_add_test(t, help_lists_defaults);

@@ -38,6 +38,7 @@ static const nn_config cfgs[] = {
     {.n_in = 13, .hidden = 37, .blocks = 3, .n_actions = 32}, /* K % 4, N % 8 tails */
     {.n_in = 9, .hidden = 16, .blocks = 0, .n_actions = 1},   /* no int8 layer at all */
     {.n_in = 64, .hidden = 40, .blocks = 1, .n_actions = 20}, /* 16 < N % 32 */
+    {.n_in = 24, .hidden = 33, .blocks = 1, .n_actions = 5},  /* one column in the last vector */
 };
 #define N_CFGS ((int)(sizeof cfgs / sizeof cfgs[0]))
 static const int all_batches[] = {1, 2, 3, 5, 7, 8, 9, 17, 64, 65, 130};

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "base/json.h"
 #include "tests/testkit.h"
 #include "tests/testutil.h"
 #include "trainer/train.h"
@@ -352,6 +353,80 @@ START_TEST(another_config_is_another_run) {
 }
 END_TEST
 
+/* ---- The status ------------------------------------------------------------------------
+ * What a session reports as it goes: each iteration's line is reported
+ * with that iteration done, status updates count the iterations done so
+ * far, and the training time of every update lies between the time
+ * trained before the session (the last metrics line's time_min) and that
+ * plus the session's wall time. */
+typedef struct {
+  double t0, before_s; /* the session's start (wall clock), seconds trained before it */
+  int first_iter, updates, lines, bad;
+  char why[256];
+} status_seen;
+
+static void note_status(void *ctx, int kind, const train_status *st, const char *line) {
+  status_seen *s = ctx;
+  unsigned it;
+  if (s->bad) return;
+  if (kind == 1 && sscanf(line, "iteration %u:", &it) == 1) {
+    s->lines++;
+    if (st->iteration != (int)it) {
+      s->bad = 1;
+      snprintf(s->why, sizeof s->why, "'%.60s' reported at iteration %d", line, st->iteration);
+    }
+  }
+  if (kind != 0) return;
+  s->updates++;
+  double t = st->elapsed_min * 60, wall = clock_wall() - s->t0;
+  if (st->iteration < s->first_iter || st->iteration > s->first_iter + 1) {
+    s->bad = 1;
+    snprintf(s->why, sizeof s->why, "%s: iteration %d, the session began at %d", st->phase,
+             st->iteration, s->first_iter);
+  } else if (t < s->before_s - 0.05 || t > s->before_s + wall + 0.05) {
+    s->bad = 1;
+    snprintf(s->why, sizeof s->why, "%s: %.3f s trained, %.3f s before and %.3f s in the session",
+             st->phase, t, s->before_s, wall);
+  }
+}
+
+/* The last metrics line's time_min, in seconds. */
+static double trained_s(void) {
+  char line[16384] = "", last[16384] = "", err[256];
+  FILE *f = fopen(in(dir, "metrics.jsonl"), "r");
+  ck_assert_ptr_nonnull(f);
+  while (fgets(line, sizeof line, f)) memcpy(last, line, sizeof last);
+  fclose(f);
+  json_doc *d = json_parse(last, err, sizeof err);
+  ck_assert_msg(d != NULL, "%s", err);
+  double m;
+  ck_assert_int_eq(json_get_number(d, 0, "time_min", &m), 0);
+  json_free(d);
+  return m * 60;
+}
+
+START_TEST(the_status_follows_the_run) {
+  char err[1024], *over[N_QUICK + 1];
+  memcpy(over, quick, sizeof quick);
+  for (int session = 0; session < 2; session++) {
+    over[N_QUICK] = session ? "run.iterations=2" : "run.iterations=1";
+    status_seen s = {.first_iter = session, .before_s = session ? trained_s() : 0};
+    train_args a = {.config_path = "configs/tiny.ini",
+                    .run_dir = dir,
+                    .n_over = N_QUICK + 1,
+                    .over = over,
+                    .progress = note_status,
+                    .progress_ctx = &s};
+    s.t0 = clock_wall();
+    ck_assert_msg(train_run(&a, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(!s.bad, "session %d: %s", session + 1, s.why);
+    ck_assert_int_eq(s.lines, 1);
+    ck_assert_int_gt(s.updates, 0);
+  }
+  ck_assert_double_gt(trained_s(), 0);
+}
+END_TEST
+
 START_TEST(a_bad_anchor_makes_no_directory) {
   const char *bad = tiny_with("anchors.ini", "every = 0", "every = 0\nanchors = alphabeta depht=4");
   char want[600];
@@ -410,6 +485,7 @@ Suite *run_dir_suite(void) {
   tcase_add_test(t, another_config_is_another_run);
   tcase_add_test(t, a_bad_anchor_makes_no_directory);
   tcase_add_test(t, run_files_must_be_regular_files);
+  tcase_add_test(t, the_status_follows_the_run);
   suite_add_tcase(s, t);
   return s;
 }

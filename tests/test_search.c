@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "base/kv.h"
 #include "game/game.h"
 #include "search/mcts.h"
 #include "tests/searchtest.h"
@@ -447,6 +448,14 @@ START_TEST(reroot_perspective) {
   /* Now North to move: the same result is a proven win for North. */
   ck_assert_int_eq(info.proof, MCTS_PROVEN_WIN);
   ck_assert_float_eq(info.root_value, -v_old);
+  /* North's winning move ends the game: the tree is dropped with the root. */
+  ck_assert_int_gt(info.nodes, 1);
+  ck_assert_int_eq(mcts_advance(m, mcts_best_action(m), err, sizeof err), 1);
+  mcts_get_info(m, &info);
+  ck_assert_int_eq(info.nodes, 1);
+  ck_assert_int_eq(info.root_visits, 0);
+  ck_assert_int_eq(info.proof, MCTS_UNPROVEN);
+  ck_assert_int_eq(mcts_run(m, 10, err, sizeof err), -1);
   mcts_free(m);
   mcts_rollout_free(ro);
 }
@@ -599,6 +608,32 @@ END_TEST
 
 /* ---- Parameters ------------------------------------------------------------------------------ */
 
+/* docs/SEARCH.md's table of the parameters is the code's: every key in
+ * order, its default and the values it takes, as a refusal names them. */
+START_TEST(params_table_is_the_documented_one) {
+  FILE *f = fopen("docs/SEARCH.md", "r");
+  ck_assert_ptr_nonnull(f);
+  char line[1024];
+  while (fgets(line, sizeof line, f) && strcmp(line, "| key | default | accepted | meaning |\n")) {}
+  ck_assert_msg(fgets(line, sizeof line, f) != NULL, "no parameter table in docs/SEARCH.md");
+  const kv_table *t = mcts_params_table();
+  int k = 0;
+  for (; fgets(line, sizeof line, f) && !strncmp(line, "| `", 3); k++) {
+    char key[64], def[64], acc[128], want[128];
+    ck_assert_msg(sscanf(line, "| `%63[^`]` | %63[^|]| %127[^|]|", key, def, acc) == 3, "%s", line);
+    def[strlen(def) - 1] = acc[strlen(acc) - 1] = 0; /* the space before '|' */
+    ck_assert_int_lt(k, t->n);
+    ck_assert_str_eq(key, t->keys[k].name);
+    ck_assert_msg(!strcmp(def, t->keys[k].def), "%s: the docs say %s, the code %s", key, def,
+                  t->keys[k].def);
+    kv_accepts(&t->keys[k], want, sizeof want);
+    ck_assert_msg(!strcmp(acc, want), "%s: the docs accept %s, the code %s", key, acc, want);
+  }
+  fclose(f);
+  ck_assert_int_eq(k, t->n);
+}
+END_TEST
+
 START_TEST(params_by_name) {
   mcts_params p = mcts_defaults();
   char err[256];
@@ -697,6 +732,7 @@ static Suite *search_suite(void) {
   tcase_add_test(t, gumbel_halving_schedule);
   tcase_add_test(t, no_allocation_per_simulation);
   tcase_add_test(t, params_by_name);
+  tcase_add_test(t, params_table_is_the_documented_one);
   tcase_add_test(t, position_cache_put_get_clear);
   suite_add_tcase(s, t);
   return s;

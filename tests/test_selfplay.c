@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "base/base.h"
+#include "base/json.h"
 #include "game/game.h"
 #include "nn/nn.h"
 #include "search/mcts.h"
@@ -542,6 +543,77 @@ START_TEST(start_refuses_no_threads_or_games) {
 }
 END_TEST
 
+/* metrics.jsonl's "selfplay" member: the games since the last line, their
+ * mean length, the first mover's results and how they ended, as shares;
+ * the next line counts from there. */
+static json_doc *selfplay_line(const selfplay_counters *c, uint64_t games, selfplay_tally *seen) {
+  static char out[4096];
+  char err[256];
+  json_writer w;
+  json_writer_init(&w, out, sizeof out);
+  json_begin_object(&w, NULL);
+  selfplay_json(c, games, seen, &w);
+  json_end_object(&w);
+  ck_assert_int_eq(json_writer_done(&w), 0);
+  json_doc *d = json_parse(out, err, sizeof err);
+  ck_assert_msg(d != NULL, "%s: %s", err, out);
+  return d;
+}
+
+static double member(const json_doc *d, const char *obj, const char *key) {
+  int sp = json_get(d, 0, "selfplay"), o = obj ? json_get(d, sp, obj) : sp;
+  double v = -1;
+  ck_assert_msg(o >= 0 && json_get_number(d, o, key, &v) == 0, "no %s.%s", obj ? obj : "", key);
+  return v;
+}
+
+START_TEST(selfplay_line_counts_since_the_last) {
+  selfplay_counters c;
+  memset(&c, 0, sizeof c);
+  selfplay_tally seen;
+  memset(&seen, 0, sizeof seen);
+  atomic_store(&c.games, 8);
+  atomic_store(&c.plies, 500);
+  atomic_store(&c.wins[0], 4), atomic_store(&c.wins[1], 1), atomic_store(&c.wins[2], 3);
+  atomic_store(&c.ends[GAME_END_TARGET], 6), atomic_store(&c.ends[GAME_END_REPETITION], 2);
+  json_doc *d = selfplay_line(&c, 8, &seen);
+  ck_assert_double_eq(member(d, NULL, "games"), 8);
+  ck_assert_double_eq_tol(member(d, NULL, "plies_mean"), 62.5, 1e-9);
+  ck_assert_double_eq_tol(member(d, "first_mover", "win"), 0.5, 1e-9);
+  ck_assert_double_eq_tol(member(d, "first_mover", "draw"), 0.125, 1e-9);
+  ck_assert_double_eq_tol(member(d, "first_mover", "loss"), 0.375, 1e-9);
+  ck_assert_double_eq_tol(member(d, "ends", game_end_name(GAME_END_TARGET)), 0.75, 1e-9);
+  ck_assert_double_eq_tol(member(d, "ends", game_end_name(GAME_END_REPETITION)), 0.25, 1e-9);
+  json_free(d);
+  /* Two more games, both famines the second mover won. */
+  atomic_store(&c.games, 10);
+  atomic_store(&c.plies, 600);
+  atomic_store(&c.wins[2], 5);
+  atomic_store(&c.ends[GAME_END_FAMINE], 2);
+  d = selfplay_line(&c, 10, &seen);
+  ck_assert_double_eq(member(d, NULL, "games"), 2);
+  ck_assert_double_eq_tol(member(d, NULL, "plies_mean"), 50, 1e-9);
+  ck_assert_double_eq_tol(member(d, "first_mover", "loss"), 1, 1e-9);
+  ck_assert_double_eq_tol(member(d, "first_mover", "win"), 0, 1e-9);
+  ck_assert_double_eq_tol(member(d, "ends", game_end_name(GAME_END_FAMINE)), 1, 1e-9);
+  int ends = json_get(d, json_get(d, 0, "selfplay"), "ends"), n = 0;
+  for (int k = json_first(d, ends); k >= 0; k = json_next(d, k)) n++;
+  ck_assert_int_eq(n, 1); /* only the reasons of these games */
+  json_free(d);
+  /* And one more, a first mover's win. */
+  atomic_store(&c.games, 11);
+  atomic_store(&c.plies, 640);
+  atomic_store(&c.wins[0], 5);
+  atomic_store(&c.ends[GAME_END_TARGET], 7);
+  d = selfplay_line(&c, 11, &seen);
+  ck_assert_double_eq(member(d, NULL, "games"), 1);
+  ck_assert_double_eq_tol(member(d, NULL, "plies_mean"), 40, 1e-9);
+  ck_assert_double_eq_tol(member(d, "first_mover", "win"), 1, 1e-9);
+  ck_assert_double_eq_tol(member(d, "ends", game_end_name(GAME_END_TARGET)), 1, 1e-9);
+  json_free(d);
+}
+END_TEST
+
 static Suite *selfplay_suite(void) {
   Suite *s = suite_create("selfplay");
   TCase *w = add_tests(
@@ -552,10 +624,11 @@ static Suite *selfplay_suite(void) {
                         phases_repeat_and_fill_their_share, a_stop_ends_a_phase_with_nothing_added,
                         NULL});
   tcase_add_checked_fixture(w, setup, NULL);
-  TCase *n = add_tests(
-      s, "slot", 120,
-      (const TTest *[]){slot_hands_out_each_generation_once, slot_copies_are_whole, NULL});
+  TCase *n = add_tests(s, "slot", 120,
+                       (const TTest *[]){slot_hands_out_each_generation_once, slot_copies_are_whole,
+                                         selfplay_line_counts_since_the_last, NULL});
   tcase_add_checked_fixture(n, setup, NULL);
+  add_tests(s, "metrics", 30, (const TTest *[]){selfplay_line_counts_since_the_last, NULL});
   return s;
 }
 

@@ -26,7 +26,8 @@ endgame_set *endgame_sample(const egdb *db, const game *g, int per_level, int le
                             char *err, size_t errlen) {
   endgame_set *e = calloc(1, sizeof *e);
   int top = egdb_max_seeds(db);
-  if (levels > top + 1) levels = top + 1;
+  /* Seed counts top down to 1: no game goes on with an empty board. */
+  if (levels > top) levels = top;
   if (levels > MAX_LEVELS) levels = MAX_LEVELS;
   game_hist *h = malloc(sizeof *h);
   if (e) e->pos = malloc(sizeof *e->pos * (size_t)(per_level * levels + 1));
