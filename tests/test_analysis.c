@@ -87,7 +87,7 @@ START_TEST(errors_name_the_query_and_the_field) {
       {"{\"id\":\"c\",\"rules\":{\"seeds\":\"many\"}}", "c", "rules"},
       {"{\"id\":\"d\",\"turns\":[1]}", "d", "turns"},
       {"{\"id\":\"e\",\"colour\":1}", "e", "colour"},
-      {"{\"id\":\"f\",\"game\":\"kujifunza\"}", "f", "network"}, /* no shipped network */
+      {"{\"id\":\"f\",\"rules\":{\"houses\":5}}", "f", "network"}, /* the shipped one has 6 */
       {"{\"id\":\"g\",\"agent\":\"random\"}", "g", "agent"},
       {"{\"id\":\"h\",\"agent\":\"mcts sims=8 depth=2\"}", "h", "agent"},
       {"{\"id\":\"i\",\"sims\":-3}", "i", "sims"},
