@@ -69,6 +69,19 @@ FOLDER_SUITES = {
 SLOW = {"test_run"}
 
 
+def print_table(table, last):
+    """The campaign's table per folder (Markdown), its last column `last`;
+    returns the totals."""
+    cols = ["caught", "timeout", "survived", last]
+    print(f"\n| folder | caught | timed out | survived | {last} |\n|---|---|---|---|---|")
+    tot = collections.Counter()
+    for f, c in list(table.items()) + [("all", tot)]:
+        if f != "all" and sum(c.values()):
+            tot.update(c)
+        if f == "all" or sum(c.values()):
+            print(f"| {f} | " + " | ".join(str(c[k]) for k in cols) + " |")
+    return tot
+
 def suites_for(path, hand):
     folder = path.split("/")[0]
     out = list(FOLDER_SUITES.get(folder, []))
@@ -290,13 +303,7 @@ def recheck(a):
              else "timeout" if "timeout" in verdict else "caught")
         table.setdefault(m.path.split("/")[0], collections.Counter())[v] += 1
         print(f"{m.id:8} {v:8} {m.path} {verdict or ''} ({time.time() - t1:.0f} s)", flush=True)
-    print("\n| folder | caught | timed out | survived | gone |\n|---|---|---|---|---|")
-    tot = collections.Counter()
-    for f, c in table.items():
-        if sum(c.values()):
-            tot.update(c)
-            print(f"| {f} | {c['caught']} | {c['timeout']} | {c['survived']} | {c['gone']} |")
-    print(f"| all | {tot['caught']} | {tot['timeout']} | {tot['survived']} | {tot['gone']} |")
+    print_table(table, "gone")
     sc.close(a.keep)
     sys.exit(1 if tot["survived"] or tot["unbuilt"] else 0)
 
@@ -387,13 +394,7 @@ def main():
     table = collections.OrderedDict((f, collections.Counter()) for f in FOLDERS)
     for r in results:
         table.setdefault(r[0], collections.Counter())[r[1]] += 1
-    print("\n| folder | caught | timed out | survived | equivalent |\n|---|---|---|---|---|")
-    tot = collections.Counter()
-    for f, c in table.items():
-        if sum(c.values()):
-            tot.update(c)
-            print(f"| {f} | {c['caught']} | {c['timeout']} | {c['survived']} | {c['equivalent']} |")
-    print(f"| all | {tot['caught']} | {tot['timeout']} | {tot['survived']} | {tot['equivalent']} |")
+    tot = print_table(table, "equivalent")
     live = tot["caught"] + tot["timeout"] + tot["survived"]
     print(f"\ncaught {tot['caught'] + tot['timeout']} of {live} not equivalent "
           f"({100.0 * (tot['caught'] + tot['timeout']) / max(live, 1):.1f}%)")
