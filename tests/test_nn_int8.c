@@ -200,32 +200,7 @@ START_TEST(int8_matches_fp32_on_random_weights) {
 END_TEST
 
 START_TEST(int8_matches_fp32_after_training) {
-  nn_config c = nn_config_default();
-  nn_net *n = make_net(&c, 3);
-  nn_ws *ws = make_ws(n, 256);
-  nn_train_params p = nn_train_defaults();
-  nn_trainer *t = make_trainer(n, &p);
-  data d = make_data(256, c.n_in, c.n_actions, 1, 5);
-  set_prec(n, NN_PRECISION_INT8);
-  int steps = (int)(200 * test_scale());
-  for (int k = 0; k < steps; k++)
-    ck_assert_int_eq(
-        nn_train_step(n, t, ws, d.x, d.legal, d.tp, d.tv, d.ts, 64 + k % 3 * 64, 1e-3f, NULL), 0);
-  /* Training made the copy stale: fp32 until converted again. */
-  ck_assert_int_eq(nn_precision_of(n), NN_PRECISION_FP32);
-  data e = make_data(256, c.n_in, c.n_actions, 1, 6); /* positions it did not train on */
-  const int more[] = {1, 5, 31, 33, 129, 256};
-  for (int i = 0; i < 6; i++) {
-    check_diffs(prec_vs_fp32(n, ws, &d, more[i], d.legal, NN_PRECISION_INT8), trained_tol,
-                "trained", more[i]);
-    check_diffs(prec_vs_fp32(n, ws, &e, more[i], e.legal, NN_PRECISION_INT8), trained_tol,
-                "trained, unseen", more[i]);
-  }
-  free_data(&d);
-  free_data(&e);
-  nn_trainer_free(t);
-  nn_ws_free(ws);
-  nn_free(n);
+  check_trained_vs_fp32(NN_PRECISION_INT8, trained_tol, 0);
 }
 END_TEST
 
