@@ -28,6 +28,14 @@ void errf(char *err, size_t errlen, const char *fmt, ...) {
   va_end(ap);
 }
 
+void *calloc_lines(size_t bytes) {
+  if (bytes > SIZE_MAX - 63) return NULL;
+  size_t sz = bytes ? (bytes + 63) & ~(size_t)63 : 64;
+  void *p = aligned_alloc(64, sz);
+  if (p) memset(p, 0, sz);
+  return p;
+}
+
 uint64_t splitmix64(uint64_t *state) {
   uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

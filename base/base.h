@@ -70,6 +70,13 @@ int need_check(const char *what, double need, double have, char *err, size_t err
 /* "1.5 GiB", "200 KiB", "12 B". */
 void bytes_text(double b, char *buf, size_t len);
 
+/* ---- Memory -----------------------------------------------------------------
+ * Zeroed memory on cache lines of its own (64-byte aligned, the size rounded
+ * up to whole lines), so that what one thread writes there never shares a
+ * line with what another writes (false sharing); NULL if out of memory.
+ * Released with free(). */
+void *calloc_lines(size_t bytes);
+
 /* ---- Atomic files -------------------------------------------------------------
  * Only regular files are written: afile_open refuses a PATH that exists and
  * is anything else (a symbolic link, even to a regular file, a FIFO, a

@@ -210,17 +210,27 @@ static int bench_tree(bench_out *b, const game *g, const nn_net *net, int sims, 
       l.threads = threads[i];
       l.leaves = leaves;
       l.evals = evs;
-      /* One thread: the share of its CPU time inside the evaluator. */
-      timed_eval te = {evs[0], 0};
-      mcts_eval one = {timed_evaluate, &te, evs[0].max_batch};
-      if (threads[i] == 1) l.evals = &one;
-      double w0 = clock_wall(), c0 = clock_thread_cpu();
+      double w0 = clock_wall();
       if (mcts_search(m, &l, NULL, err, sizeof err) < 0) {
         fprintf(stderr, "sowzero bench search: %s\n", err);
         rc = -1;
       }
       rate[(size_t)i * (size_t)reps + (size_t)r] = sims / (clock_wall() - w0);
-      if (threads[i] == 1) share[r] = te.cpu / (clock_thread_cpu() - c0);
+      if (threads[i] != 1 || rc) continue;
+      /* One thread again, for the share of its CPU time inside the
+       * evaluator: a search of its own, since reading the thread's CPU
+       * clock twice an evaluation (system calls) would slow the timed one. */
+      timed_eval te = {evs[0], 0};
+      mcts_eval one = {timed_evaluate, &te, evs[0].max_batch};
+      l.evals = &one;
+      mcts_reset(m);
+      mcts_set_root(m, &start, NULL, err, sizeof err);
+      double c0 = clock_thread_cpu();
+      if (mcts_search(m, &l, NULL, err, sizeof err) < 0) {
+        fprintf(stderr, "sowzero bench search: %s\n", err);
+        rc = -1;
+      }
+      share[r] = te.cpu / (clock_thread_cpu() - c0);
     }
   const char *kind = net ? "zero" : "mcts";
   for (int i = 0; i < nt && !rc; i++) {

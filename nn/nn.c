@@ -105,14 +105,6 @@ size_t nn_layout(const nn_config *c, nn_tensor *t) {
   return off;
 }
 
-/* 64-byte aligned, size rounded up as aligned_alloc wants; zeroed. */
-static void *alloc64(size_t bytes) {
-  size_t sz = (bytes + 63) & ~(size_t)63;
-  void *p = aligned_alloc(64, sz ? sz : 64);
-  if (p) memset(p, 0, sz ? sz : 64);
-  return p;
-}
-
 nn_net *nn_alloc(const nn_config *c, char *err, size_t errlen) {
   if (nn_config_check(c, err, errlen) != 0) return NULL;
   nn_net *n = calloc(1, sizeof *n);
@@ -122,7 +114,7 @@ nn_net *nn_alloc(const nn_config *c, char *err, size_t errlen) {
   n->tensors = calloc((size_t)n->n_tensors, sizeof *n->tensors);
   if (!n->tensors) goto oom;
   n->n_params = nn_layout(c, n->tensors);
-  n->params = alloc64(n->n_params * sizeof(float));
+  n->params = calloc_lines(n->n_params * sizeof(float));
   if (!n->params) goto oom;
   return n;
 oom:
@@ -213,7 +205,7 @@ nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err, size_t errlen) {
   size_t total = 0;
   for (int i = 0; i < 12; i++) total += sz[i];
   nn_ws *ws = calloc(1, sizeof *ws);
-  char *mem = ws ? alloc64(total) : NULL;
+  char *mem = ws ? calloc_lines(total) : NULL;
   if (!mem) {
     free(ws);
     errf(err, errlen, "out of memory for a workspace of batch %d (%zu MB)", max_batch, total >> 20);
@@ -502,7 +494,7 @@ nn_trainer *nn_trainer_create(const nn_net *n, const nn_train_params *p, char *e
   }
   nn_trainer *t = calloc(1, sizeof *t);
   size_t each = up64(n->n_params * sizeof(float));
-  char *mem = t ? alloc64(3 * each) : NULL;
+  char *mem = t ? calloc_lines(3 * each) : NULL;
   if (!mem) {
     free(t);
     errf(err, errlen, "out of memory for the optimiser state");

@@ -36,7 +36,7 @@ mcts_rollout *mcts_rollout_create(int rollouts, uint64_t seed, char *err, size_t
     errf(err, errlen, "rollouts must be at least 1");
     return NULL;
   }
-  mcts_rollout *r = calloc(1, sizeof *r);
+  mcts_rollout *r = calloc_lines(sizeof *r); /* one per thread, written every move */
   if (!r) {
     errf(err, errlen, "out of memory");
     return NULL;

@@ -90,7 +90,8 @@ mcts_nn *mcts_nn_create(const game *g, const nn_net *net, int max_batch, char *e
     errf(err, errlen, "max_batch must be at least 1");
     return NULL;
   }
-  mcts_nn *e = calloc(1, sizeof *e);
+  /* One per search thread: each on lines of its own. */
+  mcts_nn *e = calloc_lines(sizeof *e);
   if (!e) {
     errf(err, errlen, "out of memory");
     return NULL;
@@ -99,8 +100,8 @@ mcts_nn *mcts_nn_create(const game *g, const nn_net *net, int max_batch, char *e
   e->net = net;
   e->cfg = nn_config_of(net);
   e->max_batch = max_batch;
-  e->x = malloc((size_t)max_batch * (size_t)g->n_features * sizeof *e->x);
-  e->legal = malloc((size_t)max_batch * sizeof *e->legal);
+  e->x = calloc_lines((size_t)max_batch * (size_t)g->n_features * sizeof *e->x);
+  e->legal = calloc_lines((size_t)max_batch * sizeof *e->legal);
   e->ws = nn_ws_create(net, max_batch, err, errlen);
   if (!e->x || !e->legal || !e->ws) {
     if (e->ws && (!e->x || !e->legal)) errf(err, errlen, "out of memory");

@@ -4,6 +4,8 @@
  * the threads overlap where the time goes (the network, the playouts). */
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,35 +16,49 @@
  * cached) before it looks at the clock again. */
 #define FREE_SIMS 64
 
-/* The threads' simulations and buffers, made on a search's first
- * mcts_search and kept (grown when more threads or leaves are asked). */
-struct mcts_workers {
-  int slots; /* threads x leaves */
+/* Each thread's simulations and buffers, made on a search's first
+ * mcts_search and kept (grown when more threads or leaves are asked): one
+ * block a thread, on cache lines of its own, since the evaluators write
+ * their policies and values outside the lock. */
+typedef struct {
   mcts_sim *sims;
   const game_pos **leaf;
   float *policy, *value;
+} worker_mem;
+
+struct mcts_workers {
+  int threads, leaves;
+  worker_mem t[MCTS_MAX_THREADS];
 };
 
 void mcts_workers_free(mcts_workers *w) {
   if (!w) return;
-  free(w->sims);
-  free(w->leaf);
-  free(w->policy);
-  free(w->value);
+  for (int i = 0; i < w->threads; i++) free(w->t[i].sims);
   free(w);
 }
 
-static int workers_fit(mcts *m, int slots) {
-  if (m->workers && m->workers->slots >= slots) return 0;
+/* Bytes rounded up to a multiple of the alignment of anything. */
+static size_t round_up(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
+
+static int workers_fit(mcts *m, int threads, int leaves) {
+  if (m->workers && m->workers->threads >= threads && m->workers->leaves >= leaves) return 0;
   mcts_workers_free(m->workers);
   mcts_workers *w = m->workers = calloc(1, sizeof *w);
   if (!w) return -1;
-  w->slots = slots;
-  w->sims = calloc((size_t)slots, sizeof *w->sims);
-  w->leaf = calloc((size_t)slots, sizeof *w->leaf);
-  w->policy = calloc((size_t)slots * (size_t)m->g.n_actions, sizeof *w->policy);
-  w->value = calloc((size_t)slots, sizeof *w->value);
-  if (w->sims && w->leaf && w->policy && w->value) return 0;
+  size_t L = (size_t)leaves, sims = round_up(L * sizeof(mcts_sim)),
+         leaf = round_up(L * sizeof(const game_pos *)),
+         policy = round_up(L * (size_t)m->g.n_actions * sizeof(float));
+  w->leaves = leaves;
+  for (; w->threads < threads; w->threads++) {
+    char *mem = calloc_lines(sims + leaf + policy + L * sizeof(float));
+    if (!mem) break;
+    worker_mem *t = &w->t[w->threads];
+    t->sims = (mcts_sim *)mem;
+    t->leaf = (const game_pos **)(mem + sims);
+    t->policy = (float *)(mem + sims + leaf);
+    t->value = (float *)(mem + sims + leaf + policy);
+  }
+  if (w->threads == threads) return 0;
   mcts_workers_free(w);
   m->workers = NULL;
   return -1;
@@ -60,7 +76,7 @@ mcts_limits mcts_limits_sims(int sims) {
 typedef struct {
   mcts *m;
   const mcts_limits *l;
-  pthread_mutex_t lock;
+  atomic_int lock; /* 1: held (run_lock) */
   int threaded;
   int cap;    /* simulation cap */
   double t0;  /* clock at the start */
@@ -74,11 +90,29 @@ typedef struct {
   char msg[128];
 } search_run;
 
+/* The lock is held for a selection or a backup, a microsecond or two, while
+ * an evaluation outside it takes ten or more: a waiter spins briefly
+ * rather than sleep in the kernel, whose wake-up would cost more than the
+ * wait, and yields its core after that (more threads than cores). */
+static void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 static void run_lock(search_run *r) {
-  if (r->threaded) pthread_mutex_lock(&r->lock);
+  if (!r->threaded) return;
+  int spins = 0;
+  while (atomic_exchange_explicit(&r->lock, 1, memory_order_acquire))
+    while (atomic_load_explicit(&r->lock, memory_order_relaxed)) {
+      if (++spins < 1000)
+        cpu_relax();
+      else
+        sched_yield();
+    }
 }
 static void run_unlock(search_run *r) {
-  if (r->threaded) pthread_mutex_unlock(&r->lock);
+  if (r->threaded) atomic_store_explicit(&r->lock, 0, memory_order_release);
 }
 
 /* The root children with the most and second most visits, and whether
@@ -164,12 +198,11 @@ static void *worker(void *arg) {
   search_run *r = wa->r;
   mcts *m = r->m;
   const mcts_limits *l = r->l;
-  mcts_workers *w = m->workers;
+  const worker_mem *t = &m->workers->t[wa->id];
   const int A = m->g.n_actions, L = l->leaves, vloss = l->threads > 1 || L > 1;
-  mcts_sim *sims = w->sims + (size_t)wa->id * (size_t)L;
-  const game_pos **leaf = w->leaf + (size_t)wa->id * (size_t)L;
-  float *policy = w->policy + (size_t)wa->id * (size_t)L * (size_t)A;
-  float *value = w->value + (size_t)wa->id * (size_t)L;
+  mcts_sim *sims = t->sims;
+  const game_pos **leaf = t->leaf;
+  float *policy = t->policy, *value = t->value;
   mcts_eval ev = l->evals ? l->evals[wa->id] : m->ev;
   run_lock(r);
   while (!should_stop(r)) {
@@ -225,7 +258,7 @@ int mcts_search(mcts *m, const mcts_limits *l, mcts_search_info *info, char *err
   }
   int timed = l->soft > 0;
   int cap = l->sims > 0 ? l->sims : timed ? INT_MAX : m->p.sims;
-  if (workers_fit(m, l->threads * l->leaves)) {
+  if (workers_fit(m, l->threads, l->leaves)) {
     errf(err, errlen, "out of memory for %d threads of %d leaves", l->threads, l->leaves);
     return -1;
   }
@@ -244,7 +277,7 @@ int mcts_search(mcts *m, const mcts_limits *l, mcts_search_info *info, char *err
   worker_arg args[MCTS_MAX_THREADS];
   pthread_t tid[MCTS_MAX_THREADS];
   int started = 1;
-  if (r.threaded) pthread_mutex_init(&r.lock, NULL);
+  atomic_init(&r.lock, 0);
   for (int i = 0; i < l->threads; i++) args[i] = (worker_arg){&r, i};
   for (int i = 1; i < l->threads; i++) {
     if (pthread_create(&tid[i], NULL, worker, &args[i]) != 0) break;
@@ -252,7 +285,6 @@ int mcts_search(mcts *m, const mcts_limits *l, mcts_search_info *info, char *err
   }
   worker(&args[0]);
   for (int i = 1; i < started; i++) pthread_join(tid[i], NULL);
-  if (r.threaded) pthread_mutex_destroy(&r.lock);
   if (info) {
     info->sims = m->done_sims;
     info->seconds = timectl_now(l->clock) - r.t0;
