@@ -421,9 +421,55 @@ GEMM256(gemm_avx2, T256, tile_avx2, 4)
 GEMM256(gemm_avxvnni, T256V, tile_avxvnni, 6)
 #endif
 
+/* One row (batch 1, play-time search): a row tile's two sums would wait
+ * on the dot product's latency at every step, and the weights, read once,
+ * are what costs. Two panels side by side give eight independent sums;
+ * the integers and the epilogue are the row tile's, so the same floats. */
+#define GEMV256(NAME, TGT, DOT)                                                          \
+  TGT static void NAME(const i8_mat *m, const uint8_t *a, const epi *e) {                \
+    const int K4 = k4(m->K), N = m->N;                                                   \
+    const size_t np = npanels(N);                                                        \
+    for (size_t p = 0; p < np; p += 2) {                                                 \
+      const int8_t *w0 = m->w + p * PANEL * (size_t)K4;                                  \
+      const int8_t *w1 = p + 1 < np ? w0 + PANEL * (size_t)K4 : w0;                      \
+      __m256i acc[8];                                                                    \
+      _Pragma("GCC unroll 8") for (int v = 0; v < 8; v++) acc[v] = _mm256_setzero_si256(); \
+      for (int q = 0; q < K4 / 4; q++) {                                                 \
+        const __m256i av = _mm256_set1_epi32(QUAD(a + 4 * q));                           \
+        const size_t o = (size_t)q * PANEL * 4;                                          \
+        _Pragma("GCC unroll 4") for (int v = 0; v < 4; v++) {                            \
+          acc[v] = DOT(acc[v], av, _mm256_loadu_si256((const __m256i *)(w0 + o + 32 * v))); \
+          acc[4 + v] =                                                                   \
+              DOT(acc[4 + v], av, _mm256_loadu_si256((const __m256i *)(w1 + o + 32 * v))); \
+        }                                                                                \
+      }                                                                                  \
+      for (int v = 0; v < 8; v++) {                                                      \
+        int j = (int)p * PANEL + 8 * v;                                                  \
+        if (j < N) store8(acc[v], 0, j, N, m->sw, e);                                    \
+      }                                                                                  \
+    }                                                                                    \
+  }
+GEMV256(gemv_avx2, T256, dot_avx2)
+#if defined(__clang__) || __GNUC__ >= 11
+GEMV256(gemv_avxvnni, T256V, dot_avxvnni)
+#endif
+
 /* ---- 512-bit kernel: AVX512_VNNI ------------------------------------------------ */
 #define T512    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) NO_TSAN
 #define ROWS512 8
+
+/* The epilogue of 16 columns at j of row r; N - j may be < 16. */
+T512 INLINE void store16(__m512i acc, int r, int j, int N, const float *sw, const epi *e) {
+  int nc = N - j;
+  __mmask16 k = nc >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << nc) - 1u);
+  size_t o = (size_t)r * N + j;
+  __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(acc),
+                           _mm512_mul_ps(_mm512_set1_ps(e->sa[r]), _mm512_loadu_ps(sw + j)));
+  y = _mm512_add_ps(y, _mm512_maskz_loadu_ps(k, e->bias + j));
+  if (e->skip) y = _mm512_add_ps(y, _mm512_maskz_loadu_ps(k, e->skip + o));
+  if (e->relu) y = _mm512_max_ps(y, _mm512_setzero_ps());
+  _mm512_mask_storeu_ps(e->out + o, k, y);
+}
 
 /* R rows x 32 columns: 16 accumulators in zmm registers. */
 T512 INLINE void tile512(const int R, const uint8_t *a, int lda, const int8_t *wp, int K4, int j0,
@@ -444,17 +490,8 @@ T512 INLINE void tile512(const int R, const uint8_t *a, int lda, const int8_t *w
 #pragma GCC unroll 8
   for (int r = 0; r < R; r++)
     for (int v = 0; v < 2; v++) {
-      int j = j0 + 16 * v, nc = N - j;
-      if (nc <= 0) break;
-      __mmask16 k = nc >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << nc) - 1u);
-      size_t o = (size_t)(r0 + r) * N + j;
-      __m512 y =
-          _mm512_mul_ps(_mm512_cvtepi32_ps(acc[r][v]),
-                        _mm512_mul_ps(_mm512_set1_ps(e->sa[r0 + r]), _mm512_loadu_ps(sw + j)));
-      y = _mm512_add_ps(y, _mm512_maskz_loadu_ps(k, e->bias + j));
-      if (e->skip) y = _mm512_add_ps(y, _mm512_maskz_loadu_ps(k, e->skip + o));
-      if (e->relu) y = _mm512_max_ps(y, _mm512_setzero_ps());
-      _mm512_mask_storeu_ps(e->out + o, k, y);
+      if (j0 + 16 * v >= N) break;
+      store16(acc[r][v], r0 + r, j0 + 16 * v, N, sw, e);
     }
 }
 
@@ -490,6 +527,33 @@ T512 static void gemm_avx512vnni(int B, const i8_mat *m, const uint8_t *A, int l
         default:
           tile512(1, a, lda, wp, K4, j0, N, m->sw, e, r0);
       }
+    }
+  }
+}
+
+/* One row: four panels side by side, eight independent sums (as
+ * GEMV256). */
+T512 static void gemv_avx512vnni(const i8_mat *m, const uint8_t *a, const epi *e) {
+  const int K4 = k4(m->K), N = m->N;
+  const size_t np = npanels(N);
+  for (size_t p = 0; p < np; p += 4) {
+    const int8_t *w[4];
+    for (size_t i = 0; i < 4; i++) w[i] = m->w + (p + i < np ? p + i : p) * PANEL * (size_t)K4;
+    __m512i acc[8];
+#pragma GCC unroll 8
+    for (int v = 0; v < 8; v++) acc[v] = _mm512_setzero_si512();
+    for (int q = 0; q < K4 / 4; q++) {
+      const __m512i av = _mm512_set1_epi32(QUAD(a + 4 * q));
+      const size_t o = (size_t)q * PANEL * 4;
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; i++) {
+        acc[2 * i] = _mm512_dpbusd_epi32(acc[2 * i], av, _mm512_loadu_si512(w[i] + o));
+        acc[2 * i + 1] = _mm512_dpbusd_epi32(acc[2 * i + 1], av, _mm512_loadu_si512(w[i] + o + 64));
+      }
+    }
+    for (int v = 0; v < 8; v++) {
+      int j = (int)p * PANEL + 16 * v;
+      if (j < N) store16(acc[v], 0, j, N, m->sw, e);
     }
   }
 }
@@ -550,33 +614,57 @@ T256 static void quantise_rows_avx2(const float *x, int R, int K, int amax, uint
 #endif
 
 typedef void (*gemm_fn)(int B, const i8_mat *m, const uint8_t *A, int lda, const epi *e);
+typedef void (*gemv_fn)(const i8_mat *m, const uint8_t *a, const epi *e);
 typedef void (*quant_fn)(const float *x, int R, int K, int amax, uint8_t *q, int ldq, float *s);
 
-/* The kernel's functions and its activation range. */
-static void pick(nn_int8_kernel k, gemm_fn *g, quant_fn *qf, int *amax) {
-  *g = gemm_portable;
-  *qf = quantise_rows;
-  *amax = k == NN_INT8_AVX2 ? 127 : 255;
+static void gemv_portable(const i8_mat *m, const uint8_t *a, const epi *e) {
+  gemm_portable(1, m, a, 0, e);
+}
+
+/* A kernel: its batched product, its one-row product, its activation
+ * quantiser and range. */
+typedef struct {
+  gemm_fn gemm;
+  gemv_fn gemv;
+  quant_fn quant;
+  int amax;
+} kernel_fns;
+
+static kernel_fns pick(nn_int8_kernel k) {
+  kernel_fns f = {gemm_portable, gemv_portable, quantise_rows, k == NN_INT8_AVX2 ? 127 : 255};
 #if NN_X86
   switch (k) {
     case NN_INT8_AVX512VNNI:
-      *g = gemm_avx512vnni;
+      f.gemm = gemm_avx512vnni;
+      f.gemv = gemv_avx512vnni;
       break;
 #if defined(__clang__) || __GNUC__ >= 11
     case NN_INT8_AVXVNNI:
-      *g = gemm_avxvnni;
+      f.gemm = gemm_avxvnni;
+      f.gemv = gemv_avxvnni;
       break;
 #endif
     case NN_INT8_AVX2:
-      *g = gemm_avx2;
+      f.gemm = gemm_avx2;
+      f.gemv = gemv_avx2;
       break;
     default:
-      return;
+      return f;
   }
-  *qf = quantise_rows_avx2;
+  f.quant = quantise_rows_avx2;
 #else
   (void)k;
 #endif
+  return f;
+}
+
+/* One layer: out = f(A W) through the kernel's batched or one-row product. */
+static void layer(const kernel_fns *f, int R, const i8_mat *m, const uint8_t *A, int lda,
+                  const epi *e) {
+  if (R == 1)
+    f->gemv(m, A, e);
+  else
+    f->gemm(R, m, A, lda, e);
 }
 
 /* ---- Forward ---------------------------------------------------------------- */
@@ -584,10 +672,9 @@ static void pick(nn_int8_kernel k, gemm_fn *g, quant_fn *qf, int *amax) {
  * the same buffers, so that activations stay in cache between layers. */
 int nn_int8_forward(const nn_net *n, nn_ws *ws, const float *x, int B) {
   if (nn_precision_of(n) != NN_PRECISION_INT8) return -1;
-  gemm_fn gemm;
-  quant_fn quant;
-  int amax;
-  pick(nn_int8_kernel_in_use(), &gemm, &quant, &amax);
+  const kernel_fns f = pick(nn_int8_kernel_in_use());
+  const quant_fn quant = f.quant;
+  const int amax = f.amax;
   const nn_config *c = &n->cfg;
   const int NI = c->n_in, H = c->hidden, ld = k4(H), nb = c->blocks, O = c->n_actions + 2;
   const float *P = n->params;
@@ -610,11 +697,11 @@ int nn_int8_forward(const nn_net *n, nn_ws *ws, const float *x, int B) {
     quant(a, R, H, amax, qa, ld, sa);
     for (int k = 0; k < nb; k++) {
       epi e1 = {P + T[NN_T_BLOCK(k, 1)].offset, NULL, sa, u, 1};
-      gemm(R, &n->int8->m[2 * k], qa, ld, &e1);
+      layer(&f, R, &n->int8->m[2 * k], qa, ld, &e1);
       quant(u, R, H, amax, qu, ld, su);
       /* a = relu(u W2 + b2 + a), in place: the residual stream stays fp32. */
       epi e2 = {P + T[NN_T_BLOCK(k, 3)].offset, a, su, a, 1};
-      gemm(R, &n->int8->m[2 * k + 1], qu, ld, &e2);
+      layer(&f, R, &n->int8->m[2 * k + 1], qu, ld, &e2);
       if (k + 1 < nb) quant(a, R, H, amax, qa, ld, sa);
     }
     /* The head in fp32: its outputs are the policy logits and the value. */
