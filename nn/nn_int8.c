@@ -425,29 +425,29 @@ GEMM256(gemm_avxvnni, T256V, tile_avxvnni, 6)
  * on the dot product's latency at every step, and the weights, read once,
  * are what costs. Two panels side by side give eight independent sums;
  * the integers and the epilogue are the row tile's, so the same floats. */
-#define GEMV256(NAME, TGT, DOT)                                                          \
-  TGT static void NAME(const i8_mat *m, const uint8_t *a, const epi *e) {                \
-    const int K4 = k4(m->K), N = m->N;                                                   \
-    const size_t np = npanels(N);                                                        \
-    for (size_t p = 0; p < np; p += 2) {                                                 \
-      const int8_t *w0 = m->w + p * PANEL * (size_t)K4;                                  \
-      const int8_t *w1 = p + 1 < np ? w0 + PANEL * (size_t)K4 : w0;                      \
-      __m256i acc[8];                                                                    \
-      _Pragma("GCC unroll 8") for (int v = 0; v < 8; v++) acc[v] = _mm256_setzero_si256(); \
-      for (int q = 0; q < K4 / 4; q++) {                                                 \
-        const __m256i av = _mm256_set1_epi32(QUAD(a + 4 * q));                           \
-        const size_t o = (size_t)q * PANEL * 4;                                          \
-        _Pragma("GCC unroll 4") for (int v = 0; v < 4; v++) {                            \
+#define GEMV256(NAME, TGT, DOT)                                                             \
+  TGT static void NAME(const i8_mat *m, const uint8_t *a, const epi *e) {                   \
+    const int K4 = k4(m->K), N = m->N;                                                      \
+    const size_t np = npanels(N);                                                           \
+    for (size_t p = 0; p < np; p += 2) {                                                    \
+      const int8_t *w0 = m->w + p * PANEL * (size_t)K4;                                     \
+      const int8_t *w1 = p + 1 < np ? w0 + PANEL * (size_t)K4 : w0;                         \
+      __m256i acc[8];                                                                       \
+      _Pragma("GCC unroll 8") for (int v = 0; v < 8; v++) acc[v] = _mm256_setzero_si256();  \
+      for (int q = 0; q < K4 / 4; q++) {                                                    \
+        const __m256i av = _mm256_set1_epi32(QUAD(a + 4 * q));                              \
+        const size_t o = (size_t)q * PANEL * 4;                                             \
+        _Pragma("GCC unroll 4") for (int v = 0; v < 4; v++) {                               \
           acc[v] = DOT(acc[v], av, _mm256_loadu_si256((const __m256i *)(w0 + o + 32 * v))); \
-          acc[4 + v] =                                                                   \
-              DOT(acc[4 + v], av, _mm256_loadu_si256((const __m256i *)(w1 + o + 32 * v))); \
-        }                                                                                \
-      }                                                                                  \
-      for (int v = 0; v < 8; v++) {                                                      \
-        int j = (int)p * PANEL + 8 * v;                                                  \
-        if (j < N) store8(acc[v], 0, j, N, m->sw, e);                                    \
-      }                                                                                  \
-    }                                                                                    \
+          acc[4 + v] =                                                                      \
+              DOT(acc[4 + v], av, _mm256_loadu_si256((const __m256i *)(w1 + o + 32 * v)));  \
+        }                                                                                   \
+      }                                                                                     \
+      for (int v = 0; v < 8; v++) {                                                         \
+        int j = (int)p * PANEL + 8 * v;                                                     \
+        if (j < N) store8(acc[v], 0, j, N, m->sw, e);                                       \
+      }                                                                                     \
+    }                                                                                       \
   }
 GEMV256(gemv_avx2, T256, dot_avx2)
 #if defined(__clang__) || __GNUC__ >= 11
