@@ -303,7 +303,7 @@ def recheck(a):
              else "timeout" if "timeout" in verdict else "caught")
         table.setdefault(m.path.split("/")[0], collections.Counter())[v] += 1
         print(f"{m.id:8} {v:8} {m.path} {verdict or ''} ({time.time() - t1:.0f} s)", flush=True)
-    print_table(table, "gone")
+    tot = print_table(table, "gone")
     sc.close(a.keep)
     sys.exit(1 if tot["survived"] or tot["unbuilt"] else 0)
 

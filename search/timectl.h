@@ -38,8 +38,8 @@ typedef struct {
  * to and fro, thread start): a move must end before the clock does. */
 #define TIMECTL_LAG 0.01
 
-/* The mover's expected moves still to play at ply (a rule of thumb: about
- * 40 at the start, never under 12). */
+/* The mover's expected moves still to play at ply (a rule of thumb: 40 at
+ * the start, one fewer every 4 plies, never under 12). */
 int timectl_moves_left(int ply);
 /* The budget of one move; all zero when t sets no limit at all. With a
  * clock: soft is the remaining time plus the increments to come shared

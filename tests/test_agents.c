@@ -77,6 +77,49 @@ START_TEST(bad_specs_name_the_culprit) {
 }
 END_TEST
 
+/* docs/SEARCH.md's table of the agents' own settings: every integer range
+ * it states, "(LO..HI)", is the one the agents take (shown on mcts and
+ * alphabeta, which need no files): HI accepted, HI + 1 and LO - 1 refused
+ * naming the value and the key. */
+START_TEST(documented_setting_ranges_hold) {
+  configure_game("oware", NULL);
+  FILE *f = fopen("docs/SEARCH.md", "r");
+  ck_assert_ptr_nonnull(f);
+  char line[2048], kind[32] = "", err[256];
+  while (fgets(line, sizeof line, f) && strcmp(line, "| kind | key | default | meaning |\n")) {}
+  ck_assert_msg(fgets(line, sizeof line, f) != NULL, "no table of the agents' settings");
+  int checked = 0;
+  while (fgets(line, sizeof line, f) && !strncmp(line, "| ", 2)) {
+    char key[64], spec[128];
+    if (line[2] == '`') sscanf(line, "| `%31[^`]`", kind); /* else the row above's kind */
+    const char *k = strstr(line + 2, "| `");
+    ck_assert_msg(k && sscanf(k, "| `%63[^`]`", key) == 1, "%s", line);
+    const char *meaning = strrchr(line, '|');
+    while (meaning > line && meaning[-1] != '|') meaning--;
+    int lo, hi, used = 0;
+    const char *r = strstr(meaning, " (");
+    for (; r; r = strstr(r + 1, " ("))
+      if (sscanf(r, " (%d..%d)%n", &lo, &hi, &used) == 2 && used > 0) break;
+    if (!r || (strcmp(kind, "mcts") && strcmp(kind, "alphabeta"))) continue;
+    snprintf(spec, sizeof spec, "%s %s=%d", kind, key, hi);
+    agent *a = agent_create(&G, spec, 1, err, sizeof err);
+    ck_assert_msg(a != NULL, "'%s': %s", spec, err);
+    agent_free(a);
+    for (int v = hi + 1; v >= lo - 1; v -= hi - lo + 2) {
+      char want[96];
+      snprintf(spec, sizeof spec, "%s %s=%d", kind, key, v);
+      snprintf(want, sizeof want, "bad value '%d' for %s", v, key);
+      err[0] = 0;
+      ck_assert_msg(agent_create(&G, spec, 1, err, sizeof err) == NULL, "'%s' accepted", spec);
+      ck_assert_msg(strstr(err, want), "'%s': %s", spec, err);
+    }
+    checked++;
+  }
+  fclose(f);
+  ck_assert_int_ge(checked, 4);
+}
+END_TEST
+
 /* Plays one game between two agents; returns the final position. */
 static game_pos play_game(agent *a, agent *b, int *plies) {
   game_pos p;
@@ -437,6 +480,7 @@ static Suite *agents_suite(void) {
   tcase_set_timeout(t, 120);
   tcase_add_test(t, alphabeta_tactics);
   tcase_add_test(t, bad_specs_name_the_culprit);
+  tcase_add_test(t, documented_setting_ranges_hold);
   tcase_add_test(t, every_kind_plays_legal_games);
   tcase_add_test(t, mcts_agent_analysis);
   tcase_add_test(t, agents_reproducible);

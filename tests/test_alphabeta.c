@@ -237,6 +237,20 @@ START_TEST(alphabeta_time_limit) {
   ck_assert_double_ge(r.seconds, 0.4 * 0.05);
   ck_assert_int_ge(r.depth, 4);
   ck_assert(game_legal(&G, &p) >> r.best & 1);
+  /* Move after move with the same search, as an agent plays a game: the
+   * search after one stopped by its deadline (it ran the whole time, an
+   * iteration cut off) starts afresh, and completes at least its first
+   * iteration, which no deadline cuts. About one search in three is cut. */
+  int cut = r.seconds >= prm.time, after_cut = 0;
+  for (int move = 1; move < 20 && !after_cut && p.status == GAME_ONGOING; move++) {
+    game_play(&G, &p, r.best);
+    after_cut = cut;
+    ck_assert_int_eq(ab_run(s, &p, NULL, &r, err, sizeof err), 0);
+    ck_assert_int_ge(r.depth, 1);
+    ck_assert(r.best >= 0 && (game_legal(&G, &p) >> r.best & 1));
+    cut |= r.seconds >= prm.time;
+  }
+  ck_assert(after_cut);
   ab_free(s);
 }
 END_TEST

@@ -212,6 +212,45 @@ START_TEST(json_escaping) {
 }
 END_TEST
 
+/* text_escape over 2000 random texts built from pieces whose escape is
+ * known (printable ASCII, well-formed UTF-8 of 2 to 4 bytes, controls,
+ * bytes that can start no character whatever follows), each text in the
+ * middle of a larger buffer: the escape is the pieces' escapes in order;
+ * a buffer too small cuts it between pieces, never inside one. */
+START_TEST(text_escape_property) {
+  static const char *const in[] = {
+      "a",    "~",    " ",    "\xc3\xa9", "\xe6\x97\xa5", "\xf0\x9f\x8e\xb2", "\n", "\t", "\x01",
+      "\x7f", "\x80", "\xc0", "\xf5",     "\xff"};
+  static const char *const out[] = {
+      "a",     "~",    " ",     "\xc3\xa9", "\xe6\x97\xa5", "\xf0\x9f\x8e\xb2",
+      "\\n",   "\\t",  "\\x01", "\\x7f",    "\\x80",        "\\xc0",
+      "\\xf5", "\\xff"};
+  const int kinds = (int)(sizeof in / sizeof in[0]);
+  rng_t r;
+  rng_seed(&r, 11, 0);
+  for (int t = 0; t < 2000; t++) {
+    char src[256], want[1024], got[1024];
+    size_t at[64], n = 0, w = 0;
+    memset(src, 'Z', 64); /* what lies before the text must not leak into it */
+    int pieces = 1 + (int)rng_below(&r, 12);
+    for (int i = 0; i < pieces; i++) {
+      int k = (int)rng_below(&r, (uint32_t)kinds);
+      memcpy(src + 64 + n, in[k], strlen(in[k]));
+      n += strlen(in[k]);
+      w += (size_t)snprintf(want + w, sizeof want - w, "%s", out[k]);
+      at[i] = w;
+    }
+    ck_assert_str_eq(text_escape(got, sizeof got, src + 64, n), want);
+    /* Cut short: the longest whole prefix of pieces that fits. */
+    size_t cap = 1 + rng_below(&r, (uint32_t)w + 1), keep = 0;
+    for (int i = 0; i < pieces && at[i] < cap; i++) keep = at[i];
+    text_escape(got, cap, src + 64, n);
+    ck_assert_uint_eq(strlen(got), keep);
+    ck_assert_int_eq(memcmp(got, want, keep), 0);
+  }
+}
+END_TEST
+
 /* The writer: nesting, keys escaped, member lists, cut buffers, and a text
  * the reader takes back whole. */
 START_TEST(json_writer_builds_texts) {
@@ -650,6 +689,7 @@ static Suite *base_suite(void) {
   suite_add_tcase(s, t);
   TCase *j = tcase_create("json");
   tcase_add_test(j, json_escaping);
+  tcase_add_test(j, text_escape_property);
   tcase_add_test(j, json_writer_builds_texts);
   tcase_add_test(j, json_reads_metrics_lines);
   tcase_add_test(j, json_rejects_malformed_lines);

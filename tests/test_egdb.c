@@ -421,6 +421,70 @@ START_TEST(refuses_values_out_of_range) {
   fwrite(buf, 1, sizeof buf, f);
   fclose(f);
   refused(3, "value 4 of board 100 is outside -3..3");
+  /* Below the range too; the range's own ends are values like any other. */
+  for (int v = -4; v <= -3; v++) {
+    small_copy(); /* a new folder */
+    level_file(path, sizeof path, 3);
+    f = fopen(path, "r+b");
+    ck_assert_int_eq(fread(buf, 1, sizeof buf, f), sizeof buf);
+    buf[256 + 200] = (unsigned char)(signed char)v;
+    buf[256 + 300] = 3;
+    put_u64le(buf + 48, checksum64(buf + 256, 364, CHECKSUM64_INIT));
+    put_u64le(buf + 248, checksum64(buf, 248, CHECKSUM64_INIT));
+    fseek(f, 0, SEEK_SET);
+    fwrite(buf, 1, sizeof buf, f);
+    fclose(f);
+    if (v == -4) {
+      refused(3, "value -4 of board 200 is outside -3..3");
+      continue;
+    }
+    char err[1024];
+    egdb *db = egdb_open(bad_dir, err, sizeof err);
+    ck_assert_msg(db != NULL, "%s", err);
+    egdb_close(db);
+    remove_tree(bad_dir);
+  }
+}
+END_TEST
+
+/* A database with one wrong value (its checksums right): verify finds
+ * it, and the first disagreement it reports names a real board of the
+ * level, seeds by pit, with the value the database holds for it. */
+START_TEST(verify_names_a_wrong_board) {
+  small_copy();
+  char path[600], err[1024];
+  level_file(path, sizeof path, 3);
+  FILE *f = fopen(path, "r+b");
+  unsigned char buf[256 + 364];
+  ck_assert_int_eq(fread(buf, 1, sizeof buf, f), sizeof buf);
+  buf[256 + 150] = (unsigned char)(signed char)(buf[256 + 150] == 3 ? -3 : 3);
+  put_u64le(buf + 48, checksum64(buf + 256, 364, CHECKSUM64_INIT));
+  put_u64le(buf + 248, checksum64(buf, 248, CHECKSUM64_INIT));
+  fseek(f, 0, SEEK_SET);
+  fwrite(buf, 1, sizeof buf, f);
+  fclose(f);
+  egdb *db = egdb_open(bad_dir, err, sizeof err);
+  ck_assert_msg(db != NULL, "%s", err);
+  egdb_check ck;
+  ck_assert_int_eq(egdb_verify(db, 1, 3, NULL, NULL, &ck, err, sizeof err), 0);
+  ck_assert(ck.bad_bellman > 0 && ck.bad_brute == 1);
+  int p[EGDB_PITS], used = 0, v, sum = 0;
+  ck_assert_msg(
+      sscanf(ck.first_bad, "board %d %d %d %d %d %d %d %d %d %d %d %d: %n", &p[0], &p[1], &p[2],
+             &p[3], &p[4], &p[5], &p[6], &p[7], &p[8], &p[9], &p[10], &p[11], &used) == 12 &&
+          used > 0,
+      "%s", ck.first_bad);
+  uint8_t named[EGDB_PITS];
+  for (int i = 0; i < EGDB_PITS; i++) {
+    ck_assert_msg(p[i] >= 0 && p[i] <= 3, "%s", ck.first_bad);
+    named[i] = (uint8_t)p[i];
+    sum += p[i];
+  }
+  ck_assert_msg(sum <= 3, "%s", ck.first_bad);
+  if (sscanf(ck.first_bad + used, "value %d,", &v) == 1)
+    ck_assert_int_eq(v, egdb_board_value(db, named));
+  egdb_close(db);
+  remove_tree(bad_dir);
 }
 END_TEST
 
@@ -553,10 +617,11 @@ static Suite *egdb_suite(void) {
   tcase_add_unchecked_fixture(t, build_small, remove_small);
   tcase_add_checked_fixture(t, open_small, close_small);
   add_tests(s, "files", 60,
-            (const TTest *const[]){
-                refuses_bad_magic, refuses_other_rules, refuses_truncated, refuses_bad_checksum,
-                refuses_unsupported_header, refuses_values_out_of_range, refuses_gaps_and_absence,
-                build_extends_and_refuses_damage, threads_do_not_change_values, NULL});
+            (const TTest *const[]){refuses_bad_magic, refuses_other_rules, refuses_truncated,
+                                   refuses_bad_checksum, refuses_unsupported_header,
+                                   refuses_values_out_of_range, verify_names_a_wrong_board,
+                                   refuses_gaps_and_absence, build_extends_and_refuses_damage,
+                                   threads_do_not_change_values, NULL});
   return s;
 }
 

@@ -358,6 +358,13 @@ START_TEST(default_dir_order) {
   for (int i = 0; i < 4; i++) {
     ck_assert_msg(egdb_default_dir(given, dir, sizeof dir, err, sizeof err) == 0, "%s", err);
     ck_assert_str_eq(dir, want[i]);
+    /* A buffer that holds the name and its end fits; one byte less is
+     * refused, never a cut name. */
+    size_t n = strlen(want[i]);
+    ck_assert_int_eq(egdb_default_dir(given, dir, n + 1, err, sizeof err), 0);
+    ck_assert_str_eq(dir, want[i]);
+    ck_assert_int_eq(egdb_default_dir(given, dir, n, err, sizeof err), -1);
+    ck_assert_str_eq(err, "the database folder's name is too long");
     if (i == 0)
       given = ""; /* "" is none, as NULL is */
     else

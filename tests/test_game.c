@@ -130,6 +130,38 @@ START_TEST(registry_lists_everything) {
 }
 END_TEST
 
+/* A move's name (k = 0) or its board label for mover (k = 1). */
+static int move_text(const game *g, int k, int mover, int a, char *buf, size_t len) {
+  return k ? game_move_label(g, mover, a, buf, len) : game_move_name(g, a, buf, len);
+}
+
+/* Every game's move names and board labels, for every action and both
+ * movers, fit a buffer one byte longer than the text and are refused
+ * (-1) by one of exactly its length: a caller never gets a cut name. */
+START_TEST(move_names_fit_or_are_refused) {
+  int games = 0;
+  for (const game_rules *r; (r = game_rules_at(games)); games++) {
+    game g;
+    char err[256];
+    ck_assert_msg(game_configure(&g, r->name, 0, NULL, err, sizeof err) == 0, "%s", err);
+    for (int k = 0; k < 2; k++)
+      for (int mover = 0; mover < 2; mover++)
+        for (int a = 0; a < g.n_actions; a++) {
+          char full[64], cut[64];
+          ck_assert_msg(move_text(&g, k, mover, a, full, sizeof full) == 0 && full[0],
+                        "%s: action %d", r->name, a);
+          size_t n = strlen(full);
+          int rc = move_text(&g, k, mover, a, cut, n);
+          ck_assert_msg(rc == -1, "%s: action %d's text '%s' in %zu bytes: %d", r->name, a, full, n,
+                        rc);
+          ck_assert_int_eq(move_text(&g, k, mover, a, cut, n + 1), 0);
+          ck_assert_str_eq(cut, full);
+        }
+  }
+  ck_assert_int_ge(games, 5);
+}
+END_TEST
+
 START_TEST(hist_counts_and_copies) {
   game g;
   char err[256];
@@ -269,8 +301,8 @@ static Suite *game_suite(void) {
   add_tests(s, "registry", 0,
             (const TTest *[]){presets_set_grand_slam, options_override_presets,
                               option_errors_name_the_culprit, option_parser_garbage,
-                              registry_lists_everything, hist_counts_and_copies,
-                              random_action_is_uniform, NULL});
+                              registry_lists_everything, move_names_fit_or_are_refused,
+                              hist_counts_and_copies, random_action_is_uniform, NULL});
   add_tests(s, "config", 0,
             (const TTest *[]){ini_reads_sections_and_comments, ini_errors_name_file_and_line,
                               ini_loads_a_long_file, config_game_errors, NULL});

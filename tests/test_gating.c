@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arena/match.h"
 #include "base/base.h"
@@ -19,6 +20,9 @@
 #include "tests/nntest.h"
 #include "tests/testkit.h"
 #include "tests/testutil.h"
+#include "search/evaluator_nn.h"
+#include "trainer/config.h"
+#include "trainer/evaluate.h"
 #include "trainer/gating.h"
 
 static game G;
@@ -292,6 +296,63 @@ START_TEST(gating_line_says_what_was_decided) {
 }
 END_TEST
 
+/* The periodic evaluation (trainer/evaluate.c): one progress line per
+ * anchor, saying what its metrics member holds; without a listener the
+ * same evaluation, silently. */
+typedef struct {
+  int n;
+  char line[4][256];
+} said;
+
+static void hear(void *ctx, const char *line) {
+  said *s = ctx;
+  ck_assert_int_lt(s->n, 4);
+  snprintf(s->line[s->n++], sizeof s->line[0], "%s", line);
+}
+
+START_TEST(evaluation_says_each_anchor_result) {
+  char err[512], path[400], out[2][4096];
+  char *over[] = {"eval.anchors=random;greedy", "eval.games=2", "eval.sims=2"};
+  train_config c;
+  ck_assert_msg(config_load(&c, "configs/tiny.ini", 3, over, err, sizeof err) == 0, "%s", err);
+  nn_config nc = {c.g.n_features, 8, 1, c.g.n_actions};
+  nn_net *net = nn_create(&nc, 5, err, sizeof err);
+  nn_meta meta;
+  ck_assert_int_eq(mcts_nn_meta(&c.g, &meta, err, sizeof err), 0);
+  snprintf(path, sizeof path, "%s/sowzero-eval-%d.weights", test_tmp(), (int)getpid());
+  ck_assert_msg(nn_save(net, &meta, path, err, sizeof err) == 0, "%s", err);
+  said s = {0};
+  for (int k = 0; k < 2; k++) {
+    eval_job j = {&c, 3, path, net, NULL, k ? NULL : hear, &s};
+    json_writer w;
+    json_writer_init(&w, out[k], sizeof out[k]);
+    json_begin_object(&w, NULL);
+    ck_assert_msg(eval_run(&j, &w, err, sizeof err) == 0, "%s", err);
+    json_end_object(&w);
+    ck_assert_int_eq(json_writer_done(&w), 0);
+  }
+  ck_assert_str_eq(out[1], out[0]);
+  ck_assert_int_eq(s.n, 2);
+  json_doc *d = json_parse(out[0], err, sizeof err);
+  ck_assert_msg(d != NULL, "%s", err);
+  const char *anchors[2] = {"random", "greedy"};
+  for (int i = 0; i < 2; i++) {
+    int a = json_get(d, json_get(d, 0, "eval"), anchors[i]);
+    double score, elo, games;
+    ck_assert_int_eq(json_get_number(d, a, "score", &score), 0);
+    ck_assert_int_eq(json_get_number(d, a, "elo", &elo), 0);
+    ck_assert_int_eq(json_get_number(d, a, "games", &games), 0);
+    char want[256];
+    snprintf(want, sizeof want, "  best vs %s: %.1f%% (%+.0f Elo, %d games)", anchors[i],
+             100 * score, elo, (int)games);
+    ck_assert_str_eq(s.line[i], want);
+  }
+  json_free(d);
+  remove(path);
+  nn_free(net);
+}
+END_TEST
+
 static Suite *gating_suite(void) {
   Suite *s = suite_create("gating");
   TCase *g =
@@ -300,10 +361,10 @@ static Suite *gating_suite(void) {
                                   taught_net_promoted_untrained_rejected,
                                   promotion_follows_the_verdict, NULL});
   tcase_add_checked_fixture(g, setup, NULL);
-  TCase *a =
-      add_tests(s, "anchors", 300,
-                (const TTest *[]){greedy_beats_random, deterministic_agent_splits_every_pair,
-                                  bad_specs_are_refused, gating_line_says_what_was_decided, NULL});
+  TCase *a = add_tests(s, "anchors", 300,
+                       (const TTest *[]){greedy_beats_random, deterministic_agent_splits_every_pair,
+                                         bad_specs_are_refused, gating_line_says_what_was_decided,
+                                         evaluation_says_each_anchor_result, NULL});
   tcase_add_checked_fixture(a, setup, NULL);
   return s;
 }

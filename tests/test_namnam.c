@@ -552,6 +552,10 @@ static Suite *namnam_suite(void) {
        "bad owner 'sssx' (12 letters s/n for pits 0..11, or -)"},
       {"0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  ssssssssssss 1 0",
        "each player must own at least one pit"},
+      {"0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  ssssssnnnnnn 13 0", "bad round '13' (1..12)"},
+      {"0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  ssssssnnnnnn 0 1", "bad round '0' (1..12)"},
+      {"0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  ssssssnnnnnn 2 2", "bad starter '2' (0 or 1)"},
+      {"0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  ssssssnnnnnn 2 0 6", "bad claims '6' (0..5)"},
       {"0  4 4 4 4 4 4  4 4 4 4 4 4  0 1", "pits and stores hold 49 seeds, this game has 48"},
   /* Claim phases that no game reaches: in round 1, with the mover's own
        * row not his, with pits already sown. */

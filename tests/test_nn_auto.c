@@ -218,13 +218,42 @@ START_TEST(auto_on_the_real_clock) {
 }
 END_TEST
 
+/* The description in a buffer of every size: the full line cut to the
+ * buffer (snprintf's contract), nothing written past it. */
+START_TEST(auto_description_fits_any_buffer) {
+  nn_auto_report r;
+  memset(&r, 0, sizeof r);
+  r.choice = NN_PRECISION_INT8;
+  r.n_batches = 3;
+  const int batch[3] = {1, 16, 256};
+  const double us[3][3] = {{3.25, 0, 2.5}, {41.5, 38.25, 17.75}, {905, 702, 388}};
+  memcpy(r.batch, batch, sizeof batch);
+  memcpy(r.us, us, sizeof us);
+  r.seconds = 0.048;
+  char full[600], buf[700];
+  nn_auto_describe(&r, full, sizeof full);
+  ck_assert_msg(strstr(full, "batch 1: fp32 3.25 us int8 2.50 us; batch 16:") &&
+                    strstr(full, "batch 256: fp32 905 us bf16 702 us int8 388 us (48 ms)"),
+                "%s", full);
+  size_t n = strlen(full);
+  for (size_t len = 1; len <= n + 1; len++) {
+    memset(buf, '#', sizeof buf);
+    nn_auto_describe(&r, buf, len);
+    ck_assert_uint_eq(strlen(buf), len - 1);
+    ck_assert_int_eq(memcmp(buf, full, len - 1), 0);
+    for (size_t i = len; i < sizeof buf; i++)
+      ck_assert_msg(buf[i] == '#', "a buffer of %zu bytes written at %zu", len, i);
+  }
+}
+END_TEST
+
 static Suite *nn_auto_suite(void) {
   Suite *s = suite_create("nn_auto");
   add_tests(s, "auto", 60,
-            (const TTest *[]){auto_takes_the_path_measured_fastest,
-                              auto_on_a_cpu_without_bf16_never_times_it,
-                              auto_over_two_batches_takes_the_smallest_worst_case,
-                              auto_forced_by_the_environment, auto_on_the_real_clock, NULL});
+            (const TTest *[]){
+                auto_takes_the_path_measured_fastest, auto_on_a_cpu_without_bf16_never_times_it,
+                auto_over_two_batches_takes_the_smallest_worst_case, auto_forced_by_the_environment,
+                auto_on_the_real_clock, auto_description_fits_any_buffer, NULL});
   return s;
 }
 

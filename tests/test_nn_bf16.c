@@ -193,6 +193,18 @@ START_TEST(fp32_forced_and_fallback) {
   ck_assert_int_eq(nn_precision_of(n), NN_PRECISION_FP32);
   ck_assert_int_eq(nn_forward(n, ws, d.x, d.legal, 16, p1, NULL, NULL), 0);
   ck_assert_int_eq(memcmp(p0, p1, sizeof p0), 0);
+  /* Back to fp32 from int8 or bf16: a promotion into the net (nn_copy)
+   * leaves it in fp32, no packed copy of the other precision revived. */
+  for (int k = 0; k < 2; k++) {
+    nn_precision was = k ? NN_PRECISION_BF16 : NN_PRECISION_INT8;
+    if (was == NN_PRECISION_BF16 && !nn_bf16_supported()) continue;
+    ck_assert_int_eq(nn_set_precision(n, was, err, sizeof err), 0);
+    ck_assert_int_eq(nn_set_precision(n, NN_PRECISION_FP32, err, sizeof err), 0);
+    ck_assert_int_eq(nn_copy(n, ref), 0);
+    ck_assert_int_eq(nn_precision_of(n), NN_PRECISION_FP32);
+    ck_assert_int_eq(nn_forward(n, ws, d.x, d.legal, 16, p1, NULL, NULL), 0);
+    ck_assert_int_eq(memcmp(p0, p1, sizeof p0), 0);
+  }
 
   /* A CPU with neither AVX512_BF16 nor an int8 vector kernel. */
   nn_bf16_allow(0);

@@ -180,6 +180,28 @@ START_TEST(weights_refuse_damaged_files) {
   spit(bad, "hello\n", 6);
   refuse(bad, NULL, "%s: not a SowZero weight file (bad magic)");
 
+  /* The other kind's magic, alone or at the head of a longer file, is
+   * named as such. */
+  const size_t heads[] = {8, 9, 20, len};
+  for (int i = 0; i < 4; i++) {
+    memcpy(c, b, len);
+    memcpy(c, "SZCHKPNT", 8);
+    spit(bad, c, heads[i]);
+    refuse(bad, NULL, "%s: is a training checkpoint, not a weight file");
+  }
+
+  /* A crafted file, sealed right (its length and checksum), whose header
+   * ends 0 to 7 bytes into the parameter count: every field is checked
+   * against the end, not only the file's length. */
+  const size_t count_at = 8 + 4 + 8 + 4 + 5 + 4 + 21 + 6 * 4;
+  for (size_t k = 0; k < 8; k++) {
+    memcpy(c, b, count_at + k);
+    put_u64le(c + 12, count_at + k + 8);
+    put_u64le(c + count_at + k, checksum64(c, count_at + k, CHECKSUM64_INIT));
+    spit(bad, c, count_at + k + 8);
+    refuse(bad, NULL, "%s: corrupt header (layer sizes)");
+  }
+
   memcpy(c, b, len);
   put_u32le(c + 8, 2);
   spit(bad, c, len);

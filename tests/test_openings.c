@@ -59,6 +59,25 @@ START_TEST(opening_book_is_level_and_distinct) {
 }
 END_TEST
 
+/* A book larger than the first hash table of the positions found (16):
+ * every opening distinct, and filled without a long search. */
+START_TEST(large_book_is_distinct) {
+  configure_game("oware", NULL);
+  enum { K = 200 };
+  static opening_line book[K];
+  static game_pos pos[K];
+  char err[256];
+  ck_assert_msg(opening_level_book(&G, K, 8, 1, AB_WIN, 9, book, err, sizeof err) == 0, "%s", err);
+  for (int i = 0; i < K; i++) {
+    game_hist h;
+    game_start(&G, &pos[i]);
+    game_hist_reset(&h, &pos[i]);
+    for (int k = 0; k < book[i].n; k++) game_step(&G, &pos[i], &h, book[i].moves[k]);
+    for (int j = 0; j < i; j++) ck_assert_msg(!game_pos_equal(&pos[i], &pos[j]), "%d = %d", i, j);
+  }
+}
+END_TEST
+
 START_TEST(opening_book_is_fixed_by_its_seed) {
   configure_game("oware", NULL);
   opening_line a[12], b[12];
@@ -161,6 +180,7 @@ static Suite *openings_suite(void) {
   TCase *t = tcase_create("core");
   tcase_set_timeout(t, 60);
   tcase_add_test(t, opening_book_is_level_and_distinct);
+  tcase_add_test(t, large_book_is_distinct);
   tcase_add_test(t, opening_book_is_fixed_by_its_seed);
   tcase_add_test(t, bad_book_requests);
   tcase_add_test(t, random_openings_are_fixed_by_seed_and_index);

@@ -133,9 +133,19 @@ START_TEST(elo_by_hand) {
   rating_pairing sweep = {0, 1, 20, 0, 0};
   ck_assert_int_eq(rating_fit(2, &sweep, 1, 1, 1.0, elo, se), 0);
   ck_assert_double_eq_tol(elo[0], 400 * log10(41.0), 1e-3);
-  /* Not connected to the anchor: refused. */
-  rating_pairing apart[2] = {{0, 1, 5, 0, 5}, {2, 3, 5, 0, 5}};
-  ck_assert_int_eq(rating_fit(4, apart, 2, 0, 1.0, elo, se), -1);
+  /* Not connected to the anchor: refused, whichever player is the anchor
+   * and whichever is cut off (a pairing without games links nobody). */
+  rating_pairing apart[3] = {{0, 1, 5, 0, 5}, {2, 3, 5, 0, 5}, {1, 2, 0, 0, 0}};
+  for (int a = 0; a < 4; a++) {
+    ck_assert_int_eq(rating_fit(4, apart, 3, a, 1.0, elo, se), -1);
+    /* With player 0 alone, the other three linked. */
+    rating_pairing alone[2] = {{1, 2, 5, 0, 5}, {2, 3, 5, 0, 5}};
+    ck_assert_int_eq(rating_fit(4, alone, 2, a, 1.0, elo, se), -1);
+    /* Linked through the middle pairing: every anchor fits. */
+    apart[2].wins = 1;
+    ck_assert_int_eq(rating_fit(4, apart, 3, a, 1.0, elo, se), 0);
+    apart[2].wins = 0;
+  }
   /* Players or anchor out of range: refused. */
   rating_pairing stray = {0, 2, 5, 0, 5};
   ck_assert_int_eq(rating_fit(2, &stray, 1, 0, 1.0, elo, se), -1);

@@ -8,6 +8,7 @@
  * of a tiny config. */
 #include <check.h>
 #include <dirent.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,8 @@
 #include "base/json.h"
 #include "tests/testkit.h"
 #include "tests/testutil.h"
+#include "trainer/config.h"
+#include "trainer/machine.h"
 #include "trainer/train.h"
 
 static char base[256], dir[300], outside[300];
@@ -427,6 +430,53 @@ START_TEST(the_status_follows_the_run) {
 }
 END_TEST
 
+/* The first metrics line's "system" member: network.precision = auto's
+ * times, each under its own path's name and batch (a path the CPU did not
+ * run has none); said once a session. */
+START_TEST(the_machine_reports_each_measured_time) {
+  train_config c;
+  char err[1024], text[8192];
+  ck_assert_msg(config_load(&c, "configs/tiny.ini", 0, NULL, err, sizeof err) == 0, "%s", err);
+  run_machine m;
+  memset(&m, 0, sizeof m);
+  m.prec_auto = 1;
+  m.prec.choice = NN_PRECISION_INT8;
+  m.prec.n_batches = 2;
+  m.prec.batch[0] = 8;
+  m.prec.batch[1] = 64;
+  const double us[2][NN_AUTO_PATHS] = {{11.5, 0, 7.25}, {80.5, 60.25, 30.75}};
+  memcpy(m.prec.us, us, sizeof us);
+  static const char *const names[NN_AUTO_PATHS] = {"fp32", "bf16", "int8"};
+  for (int line = 0; line < 2; line++) {
+    json_writer w;
+    json_writer_init(&w, text, sizeof text);
+    json_begin_object(&w, NULL);
+    machine_json(&m, &c, &w);
+    json_end_object(&w);
+    ck_assert_int_eq(json_writer_done(&w), 0);
+    json_doc *d = json_parse(text, err, sizeof err);
+    ck_assert_msg(d != NULL, "%s: %s", err, text);
+    int sys = json_get(d, 0, "system");
+    if (line) { /* the session's later lines */
+      ck_assert_int_lt(sys, 0);
+      json_free(d);
+      continue;
+    }
+    int prec = json_get(d, sys, "precision");
+    ck_assert_msg(sys >= 0 && prec >= 0, "%s", text);
+    for (int b = 0; b < 2; b++)
+      for (int p = 0; p < NN_AUTO_PATHS; p++) {
+        char key[64];
+        double v = -1;
+        snprintf(key, sizeof key, "%s_us_batch%d", names[p], m.prec.batch[b]);
+        ck_assert_int_eq(json_get_number(d, prec, key, &v) == 0, us[b][p] > 0);
+        if (us[b][p] > 0) ck_assert_msg(fabs(v - us[b][p]) < 0.051, "%s: %g", key, v);
+      }
+    json_free(d);
+  }
+}
+END_TEST
+
 START_TEST(a_bad_anchor_makes_no_directory) {
   const char *bad = tiny_with("anchors.ini", "every = 0", "every = 0\nanchors = alphabeta depht=4");
   char want[600];
@@ -484,6 +534,7 @@ Suite *run_dir_suite(void) {
   tcase_add_test(t, a_damaged_file_is_refused_before_anything_is_written);
   tcase_add_test(t, another_config_is_another_run);
   tcase_add_test(t, a_bad_anchor_makes_no_directory);
+  tcase_add_test(t, the_machine_reports_each_measured_time);
   tcase_add_test(t, run_files_must_be_regular_files);
   tcase_add_test(t, the_status_follows_the_run);
   suite_add_tcase(s, t);

@@ -15,6 +15,7 @@
 #include "arena/study.h"
 #include "game/game.h"
 #include "nn/nn.h"
+#include "search/alphabeta.h"
 #include "search/evaluator_nn.h"
 #include "tests/testutil.h"
 
@@ -159,6 +160,25 @@ START_TEST(games_are_made_to_differ) {
   ck_assert_int_eq(r->method, 0);
   ck_assert_int_eq(r->v[0].s.distinct_games, 1);
   study_result_free(r);
+  /* A deterministic agent's book has one opening a game, at most 1000:
+   * seen in the request for a book that one-ply openings cannot fill
+   * (the study stops there, before any game). */
+  p.openings = -1;
+  p.opening_plies = 1;
+  p.book_depth = 1;
+  p.book_margin = AB_WIN;
+  const int games[3] = {999, 1000, 1500}, book[3] = {999, 1000, 1000};
+  for (int i = 0; i < 3; i++) {
+    p.games = games[i];
+    ck_assert_int_eq(run(v, 1, "alphabeta depth=1", NULL, 0, &p, r, err, sizeof err), -1);
+    ck_assert_int_eq(r->method, STUDY_BOOK);
+    ck_assert_int_eq(r->book, book[i]);
+    ck_assert_int_eq(r->book_why, 2);
+    char want[64];
+    snprintf(want, sizeof want, "a book of %d openings", book[i]);
+    ck_assert_msg(strstr(err, want) && strstr(err, "ask for a smaller book"), "%s", err);
+    study_result_free(r);
+  }
   free(r);
 }
 END_TEST
