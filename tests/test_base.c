@@ -680,6 +680,23 @@ START_TEST(dir_make_makes_parents) {
 }
 END_TEST
 
+/* Memory for what one thread writes: whole cache lines of its own, zeroed
+ * (the size rounded up, so nothing else is placed in its last line). */
+START_TEST(calloc_lines_owns_whole_lines) {
+  const size_t sizes[] = {0, 1, 24, 63, 64, 65, 100, 4096, 100000};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    size_t n = sizes[i], whole = n ? (n + 63) / 64 * 64 : 64;
+    unsigned char *p = calloc_lines(n);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq((uintptr_t)p % 64, 0);
+    for (size_t k = 0; k < whole; k++) ck_assert_msg(p[k] == 0, "size %zu byte %zu", n, k);
+    memset(p, 0xa5, whole); /* ASan: every byte of the last line is ours */
+    free(p);
+  }
+  ck_assert_ptr_null(calloc_lines(SIZE_MAX - 10));
+}
+END_TEST
+
 static Suite *base_suite(void) {
   Suite *s = suite_create("base");
   TCase *t = tcase_create("pool");
@@ -687,6 +704,9 @@ static Suite *base_suite(void) {
   tcase_add_test(t, pool_runs_every_job_once);
   tcase_add_test(t, pool_stops_at_the_first_error);
   suite_add_tcase(s, t);
+  TCase *m = tcase_create("memory");
+  tcase_add_test(m, calloc_lines_owns_whole_lines);
+  suite_add_tcase(s, m);
   TCase *j = tcase_create("json");
   tcase_add_test(j, json_escaping);
   tcase_add_test(j, text_escape_property);
