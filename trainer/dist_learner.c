@@ -269,7 +269,7 @@ int dist_learner_poll(dist_learner *ld, char *err, size_t errlen) {
 }
 
 int dist_learner_ingest(const dist_learner_env *env, const unsigned char *msgs, size_t total,
-                        char *err, size_t errlen) {
+                        json_writer *w, char *err, size_t errlen) {
   dist_learner one = {.env = *env, .size = 2};
   uint64_t games[2] = {0}, samples[2] = {0};
   one.games = games;
@@ -282,6 +282,7 @@ int dist_learner_ingest(const dist_learner_env *env, const unsigned char *msgs, 
     rc = take_game(&one, 1, msgs + k, len <= total - k ? len : total - k, err, errlen);
     k += len;
   }
+  if (w) dist_learner_json(&one, w);
   return rc;
 }
 

@@ -23,6 +23,20 @@
 
 typedef struct dist_learner dist_learner;
 
+/* An actor's game as it travels, in this build's byte order (every rank
+ * runs the same build): this header, then n replay_samples, then nmoves
+ * bytes of moves (the record's, when kept). */
+typedef struct {
+  uint32_t version;   /* of the network that played the game's last move */
+  uint32_t n, nmoves; /* samples and moves that follow */
+  uint32_t paused_ms; /* the actor's workers waited this long for room since its last game */
+  uint32_t variant;   /* of the game, an index into the run's variants */
+  uint32_t unused;
+  uint64_t evals, eval_calls, search_ns, net_ns; /* the actor's work since its last game */
+  game_pos final;
+} dist_game_msg;
+
+
 /* Where the actors' games go, and what the learner reads of the run (all
  * borrowed for the learner's lifetime). */
 typedef struct {
@@ -57,10 +71,12 @@ int dist_learner_orphaned(const dist_learner *l);
 void dist_learner_json(dist_learner *l, json_writer *w);
 void dist_learner_free(dist_learner *l);
 
-/* Game messages (total bytes, back to back, as actors send them) through
- * the learner's intake without MPI: the same checks, buffer and counters
- * as dist_learner_poll (the learner benchmark). */
+/* Game messages (total bytes, back to back, as actors send them, all from
+ * rank 1) through the learner's intake without MPI: the same checks,
+ * buffer and counters as dist_learner_poll (the learner benchmark). When w
+ * is not NULL, the "dist" member of these games goes to it, as
+ * dist_learner_json writes it for a run of two ranks. */
 int dist_learner_ingest(const dist_learner_env *env, const unsigned char *msgs, size_t total,
-                        char *err, size_t errlen);
+                        json_writer *w, char *err, size_t errlen);
 
 #endif

@@ -160,7 +160,7 @@ int train_bench_learner(const train_config *config, double seconds, train_learne
   double t0 = clock_thread_cpu(), t1 = t0;
   uint64_t n0 = atomic_load(&sc.samples);
   while (t1 - t0 < seconds / 2) {
-    if (dist_learner_ingest(&env, msgs, total, err, errlen) != 0) goto out;
+    if (dist_learner_ingest(&env, msgs, total, NULL, err, errlen) != 0) goto out;
     t1 = clock_thread_cpu();
   }
   out->intake_per_s = (double)(atomic_load(&sc.samples) - n0) / (t1 - t0);

@@ -10,6 +10,7 @@
 #include "trainer/config.h"
 #include "trainer/counters.h"
 #include "trainer/dist.h"
+#include "trainer/dist_learner.h"
 #include "trainer/replay.h"
 #include "trainer/selfplay.h"
 
@@ -40,7 +41,7 @@ int train_same_build(dist *d, char *err, size_t errlen);
  * The messages between the learner (rank 0) and the actors, in this build's
  * byte order: every rank runs the same build (checked at start). */
 enum {
-  DIST_TAG_GAME = 1, /* actor to learner: dist_game_msg, n samples, nmoves moves */
+  DIST_TAG_GAME = 1, /* actor to learner: dist_game_msg (dist_learner.h) and what follows it */
   DIST_TAG_NET = 2,  /* learner to actor: dist_net_msg, the parameters */
   DIST_TAG_STOP = 3, /* learner to actor: stop playing; nothing follows it */
   DIST_TAG_BYE = 4,  /* actor to learner: nothing follows it from this rank */
@@ -51,15 +52,6 @@ enum {
  * selfplay.actor_outbox_mb (back-pressure). */
 #define DIST_ACK_BYTES (1u << 20)
 
-typedef struct {
-  uint32_t version;   /* of the network that played the game's last move */
-  uint32_t n, nmoves; /* samples and moves that follow */
-  uint32_t paused_ms; /* the actor's workers waited this long for room since its last game */
-  uint32_t variant;   /* of the game, an index into the run's variants */
-  uint32_t unused;
-  uint64_t evals, eval_calls, search_ns, net_ns; /* the actor's work since its last game */
-  game_pos final;
-} dist_game_msg;
 
 typedef struct {
   uint32_t version; /* promotions of the run when it was published */

@@ -1,0 +1,162 @@
+/* The learner's intake of a distributed run without MPI
+ * (dist_learner_ingest): scripted actors' games, each saying which
+ * network version played it, against a learner at a known version. The
+ * "dist" member must report the lag of each game as the learner's version
+ * less the game's, and count every game and sample of the rank that sent
+ * it; a message that does not fit its header is refused by name. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "base/json.h"
+#include "tests/testkit.h"
+#include "trainer/config.h"
+#include "trainer/dist_learner.h"
+#include "trainer/replay.h"
+#include "trainer/selfplay.h"
+
+typedef struct {
+  train_config c;
+  replay *buf;
+  selfplay_counters counters;
+  uint32_t promotions;
+  dist_learner_env env;
+} intake;
+
+static void intake_open(intake *in) {
+  char err[1024];
+  ck_assert_msg(config_load(&in->c, "configs/tiny.ini", 0, NULL, err, sizeof err) == 0, "%s", err);
+  in->c.record_every = 0;
+  in->buf = replay_create(&in->c.g, 4096, err, sizeof err);
+  ck_assert_msg(in->buf, "%s", err);
+  memset(&in->counters, 0, sizeof in->counters);
+  in->promotions = 0;
+  in->env = (dist_learner_env){
+      .c = &in->c, .buf = in->buf, .counters = &in->counters, .promotions = &in->promotions};
+}
+
+/* Appends one game of n samples (the first n positions of a random game)
+ * played by network `version`, as an actor sends it. */
+static size_t add_game(unsigned char *out, size_t at, const game *g, rng_t *rng, uint32_t version,
+                       int n) {
+  replay_sample s[8];
+  ck_assert_int_le(n, 8);
+  game_pos p;
+  game_start(g, &p);
+  float pi[GAME_MAX_ACTIONS];
+  for (int k = 0; k < n; k++) {
+    memset(&s[k], 0, sizeof s[k]);
+    s[k].pos = p;
+    game_moves m = game_legal(g, &p);
+    for (int a = 0; a < g->n_actions; a++) pi[a] = (float)(m >> a & 1);
+    replay_set_policy(&s[k], pi, g->n_actions);
+    if (p.status == GAME_ONGOING) game_play(g, &p, game_random_action(rng, m));
+  }
+  dist_game_msg h = {.version = version, .n = (uint32_t)n, .final = p};
+  memcpy(out + at, &h, sizeof h);
+  memcpy(out + at + sizeof h, s, sizeof s[0] * (size_t)n);
+  return at + sizeof h + sizeof s[0] * (size_t)n;
+}
+
+static double member(json_doc *d, int obj, const char *key) {
+  double v;
+  ck_assert_msg(json_get_number(d, obj, key, &v) == 0, "no number %s", key);
+  return v;
+}
+
+/* Random scripts: the learner promotes between batches, the actors' games
+ * come from networks up to many versions old (and, from a stale clock, one
+ * the learner has not reached: no lag). Each batch's member holds exactly
+ * the lag of its own games. */
+START_TEST(the_lag_is_the_learners_version_less_the_games) {
+  intake in;
+  intake_open(&in);
+  rng_t rng;
+  rng_seed(&rng, 7, 0x6c6167ULL);
+  size_t cap = 64 * (sizeof(dist_game_msg) + 8 * sizeof(replay_sample));
+  unsigned char *msgs = malloc(cap);
+  ck_assert_ptr_nonnull(msgs);
+  for (int round = 0; round < 40; round++) {
+    in.promotions += rng_below(&rng, 4);
+    int games = 1 + (int)rng_below(&rng, 12);
+    size_t total = 0;
+    uint64_t lag_sum = 0, lag_max = 0, newest = 0, samples = 0;
+    for (int i = 0; i < games; i++) {
+      uint32_t v = rng_below(&rng, in.promotions + 2);
+      int n = 1 + (int)rng_below(&rng, 8);
+      total = add_game(msgs, total, &in.c.g, &rng, v, n);
+      uint64_t lag = v < in.promotions ? in.promotions - v : 0;
+      lag_sum += lag;
+      if (lag > lag_max) lag_max = lag;
+      if (v > newest) newest = v;
+      samples += (uint64_t)n;
+    }
+    char out[1024], err[1024];
+    json_writer w;
+    json_writer_init(&w, out, sizeof out);
+    json_begin_object(&w, NULL);
+    ck_assert_msg(dist_learner_ingest(&in.env, msgs, total, &w, err, sizeof err) == 0, "%s", err);
+    json_end_object(&w);
+    ck_assert_int_eq(json_writer_done(&w), 0);
+    json_doc *d = json_parse(out, err, sizeof err);
+    ck_assert_msg(d, "%s: %s", err, out);
+    int dist = json_get(d, 0, "dist");
+    ck_assert_int_ge(dist, 0);
+    ck_assert_msg(member(d, dist, "version") == in.promotions, "%s", out);
+    ck_assert_msg(member(d, dist, "lag_max") == (double)lag_max, "round %d: lag max %llu: %s", round,
+                  (unsigned long long)lag_max, out);
+    ck_assert_msg(fabs(member(d, dist, "lag_mean") - (double)lag_sum / games) < 6e-4,
+                  "round %d: lag mean %g: %s", round, (double)lag_sum / games, out);
+    ck_assert_msg(member(d, dist, "game_version_max") == (double)newest, "%s", out);
+    int by = json_get(d, dist, "games_by_rank"), sb = json_get(d, dist, "samples_by_rank");
+    ck_assert_int_ge(by, 0);
+    ck_assert_int_ge(sb, 0);
+    int r0 = json_first(d, by), s0 = json_first(d, sb);
+    ck_assert_msg(json_number(d, r0) == 0 && json_number(d, json_next(d, r0)) == games, "%s", out);
+    ck_assert_msg(json_number(d, s0) == 0 && json_number(d, json_next(d, s0)) == (double)samples,
+                  "%s", out);
+    json_free(d);
+  }
+  replay_stats st;
+  replay_get_stats(in.buf, &st);
+  ck_assert_int_gt(st.count, 0);
+  free(msgs);
+  replay_free(in.buf);
+}
+END_TEST
+
+/* A message whose header promises more than follows, or a variant the run
+ * does not have, is refused with the rank that sent it. */
+START_TEST(a_bad_game_message_names_its_rank) {
+  intake in;
+  intake_open(&in);
+  rng_t rng;
+  rng_seed(&rng, 3, 1);
+  unsigned char msgs[sizeof(dist_game_msg) + 8 * sizeof(replay_sample)];
+  size_t total = add_game(msgs, 0, &in.c.g, &rng, 0, 3);
+  char err[1024] = "";
+  ck_assert_int_ne(dist_learner_ingest(&in.env, msgs, total - 1, NULL, err, sizeof err), 0);
+  ck_assert_msg(strstr(err, "rank 1") && strstr(err, "wrong size"), "%s", err);
+  dist_game_msg h;
+  memcpy(&h, msgs, sizeof h);
+  h.variant = (uint32_t)in.c.n_variants;
+  memcpy(msgs, &h, sizeof h);
+  err[0] = 0;
+  ck_assert_int_ne(dist_learner_ingest(&in.env, msgs, total, NULL, err, sizeof err), 0);
+  ck_assert_msg(strstr(err, "rank 1") && strstr(err, "variant"), "%s", err);
+  replay_free(in.buf);
+}
+END_TEST
+
+static Suite *dist_suite(void) {
+  Suite *s = suite_create("dist");
+  add_tests(s, "intake", 60,
+            (const TTest *const[]){the_lag_is_the_learners_version_less_the_games,
+                                   a_bad_game_message_names_its_rank, NULL});
+  return s;
+}
+
+TEST_MAIN(dist_suite)
