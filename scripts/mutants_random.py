@@ -47,10 +47,12 @@ ROOT = mutants.ROOT
 EQUIV = mutants.EQUIV
 FOLDERS = ["base", "game", "egdb", "nn", "search", "arena", "trainer", "protocol"]
 
-# The suites that cover each folder's files; a file also gets the suite
-# named after it (tests/test_<name>.c) and the suites the hand list
-# (tests/mutants.txt) names for it. test_run (two minutes) is left out: the
-# trainer's loop is covered through test_determinism and test_run_dir.
+# The suites run first for each folder's files (where its mutants are most
+# often caught); a file also gets the suite named after it
+# (tests/test_<name>.c) and the suites the hand list (tests/mutants.txt)
+# names for it. Then every other suite of `make test` runs too, but for the
+# slow ones: a mutant counts as caught when anything `make test` runs
+# catches it, and the folder lists only order the search.
 FOLDER_SUITES = {
     "base": ["test_base", "test_kv", "test_config"],
     # The per-game suites too: the shared headers (sowing.h, game.h) serve
@@ -66,7 +68,19 @@ FOLDER_SUITES = {
                 "test_run_dir", "test_properties"],
     "protocol": ["test_protocol", "test_properties"],
 }
+# Suites too slow to run for every mutant: test_run (two minutes; the
+# trainer's loop is covered through test_determinism and test_run_dir),
+# test_mpi (under mpirun, run for the distributed files only) and the game
+# suites that play thousands of games (run for game/ only).
 SLOW = {"test_run"}
+FILE_SUITES = {f"trainer/{f}": ["test_mpi"] for f in ("dist.c", "dist.h", "dist_learner.c",
+                                                       "train_actor.c")}
+FOLDER_ONLY = {"test_mpi", "test_namnam", "test_bao_laps", "test_kujifunza", "test_oware"}
+
+
+def all_suites():
+    return sorted(f[:-2] for f in os.listdir(os.path.join(ROOT, "tests"))
+                  if f.startswith("test_") and f.endswith(".c"))
 
 
 def print_table(table, last):
@@ -92,6 +106,8 @@ def suites_for(path, hand):
     for m in hand:
         if m.path == path:
             out += m.suites
+    out += FILE_SUITES.get(path, [])
+    out += [t for t in all_suites() if t not in FOLDER_ONLY]
     seen, res = set(), []
     for s in out:
         if s not in seen and s not in SLOW and os.path.exists(os.path.join(ROOT, "tests", s + ".c")):
