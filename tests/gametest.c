@@ -166,7 +166,10 @@ void expect_target_ends(const char *tokens, int action, int final0, int final1, 
   configure(NULL);
   game_pos p = pos(tokens);
   play_legal(&p, action);
-  expect_end(&p, GAME_END_TARGET, final0, final1, -1);
+  expect_end(&p, GAME_END_TARGET, final0, final1,
+             final0 > final1   ? GAME_SOUTH
+             : final0 < final1 ? GAME_NORTH
+                               : GAME_DRAW);
   configure("target=0");
   p = pos(tokens);
   int me = p.mover;

@@ -69,7 +69,7 @@ void expect_end(const game_pos *p, int reason, int final0, int final1, int winne
 
 /* The target rule: from tokens, action brings the mover's store to the
  * target and ends the game at once (GAME_END_TARGET, final scores final0
- * and final1); with target=0 the same move plays on and the store holds
+ * and final1, the winner whoever has more); with target=0 the same move plays on and the store holds
  * store. Leaves G configured with target=0. */
 void expect_target_ends(const char *tokens, int action, int final0, int final1, int store);
 

@@ -241,13 +241,35 @@ START_TEST(egdb_values_are_the_databases) {
 }
 END_TEST
 
+/* Rules as a string of key=value settings are the same rules as an object
+ * of them: the same answer, and the same refusal of a bad value. */
+START_TEST(rules_as_a_string_or_an_object) {
+  static const char *const pairs[][2] = {
+      {"{\"id\":\"r\",\"moves\":[2],\"rules\":{\"grand_slam\":\"forbidden\",\"repetition\":2},"
+       "\"agent\":\"mcts sims=60\",\"seed\":5}",
+       "{\"id\":\"r\",\"moves\":[2],\"rules\":\"grand_slam=forbidden  repetition=2\","
+       "\"agent\":\"mcts sims=60\",\"seed\":5}"},
+      {"{\"id\":\"s\",\"rules\":{\"seeds\":\"many\"}}", "{\"id\":\"s\",\"rules\":\"seeds=many\"}"},
+  };
+  for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+    int rc[2];
+    char *text[2];
+    for (int k = 0; k < 2; k++) json_free(ask(&plain, pairs[i][k], &rc[k], &text[k]));
+    ck_assert_msg(rc[0] == (i ? 1 : 0) && rc[1] == rc[0], "%s: %s", pairs[i][1], text[1]);
+    ck_assert_str_eq(text[1], text[0]);
+    free(text[0]);
+    free(text[1]);
+  }
+}
+END_TEST
+
 static Suite *analysis_suite(void) {
   Suite *s = suite_create("analysis");
   add_tests(
       s, "queries", 120,
       (const TTest *[]){analyses_every_move_with_its_line, errors_name_the_query_and_the_field,
                         concurrent_queries_answer_as_alone, egdb_values_are_the_databases,
-                        the_default_seed_is_one, NULL});
+                        the_default_seed_is_one, rules_as_a_string_or_an_object, NULL});
   return s;
 }
 

@@ -460,6 +460,36 @@ START_TEST(arena_command_books_deterministic_agents) {
 }
 END_TEST
 
+/* The book of level openings as docs/STUDY.md states it for every tool
+ * that takes it from arena_defaults: "1..P random plies that an alpha-beta
+ * search of depth D scores within M seeds". */
+START_TEST(the_opening_book_is_the_documented_one) {
+  FILE *f = fopen("docs/STUDY.md", "r");
+  ck_assert_ptr_nonnull(f);
+  static char doc[1 << 17];
+  size_t len = fread(doc, 1, sizeof doc - 1, f);
+  doc[len] = 0;
+  fclose(f);
+  for (char *c = doc; *c; c++)
+    if (*c == '\n') *c = ' ';
+  const char *at = strstr(doc, "random plies");
+  ck_assert_ptr_nonnull(at);
+  while (at > doc && at[-1] != '.') at--; /* back to the number's "1.." */
+  int plies = 0, depth = 0;
+  double seeds = 0;
+  ck_assert_msg(sscanf(at,
+                       "%d random plies that an alpha-beta search of depth %d scores within "
+                       "%lf seeds",
+                       &plies, &depth, &seeds) == 3,
+                "docs/STUDY.md: %.120s", at);
+  arena_params p = arena_defaults();
+  ck_assert_int_eq(p.opening_plies, plies);
+  ck_assert_int_eq(p.book_depth, depth);
+  ck_assert_int_eq(p.book_margin, (int)(seeds * 100 + 0.5));
+  ck_assert_int_eq(p.openings, 0);
+}
+END_TEST
+
 static Suite *arena_suite(void) {
   Suite *s = suite_create("arena");
   TCase *t = tcase_create("core");
@@ -475,6 +505,7 @@ static Suite *arena_suite(void) {
   tcase_add_test(t, determinism_probe);
   tcase_add_test(t, results_count_distinct_games);
   tcase_add_test(t, arena_command_books_deterministic_agents);
+  tcase_add_test(t, the_opening_book_is_the_documented_one);
   suite_add_tcase(s, t);
   return s;
 }

@@ -145,6 +145,8 @@ END_TEST
 START_TEST(target_ends_at_once) {
   /* Pit 0 captures pit 14's 6: 25. */
   expect_target_ends("0  1 0 0 0 0 0 0 2  0 0 0 0 0 0 6 4  19 16", 0, 25 + 3, 16 + 4, 25);
+  /* The same for North: the target's winner is whoever has more. */
+  expect_target_ends("1  0 0 0 0 0 0 6 4  1 0 0 0 0 0 0 2  16 19", 0, 16 + 4, 25 + 3, 25);
 }
 END_TEST
 

@@ -307,6 +307,11 @@ START_TEST(system_json_parses) {
   ck_assert_ptr_nonnull(json_get_string(d, 0, "cpu"));
   ck_assert_ptr_nonnull(json_get_string(d, 0, "cpu_features"));
   ck_assert_ptr_nonnull(json_get_string(d, blas, "core"));
+  /* OpenBLAS's release alone, as "0.3.21", not its whole build line. */
+  const char *v = json_get_string(d, blas, "version");
+  ck_assert_ptr_nonnull(v);
+  ck_assert_msg(v[0] >= '0' && v[0] <= '9' && strchr(v, '.') && !strchr(v, ' '),
+                "OpenBLAS version \"%s\"", v);
   ck_assert_ptr_nonnull(json_get_string(d, kernels, "fp32"));
   ck_assert_ptr_nonnull(json_get_string(d, kernels, "bf16"));
   ck_assert_ptr_nonnull(json_get_string(d, kernels, "int8"));

@@ -106,8 +106,8 @@ START_TEST(the_lag_is_the_learners_version_less_the_games) {
     int dist = json_get(d, 0, "dist");
     ck_assert_int_ge(dist, 0);
     ck_assert_msg(member(d, dist, "version") == in.promotions, "%s", out);
-    ck_assert_msg(member(d, dist, "lag_max") == (double)lag_max, "round %d: lag max %llu: %s", round,
-                  (unsigned long long)lag_max, out);
+    ck_assert_msg(member(d, dist, "lag_max") == (double)lag_max, "round %d: lag max %llu: %s",
+                  round, (unsigned long long)lag_max, out);
     ck_assert_msg(fabs(member(d, dist, "lag_mean") - (double)lag_sum / games) < 6e-4,
                   "round %d: lag mean %g: %s", round, (double)lag_sum / games, out);
     ck_assert_msg(member(d, dist, "game_version_max") == (double)newest, "%s", out);

@@ -450,6 +450,22 @@ START_TEST(config_egdb_section) {
   train_config c;
   ck_assert_msg(config_load(&c, path, 0, NULL, err, sizeof err) == 0, "%s", err);
   ck_assert(c.egdb_enabled && c.egdb_max_seeds == 8 && c.egdb_dir[0] == 0);
+  /* The run's database: a folder without one is refused by name, the
+   * small one here is taken (one shared copy), none asked gives none. */
+  egdb *db = DB;
+  char where[512];
+  ck_assert_int_lt(snprintf(c.egdb_dir, sizeof c.egdb_dir, "%s/none", dir), (int)sizeof c.egdb_dir);
+  ck_assert_int_eq(endgame_acquire_db(&c, &db, where, sizeof where, err, sizeof err), -1);
+  ck_assert_ptr_null(db);
+  CHECK(strstr(err, "egdb.dir") && strstr(err, c.egdb_dir), "%s", err);
+  ck_assert_int_lt(snprintf(c.egdb_dir, sizeof c.egdb_dir, "%s", db_dir), (int)sizeof c.egdb_dir);
+  ck_assert_msg(endgame_acquire_db(&c, &db, where, sizeof where, err, sizeof err) == 0, "%s", err);
+  ck_assert_ptr_eq(db, DB);
+  ck_assert_str_eq(where, db_dir);
+  egdb_release(db);
+  c.egdb_enabled = 0;
+  ck_assert_int_eq(endgame_acquire_db(&c, &db, where, sizeof where, err, sizeof err), 0);
+  ck_assert_ptr_null(db);
   put_file(path, "[game]\nname = warri\n[egdb]\nenabled = 1\n");
   ck_assert(config_load(&c, path, 0, NULL, err, sizeof err) != 0);
   CHECK(strstr(err, "egdb.enabled") && strstr(err, "warri"), "%s", err);

@@ -293,6 +293,29 @@ START_TEST(help_lists_defaults) {
 }
 END_TEST
 
+/* What a key accepts, in buffers of every size: the full text cut to fit
+ * and terminated, never a byte past the buffer (a canary after it). */
+START_TEST(accepts_fits_every_buffer) {
+  for (int k = 0; k < demo_t.n; k++) {
+    char full[256];
+    kv_accepts(&demo_t.keys[k], full, sizeof full);
+    size_t n = strlen(full);
+    ck_assert_msg(n > 0 && n < sizeof full - 1, "key %s: '%s'", demo_t.keys[k].name, full);
+    if (demo_t.keys[k].type == KV_ENUM) ck_assert_str_eq(full, "one of: off, threshold, sprt");
+    for (size_t len = 1; len <= n + 1; len++) {
+      char buf[300];
+      memset(buf, '#', sizeof buf);
+      kv_accepts(&demo_t.keys[k], buf, len);
+      ck_assert_msg(strlen(buf) == len - 1 && !strncmp(buf, full, len - 1),
+                    "key %s, %zu bytes: '%s'", demo_t.keys[k].name, len, buf);
+      for (size_t i = len; i < sizeof buf; i++)
+        ck_assert_msg(buf[i] == '#', "key %s, %zu bytes: byte %zu written", demo_t.keys[k].name,
+                      len, i);
+    }
+  }
+}
+END_TEST
+
 static Suite *kv_suite(void) {
   Suite *s = suite_create("kv");
   TCase *t = tcase_create("kv");
@@ -305,6 +328,7 @@ static Suite *kv_suite(void) {
   tcase_add_test(t, lists_of_settings);
   tcase_add_test(t, text_reads_back);
   tcase_add_test(t, help_lists_defaults);
+  tcase_add_test(t, accepts_fits_every_buffer);
   suite_add_tcase(s, t);
   return s;
 }

@@ -409,6 +409,16 @@ START_TEST(split_even_award_halves_odd_seed) {
 }
 END_TEST
 
+/* A drawn award leaves each side its own store as its final score, however
+ * uneven the stores (the record and the margins read them). */
+START_TEST(draw_award_keeps_each_store) {
+  configure("cycle_award=draw max_plies=1");
+  game_pos p = pos("0  1 0 0 0 0 2  0 0 0 0 0 2  21 22");
+  game_play(&G, &p, 0);
+  expect_end(&p, GAME_END_MAXPLIES, 21, 22, GAME_DRAW);
+}
+END_TEST
+
 START_TEST(leftover_none_gives_board_to_nobody) {
   configure("leftover=none");
   game_pos p = pos("0  3 2 1 1 0 0  0 0 0 0 0 0  20 21");
@@ -506,8 +516,8 @@ static Suite *oware_suite(void) {
                    o9_no_capture, o9_forbidden, o9_forbidden_only_move_stands_without_capture,
                    o9_capture_continue, o9_endings, w1_warri_lap_capture_then_feed},
       .rules = {nocap_limit_ends_with_award, max_plies_cap, repetition_counts,
-                split_even_award_halves_odd_seed, leftover_none_gives_board_to_nobody,
-                feed_check_after_capture, small_boards},
+                split_even_award_halves_odd_seed, draw_award_keeps_each_store,
+                leftover_none_gives_board_to_nobody, feed_check_after_capture, small_boards},
       .reference = {reference_random, reference_capture_biased},
       .perft = {perft_start_by_hand}};
   return game_suite(&spec, &t);

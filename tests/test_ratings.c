@@ -128,6 +128,16 @@ START_TEST(elo_by_hand) {
   ck_assert_double_eq_tol(elo[1], -190.848, 1e-3);
   ck_assert_double_eq_tol(elo[2], -381.697, 1e-3);
   ck_assert(se[2] > se[1] * 0.5 && se[1] > 0);
+  /* Three equal players, 40 drawn games a pairing: the information matrix
+   * (anchor removed) is c [[2, -1], [-1, 2]] with c = 40 / 4 (per natural
+   * log-strength), whose inverse c^-1 [[2, 1], [1, 2]] / 3 gives each
+   * non-anchor player the standard error (400 / ln 10) sqrt(2 / (3 c)). */
+  rating_pairing level[3] = {{0, 1, 0, 40, 0}, {1, 2, 0, 40, 0}, {0, 2, 0, 40, 0}};
+  ck_assert_int_eq(rating_fit(3, level, 3, 0, 0.0, elo, se), 0);
+  double want = 400 / log(10.0) * sqrt(2.0 / (3 * 10.0));
+  ck_assert_double_eq_tol(elo[1], 0, 1e-9);
+  ck_assert_double_eq_tol(se[1], want, 1e-6);
+  ck_assert_double_eq_tol(se[2], want, 1e-6);
   /* A prior draw pulls a 100% score to a finite rating:
    * (20 + 0.5) / 21 -> 400 log10(41) = 645.1. */
   rating_pairing sweep = {0, 1, 20, 0, 0};

@@ -294,6 +294,11 @@ END_TEST
 START_TEST(random_plies_start_the_games) { samples_match_games(6); }
 END_TEST
 
+/* With one random ply allowed, games start both from the start position
+ * and after one move: neither count is ever lost. */
+START_TEST(one_random_ply_is_sometimes_played) { samples_match_games(1); }
+END_TEST
+
 /* The first n games of a and b are the same move for move. */
 static int same_games(const session *a, const session *b, int n) {
   for (int i = 0; i < n; i++)
@@ -619,7 +624,7 @@ static Suite *selfplay_suite(void) {
   TCase *w = add_tests(
       s, "workers", 300,
       (const TTest *[]){samples_are_the_games_positions, random_plies_start_the_games,
-                        one_worker_repeats_its_games_for_a_seed,
+                        one_random_ply_is_sometimes_played, one_worker_repeats_its_games_for_a_seed,
                         two_workers_share_counters_and_the_slot, start_refuses_no_threads_or_games,
                         phases_repeat_and_fill_their_share, a_stop_ends_a_phase_with_nothing_added,
                         NULL});

@@ -183,7 +183,8 @@ START_TEST(config_variants_refused_with_the_culprit) {
       {"variants = abapa; warri\nvariant_weights = 1 -2", "bad weight '-2'"},
       {"variant_weights = 1", "game.variant_weights: only with game.variants"},
       {"variants = abapa; namnam", "variant 2 'namnam' is not a variant of oware"},
-      {"variants = abapa; oware houses=5", "variant 2 'oware' is not a variant of oware"},
+      {"variants = abapa; oware houses=5",
+       "variant 2 'oware' is not a variant of oware with 6 actions"}, /* the first's, not its 5 */
       {"grand_slam = loses\nvariants = abapa; oware grand_slam=forbidden",
        "option grand_slam given twice"},
       {"variants = ; ;", "game.variants: no variant"},

@@ -36,7 +36,6 @@ typedef struct {
   game_pos final;
 } dist_game_msg;
 
-
 /* Where the actors' games go, and what the learner reads of the run (all
  * borrowed for the learner's lifetime). */
 typedef struct {

@@ -52,7 +52,6 @@ enum {
  * selfplay.actor_outbox_mb (back-pressure). */
 #define DIST_ACK_BYTES (1u << 20)
 
-
 typedef struct {
   uint32_t version; /* promotions of the run when it was published */
   uint32_t n_params;
