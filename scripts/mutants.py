@@ -157,26 +157,35 @@ class Scratch:
         # with the scratch copy.
         self.tmp = tempfile.mkdtemp(prefix="sowzero-mut-")
         self.env = dict(os.environ, SOWZERO_BIN="build/sowzero", TMPDIR=self.tmp)
+        # The sanitizers' build, as `make asan` makes and runs it.
+        self.san_env = dict(self.env, SOWZERO_BIN="build/asan/sowzero",
+                            SOWZERO_TEST_SCALE="0.1", CK_TIMEOUT_MULTIPLIER="3")
 
-    def build(self, suites, timeout=900):
-        targets = ["build/sowzero"] + [f"build/tests/{s}" for s in suites]
-        return run(["make", f"-j{self.jobs}", "--no-print-directory"] + targets, self.src, timeout)
+    def build(self, suites, timeout=900, san=False):
+        b = "build/asan" if san else "build"
+        flags = ["BUILD=build/asan", "OPT=-O1 -g -fno-omit-frame-pointer",
+                 "SAN=-fsanitize=address,undefined -fno-sanitize-recover=all"] if san else []
+        targets = [f"{b}/sowzero"] + [f"{b}/tests/{s}" for s in suites]
+        return run(["make", f"-j{self.jobs}", "--no-print-directory"] + flags + targets, self.src,
+                   timeout)
 
-    def baseline(self, suites):
-        """Builds the unmutated tree and runs suites, which must pass; the
-        seconds each took."""
-        rc, out = self.build(suites, 1800)
+    def baseline(self, suites, san=False):
+        """Builds the unmutated tree (san: the sanitizers' build) and runs
+        suites, which must pass; the seconds each took."""
+        rc, out = self.build(suites, 3600, san)
         if rc != 0:
             print(out[-4000:])
             sys.exit("mutants: the unmutated tree does not build")
         secs = {}
         for s in suites:
             t0 = time.time()
-            rc, out = run([f"build/tests/{s}"], self.src, self.timeout, self.env)
+            rc, out = run([f"build/{'asan/' if san else ''}tests/{s}"], self.src, self.timeout,
+                          self.san_env if san else self.env)
             secs[s] = time.time() - t0
             if rc != 0:
                 print(out[-4000:])
-                sys.exit(f"mutants: {s} fails on the unmutated tree")
+                sys.exit(f"mutants: {s} fails on the unmutated tree"
+                         + (" under the sanitizers" if san else ""))
         return secs
 
     def read(self, rel):
@@ -187,20 +196,23 @@ class Scratch:
         with open(os.path.join(self.src, rel), "w", encoding="utf-8") as f:
             f.write(text)
 
-    def trial(self, rel, orig, mutated, suites, timeouts=None):
+    def trial(self, rel, orig, mutated, suites, timeouts=None, san=False):
         """Plants mutated as rel's text, builds and runs suites (stopping at
-        the first that fails), restores orig. "unbuilt", "caught by S",
-        "caught by S (timeout)" or None (survived)."""
+        the first that fails; san: the sanitizers' build, as `make asan`
+        runs them), restores orig. "unbuilt", "caught by S", "caught by S
+        (timeout)" (with " (asan)" under san) or None (survived)."""
         self.write(rel, mutated)
         try:
-            rc, _ = self.build(suites)
+            rc, _ = self.build(suites, san=san)
             if rc != 0:
                 return "unbuilt"
             for s in suites:
                 t = (timeouts or {}).get(s, self.timeout)
-                rc, _ = run([f"build/tests/{s}"], self.src, t, self.env)
+                rc, _ = run([f"build/{'asan/' if san else ''}tests/{s}"], self.src, t,
+                            self.san_env if san else self.env)
                 if rc != 0:
-                    return f"caught by {s}" + (" (timeout)" if rc == "timeout" else "")
+                    return (f"caught by {s}" + (" (asan)" if san else "")
+                            + (" (timeout)" if rc == "timeout" else ""))
             return None
         finally:
             self.write(rel, orig)

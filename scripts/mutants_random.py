@@ -21,7 +21,10 @@ lines are left alone):
 Every candidate of every file is listed, the list shuffled with the seed,
 and candidates taken in turn: one that does not build is discarded and the
 next drawn, until N have built. A mutant is caught when a suite fails or
-runs past its timeout (five times its unmutated time, at least 20 s).
+runs past its timeout (five times its unmutated time, at least 20 s). A
+mutant that survives runs again on the sanitizers' build, as `make asan`
+(part of CI's tests) builds and runs the suites: caught there, it is
+reported "(asan)" (--no-sanitizers skips this pass).
 
 tests/mutants-equivalent.txt (tests/mutants.txt's format) lists survivors
 that change no behaviour, each with "# equivalent: REASON": a drawn mutant
@@ -37,6 +40,7 @@ import difflib
 import os
 import random
 import re
+import subprocess
 import sys
 import time
 
@@ -78,9 +82,13 @@ FILE_SUITES = {f"trainer/{f}": ["test_mpi"] for f in ("dist.c", "dist.h", "dist_
 FOLDER_ONLY = {"test_mpi", "test_namnam", "test_bao_laps", "test_kujifunza", "test_oware"}
 
 
-def all_suites():
-    return sorted(f[:-2] for f in os.listdir(os.path.join(ROOT, "tests"))
-                  if f.startswith("test_") and f.endswith(".c"))
+def tracked_suites():
+    """The suites git knows (the scratch copy holds only tracked files)."""
+    if not hasattr(tracked_suites, "cache"):
+        out = subprocess.run(["git", "ls-files", "tests/test_*.c"], cwd=ROOT, check=True,
+                             stdout=subprocess.PIPE).stdout.decode().split()
+        tracked_suites.cache = sorted(os.path.basename(f)[:-2] for f in out)
+    return tracked_suites.cache
 
 
 def print_table(table, last):
@@ -107,10 +115,10 @@ def suites_for(path, hand):
         if m.path == path:
             out += m.suites
     out += FILE_SUITES.get(path, [])
-    out += [t for t in all_suites() if t not in FOLDER_ONLY]
+    out += [t for t in tracked_suites() if t not in FOLDER_ONLY]
     seen, res = set(), []
     for s in out:
-        if s not in seen and s not in SLOW and os.path.exists(os.path.join(ROOT, "tests", s + ".c")):
+        if s not in seen and s not in SLOW and s in tracked_suites():
             seen.add(s)
             res.append(s)
     return res
@@ -280,6 +288,25 @@ def lib_files(folders):
 
 # ---- the campaign --------------------------------------------------------------
 
+class Sanitized:
+    """The second pass of a survivor: the same suites on the sanitizers'
+    build, as `make asan` (which CI runs) builds and runs them; an invalid
+    read or write, a leak or undefined behaviour that changes no result
+    fails there. The unmutated build and its times, on first need."""
+
+    def __init__(self, sc):
+        self.sc, self.secs = sc, {}
+
+    def trial(self, rel, orig, mutated, suites):
+        suites = [s for s in suites if s != "test_mpi"]  # make asan runs no mpirun
+        missing = [s for s in suites if s not in self.secs]
+        if missing:
+            self.secs.update(self.sc.baseline(missing, san=True))
+        timeouts = {s: max(30, int(5 * self.secs[s]) + 1) for s in suites}
+        v = self.sc.trial(rel, orig, mutated, suites, timeouts, san=True)
+        return None if v == "unbuilt" else v
+
+
 def context(lines, no, new):
     """The original and mutated text of line no with the line before it (so
     that an entry names one place, not every line alike)."""
@@ -304,6 +331,7 @@ def recheck(a):
     sc = mutants.Scratch(a.scratch, a.jobs, 300)
     secs = sc.baseline(sorted({s for m in muts for s in suites_for(m.path, hand)}))
     timeouts = {s: max(20, int(5 * t) + 1) for s, t in secs.items()}
+    san = None if a.no_sanitizers else Sanitized(sc)
     table = collections.OrderedDict((f, collections.Counter()) for f in FOLDERS)
     for m in muts:
         orig = sc.read(m.path)
@@ -313,8 +341,10 @@ def recheck(a):
             table.setdefault(m.path.split("/")[0], collections.Counter())["gone"] += 1
             continue
         t1 = time.time()
-        verdict = sc.trial(m.path, orig, orig.replace(old, new, 1), suites_for(m.path, hand),
-                           timeouts)
+        mutated = orig.replace(old, new, 1)
+        verdict = sc.trial(m.path, orig, mutated, suites_for(m.path, hand), timeouts)
+        if verdict is None and san:
+            verdict = san.trial(m.path, orig, mutated, suites_for(m.path, hand))
         v = ("unbuilt" if verdict == "unbuilt" else "survived" if verdict is None
              else "timeout" if "timeout" in verdict else "caught")
         table.setdefault(m.path.split("/")[0], collections.Counter())[v] += 1
@@ -333,6 +363,8 @@ def main():
     ap.add_argument("--folders", default=",".join(FOLDERS))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="make -j")
     ap.add_argument("--keep", action="store_true", help="keep the scratch copy")
+    ap.add_argument("--no-sanitizers", action="store_true",
+                    help="no second pass of survivors on the sanitizers' build")
     ap.add_argument("--list", action="store_true", help="only print the drawn candidates")
     ap.add_argument("--scratch", default=os.path.join(ROOT, "build", "mutants-random"))
     a = ap.parse_args()
@@ -363,6 +395,7 @@ def main():
     allsuites = sorted({s for f in lib_files(a.folders.split(",")) for s in suites_for(f, hand)})
     secs = sc.baseline(allsuites)
     timeouts = {s: max(20, int(5 * t) + 1) for s, t in secs.items()}
+    san = None if a.no_sanitizers else Sanitized(sc)
 
     results = []  # (folder, verdict, rel, no, op, diff)
     built = unbuilt = 0
@@ -387,6 +420,8 @@ def main():
         suites = suites_for(rel, hand)
         t1 = time.time()
         verdict = sc.trial(rel, orig, mutated, suites, timeouts)
+        if verdict is None and san:
+            verdict = san.trial(rel, orig, mutated, suites)
         if verdict == "unbuilt":
             unbuilt += 1
             continue
