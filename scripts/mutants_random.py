@@ -104,6 +104,16 @@ def print_table(table, last):
             print(f"| {f} | " + " | ".join(str(c[k]) for k in cols) + " |")
     return tot
 
+def covering(path, hand):
+    """The suites that cover a file: its folder's, the one named after it
+    and the ones the hand list names for it."""
+    out = set(FOLDER_SUITES.get(path.split("/")[0], []))
+    base = os.path.splitext(os.path.basename(path))[0]
+    out.update(f"test_{n}" for n in (base, base.split("_")[0]))
+    out.update(s for m in hand if m.path == path for s in m.suites)
+    return out
+
+
 def suites_for(path, hand):
     folder = path.split("/")[0]
     out = list(FOLDER_SUITES.get(folder, []))
@@ -294,11 +304,14 @@ class Sanitized:
     read or write, a leak or undefined behaviour that changes no result
     fails there. The unmutated build and its times, on first need."""
 
-    def __init__(self, sc):
-        self.sc, self.secs = sc, {}
+    def __init__(self, sc, hand):
+        self.sc, self.hand, self.secs = sc, hand, {}
 
     def trial(self, rel, orig, mutated, suites):
-        suites = [s for s in suites if s != "test_mpi"]  # make asan runs no mpirun
+        # The covering suites only (the folder's, the file's, the hand
+        # list's): a sanitizer reports where the code runs, and a build and
+        # run of every suite under it takes minutes. make asan runs no mpirun.
+        suites = [s for s in suites if s in covering(rel, self.hand) and s != "test_mpi"]
         missing = [s for s in suites if s not in self.secs]
         if missing:
             self.secs.update(self.sc.baseline(missing, san=True))
@@ -331,7 +344,7 @@ def recheck(a):
     sc = mutants.Scratch(a.scratch, a.jobs, 300)
     secs = sc.baseline(sorted({s for m in muts for s in suites_for(m.path, hand)}))
     timeouts = {s: max(20, int(5 * t) + 1) for s, t in secs.items()}
-    san = None if a.no_sanitizers else Sanitized(sc)
+    san = None if a.no_sanitizers else Sanitized(sc, hand)
     table = collections.OrderedDict((f, collections.Counter()) for f in FOLDERS)
     for m in muts:
         orig = sc.read(m.path)
@@ -395,7 +408,7 @@ def main():
     allsuites = sorted({s for f in lib_files(a.folders.split(",")) for s in suites_for(f, hand)})
     secs = sc.baseline(allsuites)
     timeouts = {s: max(20, int(5 * t) + 1) for s, t in secs.items()}
-    san = None if a.no_sanitizers else Sanitized(sc)
+    san = None if a.no_sanitizers else Sanitized(sc, hand)
 
     results = []  # (folder, verdict, rel, no, op, diff)
     built = unbuilt = 0

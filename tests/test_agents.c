@@ -474,6 +474,49 @@ START_TEST(network_agents_precision) {
 }
 END_TEST
 
+/* An analysis scores each legal move once and nothing else, in every game
+ * (Bao's start has 32 legal moves, every slot of the arrays): alpha-beta
+ * gives no priors, every value lies in [-1, 1], the best move is one of
+ * them. */
+START_TEST(analyses_score_every_legal_move) {
+  static const char *const games[] = {"oware", "namnam", "bao-kenya", "bao-laps", "kujifunza"};
+  static const char *const specs[] = {"alphabeta depth=1", "mcts sims=40"};
+  rng_t r;
+  rng_seed(&r, 9, 0);
+  char err[256];
+  for (size_t gi = 0; gi < sizeof games / sizeof *games; gi++) {
+    configure_game(games[gi], NULL);
+    for (size_t si = 0; si < sizeof specs / sizeof *specs; si++) {
+      agent *a = agent_create(&G, specs[si], 1, err, sizeof err);
+      ck_assert_msg(a != NULL, "%s", err);
+      game_pos p = start_pos();
+      for (int k = 0; k < 3 && p.status == GAME_ONGOING; k++) {
+        game_moves legal = game_legal(&G, &p);
+        agent_analysis an;
+        memset(&an, 0x5a, sizeof an);
+        ck_assert_int_eq(agent_analyze(a, &p, NULL, &an), 0);
+        ck_assert_msg(an.n == game_count(legal), "%s, %s: %d moves scored of %d", games[gi],
+                      specs[si], an.n, game_count(legal));
+        game_moves seen = 0;
+        for (int i = 0; i < an.n; i++) {
+          ck_assert(an.action[i] >= 0 && an.action[i] < G.n_actions);
+          ck_assert(legal >> an.action[i] & 1 && !(seen >> an.action[i] & 1));
+          seen |= (game_moves)1 << an.action[i];
+          ck_assert_msg(an.value[i] >= -1 && an.value[i] <= 1, "%s: value %g", games[gi],
+                        an.value[i]);
+          if (si == 0) ck_assert_msg(an.prior[i] == 0, "%s: prior %g", games[gi], an.prior[i]);
+        }
+        ck_assert(legal >> an.best & 1);
+        ck_assert(an.root_value >= -1 && an.root_value <= 1);
+        for (int j = 1 + (int)rng_below(&r, 4); j > 0 && p.status == GAME_ONGOING; j--)
+          game_play(&G, &p, game_random_action(&r, game_legal(&G, &p)));
+      }
+      agent_free(a);
+    }
+  }
+}
+END_TEST
+
 static Suite *agents_suite(void) {
   Suite *s = suite_create("agents");
   TCase *t = tcase_create("core");
@@ -489,6 +532,7 @@ static Suite *agents_suite(void) {
   tcase_add_test(t, zero_from_typed_settings);
   tcase_add_test(t, network_agents_predict_the_margin);
   tcase_add_test(t, network_agents_precision);
+  tcase_add_test(t, analyses_score_every_legal_move);
   suite_add_tcase(s, t);
   return s;
 }
