@@ -168,6 +168,16 @@ START_TEST(ply_cap_and_stalemate_option) {
   ck_assert_int_eq(p.status, GAME_OVER);
   ck_assert_int_eq(p.end_reason, GAME_END_MAXPLIES);
   ck_assert_int_eq(p.final[0] + p.final[1], 48);
+  /* Each row to its owner, and whoever then has more wins. */
+  ck_assert_int_eq(p.winner, p.final[0] > p.final[1]   ? GAME_SOUTH
+                             : p.final[0] < p.final[1] ? GAME_NORTH
+                                                       : GAME_DRAW);
+  p = pos("1  0 0 0 0 0 0 1 2  3 0 0 0 0 0 0 2  20 20");
+  play_legal(&p, 0);
+  play_legal(&p, game_nth_action(game_legal(&G, &p), 0));
+  ck_assert_int_eq(p.end_reason, GAME_END_MAXPLIES);
+  ck_assert_msg(p.final[1] > p.final[0] && p.winner == GAME_NORTH, "%d-%d, winner %d", p.final[0],
+                p.final[1], p.winner);
   configure("max_plies=2 stalemate=draw");
   p = start_pos();
   play_legal(&p, 0);
