@@ -305,16 +305,19 @@ class Sanitized:
     fails there. The unmutated build and its times, on first need."""
 
     def __init__(self, sc, hand):
-        self.sc, self.hand, self.secs = sc, hand, {}
+        self.sc, self.hand, self.secs, self.bad = sc, hand, {}, set()
 
     def trial(self, rel, orig, mutated, suites):
         # The covering suites only (the folder's, the file's, the hand
         # list's): a sanitizer reports where the code runs, and a build and
         # run of every suite under it takes minutes. make asan runs no mpirun.
         suites = [s for s in suites if s in covering(rel, self.hand) and s != "test_mpi"]
-        missing = [s for s in suites if s not in self.secs]
+        missing = [s for s in suites if s not in self.secs and s not in self.bad]
         if missing:
-            self.secs.update(self.sc.baseline(missing, san=True))
+            got = self.sc.baseline(missing, san=True, fatal=False)
+            self.bad.update(s for s in missing if s not in got)
+            self.secs.update(got)
+        suites = [s for s in suites if s in self.secs]
         timeouts = {s: max(30, int(5 * self.secs[s]) + 1) for s in suites}
         v = self.sc.trial(rel, orig, mutated, suites, timeouts, san=True)
         return None if v == "unbuilt" else v
