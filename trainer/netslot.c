@@ -4,6 +4,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "base/base.h"
+
 struct netslot {
   pthread_mutex_t lock;
   nn_net *net;
@@ -12,8 +14,12 @@ struct netslot {
 
 netslot *netslot_create(const nn_net *initial, char *err, size_t errlen) {
   netslot *s = calloc(1, sizeof *s);
+  if (!s) {
+    errf(err, errlen, "out of memory (network slot)");
+    return NULL;
+  }
   nn_config c = nn_config_of(initial);
-  if (!s || !(s->net = nn_create(&c, 0, err, errlen))) {
+  if (!(s->net = nn_create(&c, 0, err, errlen))) {
     free(s);
     return NULL;
   }
