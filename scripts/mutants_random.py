@@ -111,6 +111,7 @@ def covering(path, hand):
     base = os.path.splitext(os.path.basename(path))[0]
     out.update(f"test_{n}" for n in (base, base.split("_")[0]))
     out.update(s for m in hand if m.path == path for s in m.suites)
+    out.add("test_faults")  # every folder's allocation failures (leaks show under ASan)
     return out
 
 
