@@ -316,6 +316,9 @@ START_TEST(bad_egdb_settings_are_clear_errors) {
     ck_assert(agent_create(&G, kinds[i], 1, err, sizeof err) == NULL);
     CHECK(strstr(err, "=/no/such/db:") && strstr(err, "no database there"), "%s", err);
   }
+  /* A folder of one character is a folder too ("off" and "" alone are none). */
+  ck_assert(agent_create(&G, "mcts sims=10 egdb=q", 1, err, sizeof err) == NULL);
+  CHECK(strstr(err, "egdb=q:") && strstr(err, "no database there"), "%s", err);
   agent_params none = {1, "/no/such/default"}, here = {1, db_dir};
   ck_assert(agent_make(&G, "mcts egdb=on", &none, err, sizeof err) == NULL);
   CHECK(strstr(err, "egdb=on") && strstr(err, "/no/such/default"), "%s", err);
