@@ -400,6 +400,12 @@ END_TEST
 
 /* Results count their distinct games: two deterministic agents from the
  * start position play one game per colour, however many are asked for. */
+/* ud: int[2], games after a book opening's plies and from the start. */
+static void count_book_games(const arena_game *rec, const arena_result *so_far, void *ud) {
+  (void)so_far;
+  ((int *)ud)[!(rec->opening >= 0 && rec->open.n > 0)]++;
+}
+
 START_TEST(results_count_distinct_games) {
   configure_game("oware", NULL);
   const char *specs[] = {"alphabeta depth=1", "alphabeta depth=2"};
@@ -413,6 +419,13 @@ START_TEST(results_count_distinct_games) {
   p.openings = 4;
   ck_assert_msg(arena_run(&G, 2, specs, &p, NULL, NULL, r, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(r->distinct_games, 8);
+  /* A book of one opening: every game starts from it. */
+  p.openings = 1;
+  int book_games[2] = {0, 0};
+  ck_assert_msg(arena_run(&G, 2, specs, &p, count_book_games, book_games, r, err, sizeof err) == 0,
+                "%s", err);
+  ck_assert_int_eq(book_games[0], 8);
+  ck_assert_int_eq(book_games[1], 0);
   const char *rnd[] = {"random", "random"};
   p.openings = 0;
   ck_assert_msg(arena_run(&G, 2, rnd, &p, NULL, NULL, r, err, sizeof err) == 0, "%s", err);

@@ -533,6 +533,25 @@ START_TEST(claim_position_tokens) {
 }
 END_TEST
 
+/* Input 75 (docs/ENCODING.md): at most 8 seeds left on the board, the
+ * last-eight rule's threshold, on at 8 and off at 9. */
+START_TEST(last_eight_input_at_its_threshold) {
+  configure(NULL);
+  static const struct {
+    const char *tokens;
+    float want;
+  } cases[] = {{"0  1 1 1 1 1 1  1 1 0 0 0 0  20 20  ssssssnnnnnn 2 0", 1.0f},
+               {"0  1 1 1 1 1 1  1 1 1 0 0 0  20 19  ssssssnnnnnn 2 0", 0.0f},
+               {"0  0 0 0 1 0 0  0 0 0 0 0 0  24 23  ssssssnnnnnn 2 0", 1.0f}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    game_pos p = pos(cases[i].tokens);
+    float f[GAME_MAX_FEATURES];
+    game_encode(&G, &p, f);
+    ck_assert_msg(f[75] == cases[i].want, "%s: input 75 is %g", cases[i].tokens, f[75]);
+  }
+}
+END_TEST
+
 static Suite *namnam_suite(void) {
   static const perft_case perft[] = {{"start", NULL, NULL, perft_namnam, PERFT_NAMNAM_DEPTH, 7, 1}};
   /* Final scores are the pits each side would own next round. */
@@ -604,7 +623,7 @@ static Suite *namnam_suite(void) {
                 feed_option},
       .reference = {nn1_relays_by_the_reference, endless_moves_found_and_cut},
       .perft = {perft_start_by_hand},
-      .other = {claim_position_tokens}};
+      .other = {claim_position_tokens, last_eight_input_at_its_threshold}};
   return game_suite(&spec, &t);
 }
 
