@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -680,6 +681,28 @@ START_TEST(dir_make_makes_parents) {
 }
 END_TEST
 
+/* Free space where a path would go: the nearest folder that exists holds
+ * it, absolute or relative (a relative name with no folder left is the
+ * working folder's), as statvfs reports for that folder. */
+START_TEST(disk_free_finds_the_nearest_folder) {
+  struct statvfs v;
+  ck_assert_int_eq(statvfs(adir, &v), 0);
+  double here = (double)v.f_bavail * (double)v.f_frsize;
+  double got = disk_free_bytes(in_adir("no/such/run/file"));
+  /* Another process may write in between: within 1%. */
+  ck_assert_msg(fabs(got - here) <= 0.01 * here + 1e6, "%g, statvfs %g", got, here);
+  ck_assert_int_eq(statvfs(".", &v), 0);
+  here = (double)v.f_bavail * (double)v.f_frsize;
+  const char *rel[] = {"no-such-run", "no-such-run/sub/file"};
+  for (int i = 0; i < 2; i++) {
+    got = disk_free_bytes(rel[i]);
+    ck_assert_msg(fabs(got - here) <= 0.01 * here + 1e6, "%s: %g, statvfs(.) %g", rel[i], got,
+                  here);
+  }
+  ck_assert(disk_free_bytes("/") > 0);
+}
+END_TEST
+
 /* Memory for what one thread writes: whole cache lines of its own, zeroed
  * (the size rounded up, so nothing else is placed in its last line). */
 START_TEST(calloc_lines_owns_whole_lines) {
@@ -719,6 +742,7 @@ static Suite *base_suite(void) {
   tcase_add_test(f, afile_writes_regular_files_only);
   tcase_add_test(f, afile_temporaries_are_told_apart);
   tcase_add_test(f, dir_make_makes_parents);
+  tcase_add_test(f, disk_free_finds_the_nearest_folder);
   suite_add_tcase(s, f);
   return s;
 }
