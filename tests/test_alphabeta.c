@@ -69,6 +69,9 @@ static int few_seeds_position(rng_t *r, game_pos *p) {
   return p->status == GAME_ONGOING ? 0 : -1;
 }
 
+/* The table of the depth-limited comparisons (MiB; 0: none). */
+static int limited_tt_mb;
+
 static void ab_vs_minimax(const char *preset, const char *settings, const char *weights,
                           int exhaustive, int n_fixed, const char *const *fixed) {
   configure_game(preset, settings);
@@ -97,7 +100,7 @@ static void ab_vs_minimax(const char *preset, const char *settings, const char *
     if (p.status != GAME_ONGOING) continue;
     int depth = exhaustive ? MM_DEPTH - 2 : 1 + (int)rng_below(&r, 6);
     prm.depth = depth;
-    prm.tt_mb = exhaustive ? 4 : 0; /* depth-limited: pure alpha-beta */
+    prm.tt_mb = exhaustive ? 4 : limited_tt_mb; /* depth-limited: pure alpha-beta unless asked */
     ab_search *s = ab_create(&G, &prm, err, sizeof err);
     ck_assert_ptr_nonnull(s);
     long extra_before = mm_extra_turns;
@@ -152,6 +155,17 @@ START_TEST(alphabeta_depth_limited_equals_minimax) {
   ab_vs_minimax("oware", NULL, NULL, 0, 0, NULL);
   ab_vs_minimax("oware", NULL, "100 7 13", 0, 0, NULL);
   ab_vs_minimax("warri", "houses=4 seeds=3", "100 3 5", 0, 0, NULL);
+}
+END_TEST
+
+/* With a table: Oware meets a position again only at the same depth below
+ * the root, so every bound the table gives (exact, lower, upper, each
+ * within its window) leaves the score minimax's. */
+START_TEST(alphabeta_with_table_equals_minimax) {
+  limited_tt_mb = 4;
+  ab_vs_minimax("oware", NULL, NULL, 0, 0, NULL);
+  ab_vs_minimax("oware", NULL, "100 7 13", 0, 0, NULL);
+  limited_tt_mb = 0;
 }
 END_TEST
 
@@ -347,6 +361,7 @@ static Suite *alphabeta_suite(void) {
   TCase *t = tcase_create("core");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, alphabeta_depth_limited_equals_minimax);
+  tcase_add_test(t, alphabeta_with_table_equals_minimax);
   tcase_add_test(t, alphabeta_equals_minimax_every_game);
   tcase_add_test(t, alphabeta_exhaustive_equals_minimax);
   tcase_add_test(t, alphabeta_exhaustive_extra_turns);

@@ -201,6 +201,22 @@ START_TEST(weights_refuse_damaged_files) {
     spit(bad, c, count_at + k + 8);
     refuse(bad, NULL, "%s: corrupt header (layer sizes)");
   }
+  /* The same, ending inside the game name's length or the rules' length:
+   * the field it ends in is named. */
+  const struct {
+    size_t at;
+    const char *says;
+  } fields[] = {{20, "%s: corrupt header (game name)"},
+                {20 + 4 + 5, "%s: corrupt header (rule options)"}};
+  for (int f = 0; f < 2; f++)
+    for (size_t k = 0; k < 4; k++) {
+      size_t n = fields[f].at + k;
+      memcpy(c, b, n);
+      put_u64le(c + 12, n + 8);
+      put_u64le(c + n, checksum64(c, n, CHECKSUM64_INIT));
+      spit(bad, c, n + 8);
+      refuse(bad, NULL, fields[f].says);
+    }
 
   memcpy(c, b, len);
   put_u32le(c + 8, 2);
