@@ -201,6 +201,21 @@ START_TEST(weights_refuse_damaged_files) {
     spit(bad, c, count_at + k + 8);
     refuse(bad, NULL, "%s: corrupt header (layer sizes)");
   }
+  /* Sealed right, but a name that is not text, from its first byte or its
+   * last: refused by the field. */
+  const struct {
+    size_t at;
+    const char *says;
+  } names[] = {{24, "%s: corrupt header (game name)"},
+               {28, "%s: corrupt header (game name)"},
+               {33, "%s: corrupt header (rule options)"}};
+  for (int f = 0; f < 3; f++) {
+    memcpy(c, b, len);
+    c[names[f].at] = 0x01;
+    put_u64le(c + len - 8, checksum64(c, len - 8, CHECKSUM64_INIT));
+    spit(bad, c, len);
+    refuse(bad, NULL, names[f].says);
+  }
   /* The same, ending inside the game name's length or the rules' length:
    * the field it ends in is named. */
   const struct {

@@ -409,6 +409,45 @@ START_TEST(split_even_award_halves_odd_seed) {
 }
 END_TEST
 
+/* Sowing against a plain count on every board size (2 to 8 houses a side,
+ * the 16 pits of the last filling a whole vector): a move that captures
+ * nothing and ends nothing leaves the board as one seed a pit, counter-
+ * clockwise from the sown pit, skipping it, would. */
+START_TEST(sowing_matches_a_plain_count_every_size) {
+  rng_t r;
+  rng_seed(&r, 5, 2);
+  for (int h = 2; h <= 8; h++) {
+    char set[32];
+    snprintf(set, sizeof set, "houses=%d", h);
+    configure(set);
+    int n = 2 * h, compared = 0;
+    for (int game = 0; game < 40; game++) {
+      game_pos p = start_pos();
+      while (p.status == GAME_ONGOING) {
+        int a = game_random_action(&r, game_legal(&G, &p)), from = a + h * p.mover;
+        int ref[16], seeds = p.pits[from], i = from;
+        for (int k = 0; k < n; k++) ref[k] = p.pits[k];
+        ref[from] = 0;
+        while (seeds) {
+          i = (i + 1) % n;
+          if (i != from) ref[i]++, seeds--;
+        }
+        game_pos q = p;
+        int flags = game_play(&G, &q, a);
+        if (!(flags & GAME_PLAY_CAPTURE) && q.status == GAME_ONGOING) {
+          for (int k = 0; k < n; k++)
+            ck_assert_msg(q.pits[k] == ref[k], "%d houses, pit %d sowing from %d: %d, not %d", h, k,
+                          from, q.pits[k], ref[k]);
+          compared++;
+        }
+        p = q;
+      }
+    }
+    ck_assert_int_gt(compared, 100);
+  }
+}
+END_TEST
+
 /* A drawn award leaves each side its own store as its final score, however
  * uneven the stores (the record and the margins read them). */
 START_TEST(draw_award_keeps_each_store) {
@@ -517,7 +556,8 @@ static Suite *oware_suite(void) {
                    o9_capture_continue, o9_endings, w1_warri_lap_capture_then_feed},
       .rules = {nocap_limit_ends_with_award, max_plies_cap, repetition_counts,
                 split_even_award_halves_odd_seed, draw_award_keeps_each_store,
-                leftover_none_gives_board_to_nobody, feed_check_after_capture, small_boards},
+                sowing_matches_a_plain_count_every_size, leftover_none_gives_board_to_nobody,
+                feed_check_after_capture, small_boards},
       .reference = {reference_random, reference_capture_biased},
       .perft = {perft_start_by_hand}};
   return game_suite(&spec, &t);
