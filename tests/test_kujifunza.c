@@ -513,7 +513,9 @@ static Suite *kujifunza_suite(void) {
        "got 2"},
       {"1 " START " 1 0", "bad store '1' (0..0)"},
       {NULL, NULL}};
-  static const render_case renders[] = {{NULL, "1 South front [   2   2"}, {NULL, NULL}};
+  static const render_case renders[] = {{NULL, "1 South front [   2   2"},
+                                        {NULL, "     column     0   1   2   3   4   5   6   7\n"},
+                                        {NULL, NULL}};
   static const reference_impl reference = {ref_legal_at, ref_check_move};
   static const game_spec spec = {.suite = "kujifunza",
                                  .game = "kujifunza",
