@@ -277,6 +277,8 @@ static void samples_match_games(int random_plies, int min_games) {
   }
   ck_assert_int_eq(at, count);
   ck_assert_uint_eq(atomic_load(&s.counters.plies), plies);
+  /* The search's CPU time was counted (the metrics' shares read it). */
+  ck_assert_uint_gt(atomic_load(&s.counters.search_ns), 0);
   /* Oware's first player is South. */
   for (int r = 0; r < 3; r++) ck_assert_uint_eq(atomic_load(&s.counters.wins[r]), wins[r]);
   for (int e = 0; e < GAME_END_COUNT; e++) ends += atomic_load(&s.counters.ends[e]);
@@ -354,6 +356,8 @@ START_TEST(two_workers_share_counters_and_the_slot) {
   replay_get_stats(s.buffer, &st);
   ck_assert_uint_eq(atomic_load(&s.counters.samples), st.added);
   ck_assert_uint_eq(atomic_load(&s.counters.plies), plies);
+  /* The search's CPU time was counted (the metrics' shares read it). */
+  ck_assert_uint_gt(atomic_load(&s.counters.search_ns), 0);
   ck_assert_uint_lt(st.added, moves);
   ck_assert_uint_gt(st.added, 0);
   uint64_t results = 0;
