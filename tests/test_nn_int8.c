@@ -209,6 +209,42 @@ END_TEST
  * layer and head (sgemm, or the loop at batch 1) may round a row
  * differently by batch size, and a quantised activation may tip with them.
  * Bit for bit for the same batch, within a bound across batches. */
+/* A workspace made for exactly B rows runs a batch of B on every kernel,
+ * whatever B leaves for the last row tile (under ASan a tile that reads or
+ * writes a row past the batch fails here), with every row the fp32 one's. */
+START_TEST(int8_exact_workspaces_every_tail) {
+  nn_config c = nn_config_default();
+  nn_net *n = make_net(&c, 9);
+  random_biases(n, 9);
+  data d = make_data(17, c.n_in, c.n_actions, 1, 10);
+  float want[17 * 6], wv[17], got[17 * 6], v[17];
+  for (int B = 1; B <= 17; B++) {
+    set_prec(n, NN_PRECISION_FP32);
+    nn_ws *ws = make_ws(n, B);
+    ck_assert_int_eq(nn_forward(n, ws, d.x, d.legal, B, want, wv, NULL), 0);
+    set_prec(n, NN_PRECISION_INT8);
+    for (int k = NN_INT8_PORTABLE; k <= NN_INT8_AVX512VNNI; k++) {
+      if (!nn_int8_kernel_supported((nn_int8_kernel)k)) continue;
+      force((nn_int8_kernel)k);
+      nn_ws *wk = make_ws(n, B);
+      ck_assert_int_eq(nn_forward(n, wk, d.x, d.legal, B, got, v, NULL), 0);
+      for (int r = 0; r < B; r++) {
+        CHECK(fabs(v[r] - wv[r]) < 0.05, "%s batch %d row %d value %g vs %g",
+              nn_int8_kernel_name((nn_int8_kernel)k), B, r, v[r], wv[r]);
+        for (int a = 0; a < 6; a++)
+          CHECK(fabs(got[r * 6 + a] - want[r * 6 + a]) < 0.05, "%s batch %d row %d: %g vs %g",
+                nn_int8_kernel_name((nn_int8_kernel)k), B, r, got[r * 6 + a], want[r * 6 + a]);
+      }
+      nn_ws_free(wk);
+    }
+    force(NN_INT8_AUTO);
+    nn_ws_free(ws);
+  }
+  free_data(&d);
+  nn_free(n);
+}
+END_TEST
+
 START_TEST(int8_rows_independent_of_batch) {
   nn_config c = nn_config_default();
   nn_net *n = make_net(&c, 4);
@@ -341,8 +377,9 @@ static Suite *nn_int8_suite(void) {
   add_tests(s, "int8", 120,
             (const TTest *[]){int8_kernels_match_portable, int8_kernel_matches_quantised_reference,
                               int8_matches_fp32_on_random_weights, int8_matches_fp32_after_training,
-                              int8_rows_independent_of_batch, int8_copy_follows_the_weights,
-                              int8_kernel_forcing_and_auto, threads_share_an_int8_net, NULL});
+                              int8_rows_independent_of_batch, int8_exact_workspaces_every_tail,
+                              int8_copy_follows_the_weights, int8_kernel_forcing_and_auto,
+                              threads_share_an_int8_net, NULL});
   return s;
 }
 
