@@ -219,6 +219,29 @@ END_TEST
  * bytes that can start no character whatever follows), each text in the
  * middle of a larger buffer: the escape is the pieces' escapes in order;
  * a buffer too small cuts it between pieces, never inside one. */
+/* Ill-formed UTF-8 is escaped byte by byte: overlong forms (2, 3 and 4
+ * bytes), surrogates, code points above U+10FFFF, a lead byte cut short;
+ * their well-formed neighbours are kept. */
+START_TEST(text_escape_ill_formed_utf8) {
+  static const char *const cases[][2] = {
+      {"\xc1\xbf", "\\xc1\\xbf"},
+      {"\xe0\x80\x80", "\\xe0\\x80\\x80"},
+      {"\xe0\xa0\x80", "\xe0\xa0\x80"},
+      {"\xed\xa0\x80", "\\xed\\xa0\\x80"},
+      {"\xed\x9f\xbf", "\xed\x9f\xbf"},
+      {"\xf0\x80\x80\x80", "\\xf0\\x80\\x80\\x80"},
+      {"\xf0\x90\x80\x80", "\xf0\x90\x80\x80"},
+      {"\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"},
+      {"\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf"},
+      {"\xe6\x97", "\\xe6\\x97"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char got[64];
+    ck_assert_str_eq(text_escape(got, sizeof got, cases[i][0], strlen(cases[i][0])), cases[i][1]);
+  }
+}
+END_TEST
+
 START_TEST(text_escape_property) {
   static const char *const in[] = {
       "a",    "~",    " ",    "\xc3\xa9", "\xe6\x97\xa5", "\xf0\x9f\x8e\xb2", "\n", "\t", "\x01",
@@ -775,6 +798,7 @@ static Suite *base_suite(void) {
   TCase *j = tcase_create("json");
   tcase_add_test(j, json_escaping);
   tcase_add_test(j, text_escape_property);
+  tcase_add_test(j, text_escape_ill_formed_utf8);
   tcase_add_test(j, json_writer_builds_texts);
   tcase_add_test(j, json_reads_metrics_lines);
   tcase_add_test(j, json_rejects_malformed_lines);
