@@ -122,21 +122,37 @@ def cpu_flags():
     return set()
 
 
+def kill_session(sid):
+    """SIGKILL to every process of session sid (Check puts each forked test
+    in a process group of its own, but it stays in the session)."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat", encoding="utf-8", errors="replace") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[3]) == sid:
+                os.kill(int(d), signal.SIGKILL)
+        except (OSError, IndexError, ValueError):
+            pass
+
+
 def run(cmd, cwd, timeout, env=None):
     """cmd's status and output, or "timeout". A suite forks a child per
-    test, which a timeout must not leave running: each command gets a
-    process group of its own, killed whole."""
+    test, which a timeout must not leave running (nor holding the output
+    pipe): each command runs in a session of its own, killed whole."""
     p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, start_new_session=True)
     try:
         out, _ = p.communicate(timeout=timeout)
         return p.returncode, out.decode(errors="replace")
     except subprocess.TimeoutExpired:
+        kill_session(p.pid)
+        p.kill()
         try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
+            p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
             pass
-        p.communicate()
         return "timeout", ""
 
 
