@@ -3,7 +3,8 @@
  * network version played it, against a learner at a known version. The
  * "dist" member must report the lag of each game as the learner's version
  * less the game's, and count every game and sample of the rank that sent
- * it; a message that does not fit its header is refused by name. */
+ * it; a message that does not fit its header is refused by name. The
+ * network the learner sends arrives whole. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -151,11 +152,48 @@ START_TEST(a_bad_game_message_names_its_rank) {
 }
 END_TEST
 
+/* The network an actor takes from the learner is the learner's, every
+ * parameter and the version; a message of another shape is refused and
+ * leaves the actor's network as it was. */
+START_TEST(a_network_message_carries_every_parameter) {
+  char err[256] = "";
+  nn_config c = {40, 24, 1, 6}, other = {40, 16, 1, 6};
+  nn_net *sent = nn_create(&c, 11, err, sizeof err), *got = nn_create(&c, 12, err, sizeof err);
+  nn_net *small = nn_create(&other, 13, err, sizeof err);
+  ck_assert_msg(sent && got && small, "%s", err);
+  size_t np = nn_param_count(sent), len;
+  ck_assert_int_ne(memcmp(nn_params(sent), nn_params(got), np * sizeof(float)), 0);
+  unsigned char *m = dist_net_pack(sent, 7, &len);
+  ck_assert_ptr_nonnull(m);
+  uint32_t version = 0;
+  ck_assert_int_eq(dist_net_unpack(got, m, len, &version, err, sizeof err), 0);
+  ck_assert_uint_eq(version, 7);
+  ck_assert_mem_eq(nn_params(got), nn_params(sent), np * sizeof(float));
+  /* Another shape, or the same cut short: refused, the network unchanged. */
+  size_t small_np = nn_param_count(small);
+  float *before = malloc(small_np * sizeof(float));
+  memcpy(before, nn_params(small), small_np * sizeof(float));
+  ck_assert_int_eq(dist_net_unpack(small, m, len, &version, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "parameters"), "%s", err);
+  ck_assert_int_eq(dist_net_unpack(got, m, len - 1, &version, err, sizeof err), -1);
+  ck_assert_int_eq(dist_net_unpack(got, m, 3, &version, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "short"), "%s", err);
+  ck_assert_mem_eq(nn_params(small), before, small_np * sizeof(float));
+  free(before);
+  free(m);
+  nn_free(sent);
+  nn_free(got);
+  nn_free(small);
+}
+END_TEST
+
 static Suite *dist_suite(void) {
   Suite *s = suite_create("dist");
   add_tests(s, "intake", 60,
             (const TTest *const[]){the_lag_is_the_learners_version_less_the_games,
                                    a_bad_game_message_names_its_rank, NULL});
+  add_tests(s, "network", 60,
+            (const TTest *const[]){a_network_message_carries_every_parameter, NULL});
   return s;
 }
 

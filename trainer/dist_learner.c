@@ -77,14 +77,34 @@ static char *config_text(const train_config *c, size_t *len) {
   return t;
 }
 
-static int send_net(dist_learner *ld, const nn_net *best, int rank, char *err, size_t errlen) {
-  size_t np = nn_param_count(best);
-  size_t len = sizeof(dist_net_msg) + np * sizeof(float);
-  unsigned char *m = malloc(len);
-  if (!m) return errf(err, errlen, "out of memory"), -1;
-  dist_net_msg h = {*ld->env.promotions, (uint32_t)np};
+unsigned char *dist_net_pack(const nn_net *net, uint32_t version, size_t *len) {
+  size_t np = nn_param_count(net);
+  *len = sizeof(dist_net_msg) + np * sizeof(float);
+  unsigned char *m = malloc(*len);
+  if (!m) return NULL;
+  dist_net_msg h = {version, (uint32_t)np};
   memcpy(m, &h, sizeof h);
-  memcpy(m + sizeof h, nn_params(best), np * sizeof(float));
+  memcpy(m + sizeof h, nn_params(net), np * sizeof(float));
+  return m;
+}
+
+int dist_net_unpack(nn_net *net, const unsigned char *m, size_t len, uint32_t *version, char *err,
+                    size_t errlen) {
+  dist_net_msg h;
+  size_t np = nn_param_count(net);
+  if (len < sizeof h) return errf(err, errlen, "a short network message"), -1;
+  memcpy(&h, m, sizeof h);
+  if (h.n_params != np || len != sizeof h + np * sizeof(float))
+    return errf(err, errlen, "a network message of %u parameters, not %zu", h.n_params, np), -1;
+  memcpy(nn_params_mut(net), m + sizeof h, np * sizeof(float));
+  *version = h.version;
+  return 0;
+}
+
+static int send_net(dist_learner *ld, const nn_net *best, int rank, char *err, size_t errlen) {
+  size_t len;
+  unsigned char *m = dist_net_pack(best, *ld->env.promotions, &len);
+  if (!m) return errf(err, errlen, "out of memory"), -1;
   int rc = 0;
   for (int k = rank < 0 ? 1 : rank; rc == 0 && k < (rank < 0 ? ld->size : rank + 1); k++)
     if (!ld->gone[k]) rc = dist_send(ld->d, k, DIST_TAG_NET, m, len, err, errlen);

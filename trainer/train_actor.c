@@ -155,13 +155,8 @@ static int receive_config(const train_args *a, dist *d, train_config *c, dist_st
 /* A network message into the slot; its version recorded. */
 static int take_net(outbox *o, netslot *slot, nn_net *tmp, const unsigned char *m, size_t len,
                     char *err, size_t errlen) {
-  dist_net_msg h;
-  size_t np = nn_param_count(tmp);
-  if (len < sizeof h) return errf(err, errlen, "a short network message"), -1;
-  memcpy(&h, m, sizeof h);
-  if (h.n_params != np || len != sizeof h + np * sizeof(float))
-    return errf(err, errlen, "a network message of %u parameters, not %zu", h.n_params, np), -1;
-  memcpy(nn_params_mut(tmp), m + sizeof h, np * sizeof(float));
+  uint32_t version;
+  if (dist_net_unpack(tmp, m, len, &version, err, errlen) != 0) return -1;
   pthread_mutex_lock(&o->lock);
   if (o->n_versions == o->cap_versions) {
     int cap = o->cap_versions ? 2 * o->cap_versions : 16;
@@ -173,7 +168,7 @@ static int take_net(outbox *o, netslot *slot, nn_net *tmp, const unsigned char *
     o->version = v;
     o->cap_versions = cap;
   }
-  o->version[o->n_versions++] = h.version;
+  o->version[o->n_versions++] = version;
   pthread_mutex_unlock(&o->lock);
   if (slot) netslot_publish(slot, tmp);
   return 0;

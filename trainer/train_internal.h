@@ -42,7 +42,7 @@ int train_same_build(dist *d, char *err, size_t errlen);
  * byte order: every rank runs the same build (checked at start). */
 enum {
   DIST_TAG_GAME = 1, /* actor to learner: dist_game_msg (dist_learner.h) and what follows it */
-  DIST_TAG_NET = 2,  /* learner to actor: dist_net_msg, the parameters */
+  DIST_TAG_NET = 2,  /* learner to actor: a network (dist_net_pack, dist_learner.h) */
   DIST_TAG_STOP = 3, /* learner to actor: stop playing; nothing follows it */
   DIST_TAG_BYE = 4,  /* actor to learner: nothing follows it from this rank */
   DIST_TAG_ACK = 5   /* learner to actor: a uint64_t, bytes of its games taken in since the last */
@@ -51,11 +51,6 @@ enum {
  * actor's games unacknowledged and queued are bounded by
  * selfplay.actor_outbox_mb (back-pressure). */
 #define DIST_ACK_BYTES (1u << 20)
-
-typedef struct {
-  uint32_t version; /* promotions of the run when it was published */
-  uint32_t n_params;
-} dist_net_msg;
 
 /* What rank 0 broadcasts after its set-up, before the config's text. */
 typedef struct {
