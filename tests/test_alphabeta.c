@@ -71,6 +71,8 @@ static int few_seeds_position(rng_t *r, game_pos *p) {
 
 /* The table of the depth-limited comparisons (MiB; 0: none). */
 static int limited_tt_mb;
+/* 1: the exhaustive comparisons search every position over one table. */
+static int shared_table;
 
 static void ab_vs_minimax(const char *preset, const char *settings, const char *weights,
                           int exhaustive, int n_fixed, const char *const *fixed) {
@@ -83,6 +85,7 @@ static void ab_vs_minimax(const char *preset, const char *settings, const char *
   rng_seed(&r, 21, (uint64_t)exhaustive);
   game_hist *h = malloc(sizeof *h);
   int n = (int)((exhaustive ? 25 : 40) * test_scale()) + 5, done = 0, solved_wins = 0, skipped = 0;
+  ab_search *kept = NULL;
   for (int it = 0; it < 50 * n && done < n; it++) {
     game_pos p;
     if (exhaustive && it < n_fixed) {
@@ -101,21 +104,22 @@ static void ab_vs_minimax(const char *preset, const char *settings, const char *
     int depth = exhaustive ? MM_DEPTH - 2 : 1 + (int)rng_below(&r, 6);
     prm.depth = depth;
     prm.tt_mb = exhaustive ? 4 : limited_tt_mb; /* depth-limited: pure alpha-beta unless asked */
-    ab_search *s = ab_create(&G, &prm, err, sizeof err);
+    ab_search *s = kept ? kept : ab_create(&G, &prm, err, sizeof err);
     ck_assert_ptr_nonnull(s);
+    if (shared_table && exhaustive) kept = s;
     long extra_before = mm_extra_turns;
     int want = minimax_root(s, &p, h, depth, exhaustive ? 40000 : 3000000);
     if (mm_budget < 0) { /* too big to enumerate: skip */
       skipped++;
       mm_extra_turns = extra_before;
-      ab_free(s);
+      if (!kept) ab_free(s);
       continue;
     }
     ab_result res;
     ck_assert_int_eq(ab_run(s, &p, h, &res, err, sizeof err), 0);
     if (exhaustive && !res.exact) { /* a line outlived the depth: not comparable */
       mm_extra_turns = extra_before;
-      ab_free(s);
+      if (!kept) ab_free(s);
       continue;
     }
     ck_assert_msg(res.score == want, "%s depth %d: alphabeta %d, minimax %d", preset, depth,
@@ -138,9 +142,10 @@ static void ab_vs_minimax(const char *preset, const char *settings, const char *
     }
     ck_assert_msg(v == want, "%s: best move %d scores %d, not %d", preset, res.best, v, want);
     solved_wins += want > AB_WIN / 2;
-    ab_free(s);
+    if (!kept) ab_free(s);
     done++;
   }
+  ab_free(kept);
   ck_assert_msg(done >= n / 2, "%s: only %d positions compared", preset, done);
   if (exhaustive) ck_assert_int_gt(solved_wins, 0);
   if (!strcmp(preset, "warri"))
@@ -180,6 +185,18 @@ END_TEST
 
 START_TEST(alphabeta_exhaustive_equals_minimax) {
   ab_vs_minimax("oware", "houses=3 seeds=2", NULL, 1, 0, NULL);
+}
+END_TEST
+
+/* One table for every position: a search meets entries that other
+ * searches stored, from other roots and histories. Solved scores do not
+ * depend on the search that found them, and the key keeps apart what the
+ * history would change. */
+START_TEST(alphabeta_exhaustive_over_one_table) {
+  shared_table = 1;
+  ab_vs_minimax("oware", "houses=3 seeds=2", NULL, 1, 0, NULL);
+  ab_vs_minimax("oware", "houses=4 seeds=2", NULL, 1, 0, NULL);
+  shared_table = 0;
 }
 END_TEST
 
@@ -364,6 +381,7 @@ static Suite *alphabeta_suite(void) {
   tcase_add_test(t, alphabeta_with_table_equals_minimax);
   tcase_add_test(t, alphabeta_equals_minimax_every_game);
   tcase_add_test(t, alphabeta_exhaustive_equals_minimax);
+  tcase_add_test(t, alphabeta_exhaustive_over_one_table);
   tcase_add_test(t, alphabeta_exhaustive_extra_turns);
   tcase_add_test(t, alphabeta_time_limit);
   tcase_add_test(t, table_reuse_and_clear);

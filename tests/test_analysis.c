@@ -263,13 +263,29 @@ START_TEST(rules_as_a_string_or_an_object) {
 }
 END_TEST
 
+/* sims and time join the agent's spec as settings: the answer names the
+ * agent they make, and the search makes that many simulations. */
+START_TEST(sims_and_time_join_the_agents_spec) {
+  int rc;
+  json_doc *d = ask(&plain, "{\"id\":\"t\",\"agent\":\"mcts\",\"sims\":77,\"time\":30}", &rc, NULL);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_str_eq(json_get_string(d, 0, "agent"), "mcts sims=77 time=30");
+  double visits;
+  int turn = json_first(d, json_get(d, 0, "turns"));
+  ck_assert_int_eq(json_get_number(d, turn, "visits", &visits), 0);
+  ck_assert_int_eq((int)visits, 76); /* the first simulation expands the root */
+  json_free(d);
+}
+END_TEST
+
 static Suite *analysis_suite(void) {
   Suite *s = suite_create("analysis");
   add_tests(
       s, "queries", 120,
       (const TTest *[]){analyses_every_move_with_its_line, errors_name_the_query_and_the_field,
                         concurrent_queries_answer_as_alone, egdb_values_are_the_databases,
-                        the_default_seed_is_one, rules_as_a_string_or_an_object, NULL});
+                        the_default_seed_is_one, rules_as_a_string_or_an_object,
+                        sims_and_time_join_the_agents_spec, NULL});
   return s;
 }
 

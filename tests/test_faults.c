@@ -21,6 +21,7 @@
 
 #include "arena/arena.h"
 #include "arena/record.h"
+#include "arena/stats.h"
 #include "base/base.h"
 #include "base/json.h"
 #include "game/game.h"
@@ -341,6 +342,33 @@ static int op_arena(char *err, size_t errlen) {
   return 0;
 }
 
+/* A statistics run's games depend on its seed only, so a run that reports
+ * success has the games of the run with no failure (the first, which
+ * inject makes before any). */
+static int op_stats(char *err, size_t errlen) {
+  enum { N = 6 };
+  static stats_game ref[N], got[N];
+  static int have_ref;
+  opening_line book[2] = {{2, {1, 4}}, {1, {3}}};
+  stats_params p = stats_defaults();
+  p.games = N;
+  p.threads = 2;
+  p.seed = 5;
+  p.book = book;
+  p.n_book = 2;
+  memset(got, 0, sizeof got);
+  if (stats_play(&G, "greedy", "random", &p, NULL, NULL, got, err, errlen) != 0) return -1;
+  if (!have_ref) {
+    memcpy(ref, got, sizeof ref);
+    have_ref = 1;
+  }
+  for (int k = 0; k < N; k++)
+    if (got[k].hash != ref[k].hash || got[k].plies != ref[k].plies ||
+        got[k].outcome != ref[k].outcome)
+      return snprintf(err, errlen, "game %d is not the game the seed plays", k), WRONG;
+  return 0;
+}
+
 /* ---- The learner's intake ---------------------------------------------------------------- */
 
 static train_config tiny;
@@ -495,18 +523,20 @@ FAULT_TEST(replay_fails_cleanly, op_replay)
 FAULT_TEST(analysis_fails_cleanly, op_analysis)
 FAULT_TEST(protocol_fails_cleanly, op_protocol)
 FAULT_TEST(arena_fails_cleanly, op_arena)
+FAULT_TEST(stats_fail_cleanly, op_stats)
 FAULT_TEST(ingest_fails_cleanly, op_ingest)
 FAULT_TEST(selfplay_fails_cleanly, op_selfplay)
 FAULT_TEST(records_fail_cleanly, op_records)
 
 static Suite *faults_suite(void) {
   Suite *s = suite_create("faults");
-  TCase *tc = add_tests(s, "plain", 60,
-                        (const TTest *const[]){config_load_fails_cleanly, network_fails_cleanly,
-                                               training_fails_cleanly, mcts_agent_fails_cleanly,
-                                               alphabeta_agent_fails_cleanly, replay_fails_cleanly,
-                                               analysis_fails_cleanly, protocol_fails_cleanly,
-                                               arena_fails_cleanly, records_fail_cleanly, NULL});
+  TCase *tc =
+      add_tests(s, "plain", 60,
+                (const TTest *const[]){
+                    config_load_fails_cleanly, network_fails_cleanly, training_fails_cleanly,
+                    mcts_agent_fails_cleanly, alphabeta_agent_fails_cleanly, replay_fails_cleanly,
+                    analysis_fails_cleanly, protocol_fails_cleanly, arena_fails_cleanly,
+                    stats_fail_cleanly, records_fail_cleanly, NULL});
   tcase_add_checked_fixture(tc, setup, teardown);
   tc = add_tests(s, "net", 60,
                  (const TTest *const[]){zero_agent_fails_cleanly, selfplay_fails_cleanly, NULL});
