@@ -103,7 +103,7 @@ static int finish_game(selfplay *s, worker *w, game_slot *gs) {
   if (s->p.phased) return selfplay_keep_finished(w, gs, every && gs->number % every == 0);
   int keep = every && (w->games_done * (uint64_t)s->n + (uint64_t)w->id) % every == 0;
   selfplay_game gm = {gs->samples, gs->n,       gs->moves,        gs->nmoves, end,
-                      w->gen,      gs->variant, slot_game(s, gs), keep};
+                      w->gen,      gs->variant, slot_game(s, gs), keep,       gs->number};
   if (selfplay_hand_on(s, &gm) != 0) {
     errf(w->err, sizeof w->err, "a finished game could not be handed on");
     return -1;

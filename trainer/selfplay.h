@@ -34,9 +34,10 @@ typedef struct {
   int nmoves;
   const game_pos *final;
   uint64_t gen;
-  int variant;   /* index into selfplay_params.variants (0 without them) */
-  const game *g; /* its rules */
-  int keep;      /* 1: one of the games selfplay_params.record_every keeps */
+  int variant;     /* index into selfplay_params.variants (0 without them) */
+  const game *g;   /* its rules */
+  int keep;        /* 1: one of the games selfplay_params.record_every keeps */
+  uint64_t number; /* its random stream: a worker's k-th game is k * threads + worker */
 } selfplay_game;
 /* Where finished games go: called from worker threads (in phased mode from
  * selfplay_phase's caller, in game-number order); it may wait

@@ -125,7 +125,8 @@ int selfplay_phase(selfplay *s, uint64_t samples, volatile sig_atomic_t *stop) {
                         w->gen,
                         f->variant,
                         selfplay_variant_game(s, f->variant),
-                        f->keep};
+                        f->keep,
+                        f->number};
     if (selfplay_hand_on(s, &gm) != 0) {
       errf(s->w[0].err, sizeof s->w[0].err, "a finished game could not be handed on");
       atomic_store(&s->failed, 1);
