@@ -72,13 +72,15 @@ FOLDER_SUITES = {
                 "test_run_dir", "test_properties"],
     "protocol": ["test_protocol", "test_properties"],
 }
-# Suites too slow to run for every mutant: test_run (two minutes; the
-# trainer's loop is covered through test_determinism and test_run_dir),
-# test_mpi (under mpirun, run for the distributed files only) and the game
-# suites that play thousands of games (run for game/ only).
+# Suites too slow to run for every mutant: test_run (two minutes: run last,
+# for the files of the training loop only, which nothing else drives through
+# whole runs), test_mpi (under mpirun, run for the distributed files only)
+# and the game suites that play thousands of games (run for game/ only).
 SLOW = {"test_run"}
 FILE_SUITES = {f"trainer/{f}": ["test_mpi"] for f in ("dist.c", "dist.h", "dist_learner.c",
                                                        "train_actor.c")}
+LAST_SUITES = {f"trainer/{f}": ["test_run"] for f in ("train.c", "train_loop.c", "rundir.c",
+                                                       "metrics.c", "checkpoint.c")}
 FOLDER_ONLY = {"test_mpi", "test_namnam", "test_bao_laps", "test_kujifunza", "test_oware"}
 
 
@@ -127,9 +129,10 @@ def suites_for(path, hand):
             out += m.suites
     out += FILE_SUITES.get(path, [])
     out += [t for t in tracked_suites() if t not in FOLDER_ONLY]
+    out = [s for s in out if s not in SLOW] + LAST_SUITES.get(path, [])
     seen, res = set(), []
     for s in out:
-        if s not in seen and s not in SLOW and s in tracked_suites():
+        if s not in seen and s in tracked_suites():
             seen.add(s)
             res.append(s)
     return res
@@ -311,8 +314,10 @@ class Sanitized:
     def trial(self, rel, orig, mutated, suites):
         # The covering suites only (the folder's, the file's, the hand
         # list's): a sanitizer reports where the code runs, and a build and
-        # run of every suite under it takes minutes. make asan runs no mpirun.
-        suites = [s for s in suites if s in covering(rel, self.hand) and s != "test_mpi"]
+        # run of every suite under it takes minutes. make asan runs no mpirun,
+        # and the slow suites stay out here too.
+        suites = [s for s in suites
+                  if s in covering(rel, self.hand) and s != "test_mpi" and s not in SLOW]
         missing = [s for s in suites if s not in self.secs and s not in self.bad]
         if missing:
             got = self.sc.baseline(missing, san=True, fatal=False)
