@@ -61,6 +61,10 @@ START_TEST(analyses_every_move_with_its_line) {
       int len = 0;
       for (int c = json_first(d, pv); c >= 0; c = json_next(d, c)) len++;
       deep += len > 2;
+      /* A line follows visited nodes only: each ply down took at least one
+       * of the move's visits. */
+      ck_assert_msg(len <= ((int)v > 1 ? (int)v : 1), "a line of %d plies after %d visits", len,
+                    (int)v);
       /* North's action a is the pit the drawing labels a + 6. */
       char label[8];
       snprintf(label, sizeof label, "%d", (int)action + 6 * (int)mover);
@@ -278,14 +282,43 @@ START_TEST(sims_and_time_join_the_agents_spec) {
 }
 END_TEST
 
+/* A line goes on through a forced reply: after South's pit 0, North's one
+ * seed is its only move, so a move searched twice or more has a line of at
+ * least two plies. */
+START_TEST(a_line_goes_through_a_forced_reply) {
+  int rc;
+  json_doc *d = ask(&plain,
+                    "{\"id\":\"f\",\"position\":\"0 1 0 0 0 0 2 0 0 0 0 0 1 20 24\","
+                    "\"agent\":\"mcts sims=200\",\"seed\":3}",
+                    &rc, NULL);
+  ck_assert_int_eq(rc, 0);
+  int turn = json_first(d, json_get(d, 0, "turns")), found = 0;
+  int moves = json_get(d, turn, "moves");
+  for (int m = json_first(d, moves); m >= 0; m = json_next(d, m)) {
+    double action, visits;
+    json_get_number(d, m, "action", &action);
+    json_get_number(d, m, "visits", &visits);
+    if ((int)action != 0) continue;
+    found = 1;
+    int len = 0, pv = json_get(d, m, "pv");
+    for (int c = json_first(d, pv); c >= 0; c = json_next(d, c)) len++;
+    ck_assert_int_ge((int)visits, 2);
+    ck_assert_msg(len >= 2, "pit 0 after %d visits: a line of %d", (int)visits, len);
+    ck_assert_str_eq(json_string(d, json_next(d, json_first(d, pv))), "11");
+  }
+  ck_assert(found);
+  json_free(d);
+}
+END_TEST
+
 static Suite *analysis_suite(void) {
   Suite *s = suite_create("analysis");
-  add_tests(
-      s, "queries", 120,
-      (const TTest *[]){analyses_every_move_with_its_line, errors_name_the_query_and_the_field,
-                        concurrent_queries_answer_as_alone, egdb_values_are_the_databases,
-                        the_default_seed_is_one, rules_as_a_string_or_an_object,
-                        sims_and_time_join_the_agents_spec, NULL});
+  add_tests(s, "queries", 120,
+            (const TTest *[]){
+                analyses_every_move_with_its_line, errors_name_the_query_and_the_field,
+                concurrent_queries_answer_as_alone, egdb_values_are_the_databases,
+                the_default_seed_is_one, rules_as_a_string_or_an_object,
+                sims_and_time_join_the_agents_spec, a_line_goes_through_a_forced_reply, NULL});
   return s;
 }
 

@@ -39,6 +39,7 @@
 #include "trainer/records.h"
 #include "trainer/replay.h"
 #include "trainer/selfplay.h"
+#include "trainer/train.h"
 
 enum { DENSE = 200, CAP = 400 };
 
@@ -411,6 +412,19 @@ static int op_ingest(char *err, size_t errlen) {
   return rc;
 }
 
+/* The learner's benchmark: a success has measured both of its rates. */
+static int op_learner_bench(char *err, size_t errlen) {
+  train_config c = tiny;
+  c.window = 512;
+  train_learner_result r;
+  if (train_bench_learner(&c, 0.002, &r, err, errlen) != 0) return -1;
+  if (!(r.steps_per_s > 0 && r.intake_per_s > 0 && r.capacity_per_s > 0))
+    return snprintf(err, errlen, "%g steps/s, %g samples/s taken in", r.steps_per_s,
+                    r.intake_per_s),
+           WRONG;
+  return 0;
+}
+
 /* ---- Self-play: two phased workers, their games into a buffer and records ---------------- */
 
 static nn_net *net;
@@ -525,6 +539,7 @@ FAULT_TEST(protocol_fails_cleanly, op_protocol)
 FAULT_TEST(arena_fails_cleanly, op_arena)
 FAULT_TEST(stats_fail_cleanly, op_stats)
 FAULT_TEST(ingest_fails_cleanly, op_ingest)
+FAULT_TEST(learner_bench_fails_cleanly, op_learner_bench)
 FAULT_TEST(selfplay_fails_cleanly, op_selfplay)
 FAULT_TEST(records_fail_cleanly, op_records)
 
@@ -541,7 +556,8 @@ static Suite *faults_suite(void) {
   tc = add_tests(s, "net", 60,
                  (const TTest *const[]){zero_agent_fails_cleanly, selfplay_fails_cleanly, NULL});
   tcase_add_checked_fixture(tc, net_setup, net_teardown);
-  tc = add_tests(s, "intake", 60, (const TTest *const[]){ingest_fails_cleanly, NULL});
+  tc = add_tests(s, "intake", 60,
+                 (const TTest *const[]){ingest_fails_cleanly, learner_bench_fails_cleanly, NULL});
   tcase_add_checked_fixture(tc, tiny_setup, teardown);
   return s;
 }

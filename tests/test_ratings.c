@@ -164,6 +164,37 @@ START_TEST(elo_by_hand) {
 }
 END_TEST
 
+/* The fit does not depend on how the players are numbered: each
+ * renumbering of a five-player field (pairings missing, uneven results)
+ * gives every player the same rating and standard error. */
+START_TEST(ratings_ignore_the_players_numbering) {
+  /* Player 4 meets player 3 alone: in its column the pivot ties, so the
+   * elimination swaps rows for some numberings and not for others. */
+  const rating_pairing field[6] = {{0, 1, 12, 3, 5}, {0, 2, 2, 1, 17}, {1, 2, 9, 9, 2},
+                                   {1, 3, 1, 0, 19}, {2, 3, 7, 2, 11}, {3, 4, 15, 5, 0}};
+  double elo0[5], se0[5];
+  ck_assert_int_eq(rating_fit(5, field, 6, 0, 0.0, elo0, se0), 0);
+  static const int perms[6][5] = {{4, 3, 2, 1, 0}, {1, 2, 3, 4, 0}, {2, 0, 4, 1, 3},
+                                  {3, 4, 0, 2, 1}, {4, 2, 1, 0, 3}, {0, 4, 3, 2, 1}};
+  for (int k = 0; k < 6; k++) {
+    const int *to = perms[k];
+    rating_pairing renum[6];
+    for (int i = 0; i < 6; i++) {
+      renum[i] = field[i];
+      renum[i].a = to[field[i].a];
+      renum[i].b = to[field[i].b];
+    }
+    double elo[5], se[5];
+    ck_assert_int_eq(rating_fit(5, renum, 6, to[0], 0.0, elo, se), 0);
+    for (int i = 0; i < 5; i++) {
+      ck_assert_double_eq_tol(elo[to[i]], elo0[i], 1e-6);
+      ck_assert_msg(fabs(se[to[i]] - se0[i]) < 1e-6, "numbering %d: player %d's error %g, not %g",
+                    k, i, se[to[i]], se0[i]);
+    }
+  }
+}
+END_TEST
+
 /* ---- Matches of two players ---------------------------------------------------------------- */
 
 START_TEST(summaries_by_hand) {
@@ -222,6 +253,7 @@ Suite *ratings_suite(void) {
   tcase_add_test(m, wilson_by_hand);
   tcase_add_test(m, score_intervals_by_hand);
   tcase_add_test(m, elo_by_hand);
+  tcase_add_test(m, ratings_ignore_the_players_numbering);
   tcase_add_test(m, summaries_by_hand);
   tcase_add_test(m, sprt);
   suite_add_tcase(s, m);

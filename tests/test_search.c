@@ -670,6 +670,23 @@ START_TEST(params_by_name) {
   mcts_eval ev = mcts_eval_uniform();
   ck_assert_ptr_null(mcts_create(&G, &d, &ev, 1, err, sizeof err));
   ck_assert_str_eq(err, "node_cap 10 is out of range (an integer 64..200000000)");
+  /* A search's parameters change, but for those that size its memory. */
+  d = mcts_defaults();
+  mcts *m = mcts_create(&G, &d, &ev, 1, err, sizeof err);
+  ck_assert_ptr_nonnull(m);
+  d.c_puct = 3;
+  d.sims = 40;
+  ck_assert_int_eq(mcts_set_params(m, &d, err, sizeof err), 0);
+  ck_assert_float_eq(mcts_get_params(m)->c_puct, 3);
+  ck_assert_int_eq(mcts_get_params(m)->sims, 40);
+  d.node_cap *= 2;
+  ck_assert_int_eq(mcts_set_params(m, &d, err, sizeof err), -1);
+  ck_assert_str_eq(err, "node_cap and cache_size are fixed when a search is made");
+  d = mcts_defaults();
+  d.c_puct = -1;
+  ck_assert_int_eq(mcts_set_params(m, &d, err, sizeof err), -1);
+  ck_assert_int_eq(mcts_get_params(m)->sims, 40);
+  mcts_free(m);
   /* The INI text reads back to the same parameters. */
   char text[2048];
   p.gumbel_c_scale = 0.1f;

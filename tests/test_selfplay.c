@@ -20,6 +20,8 @@
 #include "tests/nntest.h"
 #include "tests/testkit.h"
 #include "tests/testutil.h"
+#include "arena/record.h"
+#include "trainer/records.h"
 #include "trainer/replay.h"
 #include "trainer/selfplay.h"
 
@@ -43,17 +45,17 @@ typedef struct {
   uint8_t *moves[MAX_GAMES];
   int len[MAX_GAMES];
   game_pos final[MAX_GAMES];
+  uint64_t number[MAX_GAMES];
 } games_seen;
 
-static void record(void *ctx, const game *g, const uint8_t *moves, int n, const game_pos *final) {
-  (void)g;
-  games_seen *s = ctx;
+static void note_game(games_seen *s, const selfplay_game *gm) {
   pthread_mutex_lock(&s->lock);
   if (s->n < MAX_GAMES) {
-    s->moves[s->n] = malloc((size_t)n + 1);
-    memcpy(s->moves[s->n], moves, (size_t)n);
-    s->len[s->n] = n;
-    s->final[s->n] = *final;
+    s->moves[s->n] = malloc((size_t)gm->nmoves + 1);
+    memcpy(s->moves[s->n], gm->moves, (size_t)gm->nmoves);
+    s->len[s->n] = gm->nmoves;
+    s->final[s->n] = *gm->final;
+    s->number[s->n] = gm->number;
     s->n++;
   }
   pthread_mutex_unlock(&s->lock);
@@ -79,7 +81,7 @@ static int sink(void *ctx, const selfplay_game *gm) {
   session *s = ctx;
   selfplay_store st = {s->buffer, NULL};
   if (selfplay_store_game(&st, gm) != 0) return -1;
-  if (gm->keep) record(&s->seen, gm->g, gm->moves, gm->nmoves, gm->final);
+  if (gm->keep) note_game(&s->seen, gm);
   return 0;
 }
 
@@ -324,6 +326,82 @@ START_TEST(one_worker_repeats_its_games_for_a_seed) {
   session_free(&a);
   session_free(&b);
   session_free(&c);
+}
+END_TEST
+
+/* A game's moves follow its number alone (its own random stream), not the
+ * worker that plays it or what that worker played before: one worker
+ * plays games 0, 1, 2, ... in turn, and of two workers the first plays 0,
+ * 2, 4, ... and the second 1, 3, 5, ... With one game per worker every
+ * evaluation is of one position, so both runs evaluate alike. */
+START_TEST(a_games_moves_follow_its_number) {
+  session a, b;
+  selfplay_params p = params(41);
+  p.games = 1;
+  run_session(&a, &p, 1, 6, 8, NULL);
+  run_session(&b, &p, 2, 6, 8, NULL);
+  int compared = 0;
+  for (int i = 0; i < a.seen.n; i++)
+    for (int j = 0; j < b.seen.n; j++) {
+      if (a.seen.number[i] != b.seen.number[j]) continue;
+      ck_assert_msg(a.seen.len[i] == b.seen.len[j] &&
+                        !memcmp(a.seen.moves[i], b.seen.moves[j], (size_t)a.seen.len[i]),
+                    "game %d: other moves when another worker plays it", (int)a.seen.number[i]);
+      compared++;
+    }
+  ck_assert_int_ge(compared, 6);
+  session_free(&a);
+  session_free(&b);
+}
+END_TEST
+
+/* ---- The kept games' file ------------------------------------------------------------ */
+
+/* The records in path, their move counts into n_moves; -1: no file. */
+static int read_records(const char *path, int *n_moves, int cap) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  static record rec;
+  char err[256];
+  int line = 0, n = 0, got;
+  while ((got = record_read(f, &rec, &line, err, sizeof err)) == 1)
+    if (n < cap) n_moves[n++] = rec.n_moves;
+  fclose(f);
+  ck_assert_msg(got == 0, "%s", err);
+  return n;
+}
+
+/* A flush writes the games kept since the one before, and only those;
+ * with none kept it writes nothing. */
+START_TEST(a_flush_writes_each_kept_game_once) {
+  char dir[256], path[300], err[256];
+  scratch_dir(dir, sizeof dir, "records");
+  records *r = records_create(err, sizeof err);
+  ck_assert_msg(r != NULL, "%s", err);
+  game_pos p;
+  game_start(&G, &p);
+  uint8_t moves[8];
+  for (int k = 0; k < 8; k++) {
+    moves[k] = (uint8_t)game_nth_action(game_legal(&G, &p), 0);
+    game_play(&G, &p, moves[k]);
+  }
+  int n_moves[8], want[3][3] = {{3, 5, 0}, {8, 0, 0}, {0, 0, 0}};
+  for (int f = 0; f < 3; f++) {
+    for (int k = 0; want[f][k]; k++) {
+      game_pos end;
+      game_start(&G, &end);
+      for (int i = 0; i < want[f][k]; i++) game_play(&G, &end, moves[i]);
+      records_add(r, &G, moves, want[f][k], &end);
+    }
+    snprintf(path, sizeof path, "%s/iter-%d.txt", dir, f);
+    ck_assert_msg(records_flush(r, path, err, sizeof err) == 0, "%s", err);
+    int n = read_records(path, n_moves, 8), kept = 0;
+    while (want[f][kept]) kept++;
+    ck_assert_int_eq(n, kept ? kept : -1);
+    for (int k = 0; k < kept; k++) ck_assert_int_eq(n_moves[k], want[f][k]);
+  }
+  records_free(r);
+  remove_tree(dir);
 }
 END_TEST
 
@@ -631,13 +709,14 @@ static Suite *selfplay_suite(void) {
       s, "workers", 300,
       (const TTest *[]){samples_are_the_games_positions, random_plies_start_the_games,
                         one_random_ply_is_sometimes_played, one_worker_repeats_its_games_for_a_seed,
-                        two_workers_share_counters_and_the_slot, start_refuses_no_threads_or_games,
-                        phases_repeat_and_fill_their_share, a_stop_ends_a_phase_with_nothing_added,
-                        NULL});
+                        a_games_moves_follow_its_number, two_workers_share_counters_and_the_slot,
+                        start_refuses_no_threads_or_games, phases_repeat_and_fill_their_share,
+                        a_stop_ends_a_phase_with_nothing_added, NULL});
   tcase_add_checked_fixture(w, setup, NULL);
   TCase *n = add_tests(s, "slot", 120,
                        (const TTest *[]){slot_hands_out_each_generation_once, slot_copies_are_whole,
-                                         selfplay_line_counts_since_the_last, NULL});
+                                         selfplay_line_counts_since_the_last,
+                                         a_flush_writes_each_kept_game_once, NULL});
   tcase_add_checked_fixture(n, setup, NULL);
   add_tests(s, "metrics", 30, (const TTest *[]){selfplay_line_counts_since_the_last, NULL});
   return s;
