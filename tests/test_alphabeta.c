@@ -271,15 +271,22 @@ START_TEST(alphabeta_time_limit) {
   /* Move after move with the same search, as an agent plays a game: the
    * search after one stopped by its deadline (it ran the whole time, an
    * iteration cut off) starts afresh, and completes at least its first
-   * iteration, which no deadline cuts. About one search in three is cut. */
+   * iteration, which no deadline cuts. A search is cut when its limit
+   * falls between 2.5 times one iteration's end and the next's: the limits
+   * grow by a quarter a move, 0.02 s to 0.19 s and again, so that one of
+   * them does on a CPU of any speed (a fixed one can miss every such gap,
+   * move after move). */
   int cut = r.seconds >= prm.time, after_cut = 0;
-  for (int move = 1; move < 20 && !after_cut && p.status == GAME_ONGOING; move++) {
+  double limit = 0.02;
+  for (int move = 1; move < 24 && !after_cut && p.status == GAME_ONGOING; move++) {
     game_play(&G, &p, r.best);
     after_cut = cut;
+    ab_set_time(s, limit);
     ck_assert_int_eq(ab_run(s, &p, NULL, &r, err, sizeof err), 0);
     ck_assert_int_ge(r.depth, 1);
     ck_assert(r.best >= 0 && (game_legal(&G, &p) >> r.best & 1));
-    cut |= r.seconds >= prm.time;
+    cut |= r.seconds >= limit;
+    limit = limit > 0.15 ? 0.02 : limit * 1.25;
   }
   ck_assert(after_cut);
   ab_free(s);

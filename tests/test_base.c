@@ -117,6 +117,9 @@ START_TEST(pool_runs_every_job_once) {
   w = (pool_work){NULL, t_run, NULL, t};
   ck_assert_int_eq(pool_run(3, 10, &w, err, sizeof err), 0);
   for (int j = 0; j < 10; j++) ck_assert_int_eq(t->runs[j], 1);
+  /* A request for no threads is refused by name. */
+  ck_assert_int_eq(pool_run(0, 10, &w, err, sizeof err), -1);
+  ck_assert_str_eq(err, "bad pool request: 0 threads, 10 jobs");
   free(t);
 }
 END_TEST

@@ -21,6 +21,7 @@
 #include "trainer/endgame.h"
 #include "trainer/replay.h"
 #include "trainer/selfplay.h"
+#include "trainer/train.h"
 
 #define SMALL_N 10 /* the suite's database: levels 0..10, well under a second */
 
@@ -469,6 +470,14 @@ START_TEST(config_egdb_section) {
   c.egdb_enabled = 0;
   ck_assert_int_eq(endgame_acquire_db(&c, &db, where, sizeof where, err, sizeof err), 0);
   ck_assert_ptr_null(db);
+  /* A run asked for a database that is not there does not start. */
+  char over_dir[400], run_dir[300];
+  snprintf(over_dir, sizeof over_dir, "egdb.dir=%s/none", dir);
+  snprintf(run_dir, sizeof run_dir, "%s/run", dir);
+  char *over[] = {"egdb.enabled=1", over_dir, "run.iterations=1"};
+  train_args a = {.config_path = "configs/tiny.ini", .run_dir = run_dir, .n_over = 3, .over = over};
+  ck_assert_int_ne(train_run(&a, err, sizeof err), 0);
+  CHECK(strstr(err, "egdb.dir") && strstr(err, "/none"), "%s", err);
   put_file(path, "[game]\nname = warri\n[egdb]\nenabled = 1\n");
   ck_assert(config_load(&c, path, 0, NULL, err, sizeof err) != 0);
   CHECK(strstr(err, "egdb.enabled") && strstr(err, "warri"), "%s", err);

@@ -269,6 +269,10 @@ START_TEST(pits_from_round_totals) {
     if (cases[i].over) {
       expect_end(&p, GAME_END_TARGET, cases[i].h0, 12 - cases[i].h0,
                  cases[i].h0 ? GAME_SOUTH : GAME_NORTH);
+      /* The game ends on the last round's board: no round after it. */
+      ck_assert_int_eq(p.round, 1);
+      ck_assert_int_eq(p.store[0], cases[i].t0);
+      ck_assert_int_eq(p.store[1], cases[i].t1);
       continue;
     }
     ck_assert_int_eq(p.status, GAME_ONGOING);

@@ -486,6 +486,16 @@ START_TEST(noise_and_temperature) {
     if (vis[i] > hi) hi = vis[i];
   }
   ck_assert_int_gt(hi - lo, 2);
+  /* Noise reaches a root of two moves too. */
+  game_pos two = pos("0  1 1 0 0 0 0  4 4 4 4 4 4  11 11");
+  ck_assert_int_eq(__builtin_popcount(game_legal(&G, &two)), 2);
+  mcts *m2 = mcts_create(&G, &prm, &ev, 3, err, sizeof err);
+  mcts_set_root(m2, &two, NULL, err, sizeof err);
+  mcts_run(m2, 300, err, sizeof err);
+  int v2[GAME_MAX_ACTIONS];
+  mcts_root_children(m2, NULL, v2, NULL, NULL, NULL);
+  ck_assert_msg(abs(v2[0] - v2[1]) > 2, "visits %d and %d: no noise", v2[0], v2[1]);
+  mcts_free(m2);
   /* Temperature 1: choices follow the visit counts. */
   int counts[GAME_MAX_ACTIONS] = {0}, draws = 6000;
   for (int i = 0; i < draws; i++) counts[mcts_choose_action(m)]++;
