@@ -715,7 +715,6 @@ static Suite *selfplay_suite(void) {
   tcase_add_checked_fixture(w, setup, NULL);
   TCase *n = add_tests(s, "slot", 120,
                        (const TTest *[]){slot_hands_out_each_generation_once, slot_copies_are_whole,
-                                         selfplay_line_counts_since_the_last,
                                          a_flush_writes_each_kept_game_once, NULL});
   tcase_add_checked_fixture(n, setup, NULL);
   add_tests(s, "metrics", 30, (const TTest *[]){selfplay_line_counts_since_the_last, NULL});

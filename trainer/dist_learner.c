@@ -77,6 +77,10 @@ static char *config_text(const train_config *c, size_t *len) {
   return t;
 }
 
+typedef struct {
+  uint32_t version, n_params;
+} dist_net_msg;
+
 unsigned char *dist_net_pack(const nn_net *net, uint32_t version, size_t *len) {
   size_t np = nn_param_count(net);
   *len = sizeof(dist_net_msg) + np * sizeof(float);

@@ -36,14 +36,10 @@ typedef struct {
   game_pos final;
 } dist_game_msg;
 
-/* A network as it travels: this header, then n_params floats. */
-typedef struct {
-  uint32_t version; /* promotions of the run when it was published */
-  uint32_t n_params;
-} dist_net_msg;
-
 /* net's parameters as a network message of *len bytes (the caller frees
- * it); NULL when out of memory. */
+ * it): the version (the run's promotions when it was published) and the
+ * parameter count as two uint32_t, then the parameters. NULL when out of
+ * memory. */
 unsigned char *dist_net_pack(const nn_net *net, uint32_t version, size_t *len);
 /* A network message into net, which has the sender's shape; its version
  * into *version. -1 with a message for a message of another shape (net
