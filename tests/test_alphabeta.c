@@ -59,11 +59,11 @@ static int few_seeds_position(rng_t *r, game_pos *p) {
   for (int i = 0; i < b; i++) cnt[rng_below(r, (uint32_t)pits)]++;
   int rest = total - b, s0 = (int)rng_below(r, (uint32_t)rest + 1), s1 = rest - s0;
   if (s0 >= target || s1 >= target) return -1;
-  char tok[GAME_MAX_PITS + 3][8], *argv[GAME_MAX_PITS + 3], err[256];
-  snprintf(tok[0], 8, "%u", rng_below(r, 2));
-  for (int i = 0; i < pits; i++) snprintf(tok[1 + i], 8, "%d", cnt[i]);
-  snprintf(tok[pits + 1], 8, "%d", s0);
-  snprintf(tok[pits + 2], 8, "%d", s1);
+  char tok[GAME_MAX_PITS + 3][12], *argv[GAME_MAX_PITS + 3], err[256];
+  snprintf(tok[0], sizeof tok[0], "%u", rng_below(r, 2));
+  for (int i = 0; i < pits; i++) snprintf(tok[1 + i], sizeof tok[0], "%d", cnt[i]);
+  snprintf(tok[pits + 1], sizeof tok[0], "%d", s0);
+  snprintf(tok[pits + 2], sizeof tok[0], "%d", s1);
   for (int i = 0; i < pits + 3; i++) argv[i] = tok[i];
   if (G.rules->setboard(&G, p, pits + 3, argv, err, sizeof err)) return -1;
   return p->status == GAME_ONGOING ? 0 : -1;

@@ -100,11 +100,14 @@ START_TEST(stalemate_rules) {
   ck_assert_int_eq(p.status, GAME_OVER);
   ck_assert_int_eq(p.end_reason, GAME_END_NOCAPTURE);
   ck_assert_int_eq(p.final[0] + p.final[1], 32);
+  /* Drawn whatever the stores hold; the scores are the stores alone. */
   configure("nocap_limit=2 stalemate=draw");
-  p = pos("0  0 0 0 0 0 0 0 1  0 3 3 3 3 3 3 3  5 5");
+  p = pos("0  0 0 0 0 0 0 0 1  0 3 3 3 3 3 3 3  6 4");
   play_legal(&p, 7);
   play_first(&p, 1);
   ck_assert_int_eq(p.winner, GAME_DRAW);
+  ck_assert_int_eq(p.final[0], 6);
+  ck_assert_int_eq(p.final[1], 4);
   configure("seeds=3 target=25 first_player=1");
   p = start_pos();
   ck_assert_int_eq(G.total_seeds, 48);

@@ -366,6 +366,65 @@ START_TEST(mixed_batches_evaluate_each_search_with_its_rules) {
 }
 END_TEST
 
+/* A prior that depends on the position as well as the rules, so that a
+ * policy row given to the wrong search changes that search's tree. */
+static int position_prior(void *ctx, const game *g, const game_pos *const *pos, int n,
+                          float *policy, float *value) {
+  if (variant_prior(ctx, g, pos, n, policy, value)) return -1;
+  for (int i = 0; i < n; i++) {
+    float *p = policy + (size_t)i * (size_t)g->n_actions, sum = 0;
+    for (int a = 0; a < g->n_actions; a++) {
+      p[a] *= 1.0f + (float)((pos[i]->pits[a] * 7 + a) % 5);
+      sum += p[a];
+    }
+    for (int a = 0; a < g->n_actions; a++) p[a] /= sum;
+    value[i] = (float)(pos[i]->store[pos[i]->mover] - pos[i]->store[!pos[i]->mover]) / 48.0f;
+  }
+  return 0;
+}
+
+START_TEST(mixed_batches_grow_the_trees_of_lone_searches) {
+  game v[2] = {make("abapa", NULL), make("warri", NULL)};
+  char err[256];
+  mcts_eval ev = {position_prior, NULL, 0};
+  mcts_params prm = mcts_defaults();
+  prm.noise = 0;
+  prm.batch = 4; /* leaves of both variants, in several calls per round */
+  enum { N = 7, SIMS = 120 };
+  mcts_batch *mb = mcts_batch_create(&v[0], &prm, &ev, N, 1, err, sizeof err);
+  ck_assert_ptr_nonnull(mb);
+  game_pos p[N];
+  for (int i = 0; i < N; i++) {
+    const game *g = &v[i % 3 == 1];
+    if (g != &v[0]) ck_assert_msg(mcts_batch_set_game(mb, i, g, err, sizeof err) == 0, "%s", err);
+    game_start(g, &p[i]);
+    for (int k = 0; k < i; k++) game_play(g, &p[i], __builtin_ctz(game_legal(g, &p[i])));
+    ck_assert_int_eq(mcts_set_root(mcts_batch_search(mb, i), &p[i], NULL, err, sizeof err), 0);
+  }
+  ck_assert_int_eq(mcts_batch_run(mb, NULL, SIMS, err, sizeof err), 0);
+  for (int i = 0; i < N; i++) {
+    mcts *lone = mcts_create(&v[i % 3 == 1], &prm, &ev, 1, err, sizeof err);
+    ck_assert_ptr_nonnull(lone);
+    ck_assert_int_eq(mcts_set_root(lone, &p[i], NULL, err, sizeof err), 0);
+    ck_assert_int_eq(mcts_run(lone, SIMS, err, sizeof err), SIMS);
+    int a1[GAME_MAX_ACTIONS], a2[GAME_MAX_ACTIONS], n1[GAME_MAX_ACTIONS], n2[GAME_MAX_ACTIONS];
+    int r1[GAME_MAX_ACTIONS], r2[GAME_MAX_ACTIONS];
+    float q1[GAME_MAX_ACTIONS], q2[GAME_MAX_ACTIONS], v1[GAME_MAX_ACTIONS], v2[GAME_MAX_ACTIONS];
+    int k1 = mcts_root_children(lone, a1, n1, q1, v1, r1);
+    int k2 = mcts_root_children(mcts_batch_search(mb, i), a2, n2, q2, v2, r2);
+    ck_assert_int_eq(k1, k2);
+    for (int j = 0; j < k1; j++) {
+      ck_assert_int_eq(a1[j], a2[j]);
+      ck_assert_msg(n1[j] == n2[j], "search %d, action %d: %d visits alone, %d batched", i, a1[j],
+                    n1[j], n2[j]);
+      ck_assert_float_eq_tol(q1[j], q2[j], 1e-6f);
+    }
+    mcts_free(lone);
+  }
+  mcts_batch_free(mb);
+}
+END_TEST
+
 /* ---- Networks ------------------------------------------------------------------------ */
 
 START_TEST(a_network_plays_the_variants_of_its_set_only) {
@@ -515,6 +574,7 @@ static Suite *variants_suite(void) {
   tcase_add_test(t, config_variants_refused_with_the_culprit);
   tcase_add_test(t, replay_files_keep_each_samples_variant);
   tcase_add_test(t, mixed_batches_evaluate_each_search_with_its_rules);
+  tcase_add_test(t, mixed_batches_grow_the_trees_of_lone_searches);
   tcase_add_test(t, a_network_plays_the_variants_of_its_set_only);
   tcase_add_test(t, a_tiny_run_trains_on_two_variants_and_resumes);
   suite_add_tcase(s, t);
