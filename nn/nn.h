@@ -238,12 +238,14 @@ typedef struct {
 /* Seconds that reps forward passes of batch rows of n (in its precision,
  * nn_precision_of) take: nn_forward(n, ws, x, NULL, batch, policy, value,
  * NULL) reps times on the wall clock when timer is NULL; tests pass their
- * own to inject times. */
+ * own to inject times. A negative value: a forward pass failed, and so
+ * does the measurement. */
 typedef double (*nn_auto_timer)(void *ctx, const nn_net *n, nn_ws *ws, const float *x, int batch,
                                 int reps, float *policy, float *value);
 /* Fills r (r->choice: what AUTO takes) for n's shape at n_batches (1 to
  * NN_AUTO_MAX_BATCHES) batch sizes. -1 with a message on a bad
- * SOWZERO_AUTO_PRECISION, bad batch sizes or out of memory. */
+ * SOWZERO_AUTO_PRECISION, bad batch sizes, a failed forward pass or out
+ * of memory. */
 int nn_auto_choose(const nn_net *n, const int *batches, int n_batches, nn_auto_timer timer,
                    void *ctx, nn_auto_report *r, char *err, size_t errlen);
 /* Called (process-wide, from the choosing thread) with each new choice

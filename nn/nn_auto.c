@@ -39,7 +39,8 @@ static double real_timer(void *ctx, const nn_net *n, nn_ws *ws, const float *x, 
                          float *policy, float *value) {
   (void)ctx;
   double t0 = clock_wall();
-  for (int i = 0; i < reps; i++) nn_forward(n, ws, x, NULL, batch, policy, value, NULL);
+  for (int i = 0; i < reps; i++)
+    if (nn_forward(n, ws, x, NULL, batch, policy, value, NULL) != 0) return -1;
   return clock_wall() - t0;
 }
 
@@ -183,6 +184,10 @@ static int measure(const nn_net *n, const int *batches, int nb, nn_auto_timer ti
     for (int p = 0; p < NN_AUTO_PATHS; p++) {
       if (!s.net[p]) continue;
       double t = timer(ctx, s.net[p], s.ws, s.x, B, 1, s.policy, s.value);
+      if (t < 0) {
+        errf(err, errlen, "the %s forward pass at batch %d failed", nn_precision_name(paths[p]), B);
+        goto out;
+      }
       reps[p] = t > 0 && t < SAMPLE_S ? (int)(SAMPLE_S / t) + 1 : 1;
       if (reps[p] > REPS_MAX) reps[p] = REPS_MAX;
       if (t > SLOW_S) rounds = 2;
@@ -190,7 +195,13 @@ static int measure(const nn_net *n, const int *batches, int nb, nn_auto_timer ti
     for (int k = 0; k < rounds; k++)
       for (int p = 0; p < NN_AUTO_PATHS; p++) {
         if (!s.net[p]) continue;
-        double us = timer(ctx, s.net[p], s.ws, s.x, B, reps[p], s.policy, s.value) * 1e6 / reps[p];
+        double t = timer(ctx, s.net[p], s.ws, s.x, B, reps[p], s.policy, s.value);
+        if (t < 0) {
+          errf(err, errlen, "the %s forward pass at batch %d failed", nn_precision_name(paths[p]),
+               B);
+          goto out;
+        }
+        double us = t * 1e6 / reps[p];
         if (us > 0 && (r->us[b][p] == 0 || us < r->us[b][p])) r->us[b][p] = us;
       }
   }

@@ -264,6 +264,22 @@ START_TEST(rules_as_a_string_or_an_object) {
     free(text[0]);
     free(text[1]);
   }
+  /* A string is read up to twice as many settings as a game may have
+   * options; more are refused before the rules see them. */
+  for (int n = 2 * GAME_MAX_OPTIONS; n <= 2 * GAME_MAX_OPTIONS + 1; n++) {
+    char line[1024];
+    size_t at = (size_t)snprintf(line, sizeof line, "{\"id\":\"m\",\"rules\":\"");
+    for (int k = 0; k < n; k++) at += (size_t)snprintf(line + at, sizeof line - at, "seeds=4 ");
+    snprintf(line + at, sizeof line - at, "\",\"agent\":\"greedy\"}");
+    int rc;
+    char *text;
+    json_free(ask(&plain, line, &rc, &text));
+    if (n == 2 * GAME_MAX_OPTIONS) /* read, then refused by the rules */
+      ck_assert_msg(rc == 1 && strstr(text, "given twice"), "%d settings: %s", n, text);
+    else
+      ck_assert_msg(rc == 1 && strstr(text, "too many rule settings"), "%d settings: %s", n, text);
+    free(text);
+  }
 }
 END_TEST
 

@@ -323,6 +323,37 @@ static int compare_with(int n_over, char *const *over, config_diff *d) {
   return config_compare(&a, &b, d);
 }
 
+/* docs/CONFIG.md shows every key with its default as config_describe
+ * prints it: its block must be that output, line for line, so that a
+ * default changed in the code (or in the document) alone is seen. */
+START_TEST(the_documented_keys_are_the_described_ones) {
+  FILE *doc = fopen("docs/CONFIG.md", "r");
+  ck_assert_ptr_nonnull(doc);
+  FILE *out = tmpfile();
+  ck_assert_ptr_nonnull(out);
+  config_describe(out);
+  rewind(out);
+  char want[512], got[512];
+  int in_block = 0, lines = 0;
+  while (fgets(want, sizeof want, doc)) {
+    if (!strncmp(want, "```", 3)) {
+      if (in_block) break;
+      in_block = 1;
+      continue;
+    }
+    if (!in_block) continue;
+    lines++;
+    ck_assert_msg(fgets(got, sizeof got, out) != NULL, "docs/CONFIG.md has more lines: %s", want);
+    ck_assert_msg(!strcmp(want, got),
+                  "docs/CONFIG.md line %d of the block:\n  %s  but the code says\n  %s", lines,
+                  want, got);
+  }
+  ck_assert_msg(fgets(got, sizeof got, out) == NULL, "docs/CONFIG.md lacks: %s", got);
+  ck_assert_int_gt(lines, 50);
+  fclose(out);
+  fclose(doc);
+}
+END_TEST
 START_TEST(configs_compare_key_by_key) {
   config_diff d;
   ck_assert_int_eq(compare_with(0, NULL, &d), 0);
@@ -374,6 +405,7 @@ Suite *config_suite(void) {
   tcase_add_test(c, precision_setting);
   tcase_add_test(c, overrides_checked_together);
   tcase_add_test(c, configs_compare_key_by_key);
+  tcase_add_test(c, the_documented_keys_are_the_described_ones);
   suite_add_tcase(s, c);
   return s;
 }

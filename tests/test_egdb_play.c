@@ -3,6 +3,7 @@
  * the errors of a bad setting, exact targets in self-play and the [egdb]
  * config section. */
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,6 +493,53 @@ START_TEST(config_egdb_section) {
 }
 END_TEST
 
+/* The run's banner line for its database counts the positions it
+ * measures the network on: none when eval_positions = 0. The run stops
+ * as soon as the line is out. */
+typedef struct {
+  volatile sig_atomic_t stop;
+  char line[512];
+} banner_watch;
+
+static void watch_banner(void *ctx, int kind, const train_status *st, const char *line) {
+  banner_watch *w = ctx;
+  (void)st;
+  if (kind == 1 && line && strstr(line, "endgame database")) {
+    snprintf(w->line, sizeof w->line, "%s", line);
+    w->stop = 1;
+  }
+}
+
+START_TEST(run_banner_counts_the_measured_positions) {
+  char dir[256], run_dir[300], over_dir[600], err[1024];
+  scratch_dir(dir, sizeof dir, "egdbbanner");
+  snprintf(over_dir, sizeof over_dir, "egdb.dir=%s", db_dir);
+  for (int k = 0; k < 2; k++) {
+    banner_watch w = {0, ""};
+    snprintf(run_dir, sizeof run_dir, "%s/run%d", dir, k);
+    char *over[] = {"egdb.enabled=1", over_dir,
+                    k ? "egdb.eval_positions=7" : "egdb.eval_positions=0", "run.iterations=1"};
+    train_args a = {.config_path = "configs/tiny.ini",
+                    .run_dir = run_dir,
+                    .n_over = 4,
+                    .over = over,
+                    .progress = watch_banner,
+                    .progress_ctx = &w,
+                    .stop = &w.stop};
+    ck_assert_msg(train_run(&a, err, sizeof err) == 0, "%s", err);
+    const char *at = strstr(w.line, " positions to measure");
+    ck_assert_msg(at != NULL, "no banner line: '%s'", w.line);
+    while (at > w.line && at[-1] >= '0' && at[-1] <= '9') at--;
+    int n = atoi(at);
+    if (k == 0)
+      ck_assert_msg(n == 0, "%s", w.line);
+    else
+      ck_assert_msg(n > 0 && n % 7 == 0, "%s", w.line); /* 7 of each seed count measured */
+  }
+  remove_tree(dir);
+}
+END_TEST
+
 /* The endgame set ([egdb] measurement): up to per_level positions of each
  * of the top seed counts the database holds, however many are asked (an
  * empty board is no position), each measured and counted under its seed
@@ -544,7 +592,8 @@ static Suite *egdb_play_suite(void) {
           alphabeta_with_egdb_is_exact, endgame_search_finds_the_biggest_win_above_the_database,
           egdb_agent_plays_best_and_delegates, bad_egdb_settings_are_clear_errors,
           databases_are_shared, default_dir_order, selfplay_targets_are_exact, config_egdb_section,
-          endgame_set_covers_the_seed_counts_asked, NULL});
+          run_banner_counts_the_measured_positions, endgame_set_covers_the_seed_counts_asked,
+          NULL});
   tcase_add_unchecked_fixture(t, build_small, remove_small);
   tcase_add_checked_fixture(t, open_small, close_small);
   return s;

@@ -135,6 +135,54 @@ static int move_text(const game *g, int k, int mover, int a, char *buf, size_t l
   return k ? game_move_label(g, mover, a, buf, len) : game_move_name(g, a, buf, len);
 }
 
+/* Each game's document (docs/games/NAME.md) tables every option as the
+ * rules declare it: "lo..hi (default)" for an integer, the value names in
+ * order with the default in bold for an enumeration. */
+static void check_documented_option(const game_option *o, const char *doc, const char *path) {
+  char head[64];
+  snprintf(head, sizeof head, "\n| `%s` | ", o->key);
+  const char *table = strstr(doc, "\n| option |");
+  ck_assert_msg(table != NULL, "%s has no table of options", path);
+  const char *row = strstr(table, head);
+  ck_assert_msg(row != NULL, "%s has no row for option %s", path, o->key);
+  row += strlen(head);
+  char cell[512], want[512];
+  size_t n = strcspn(row, "|");
+  ck_assert(n > 1 && n < sizeof cell);
+  snprintf(cell, sizeof cell, "%.*s", (int)(n - 1), row); /* without the space before | */
+  if (!o->values) {
+    snprintf(want, sizeof want, "%d..%d (%d)", o->min, o->max, o->def);
+  } else {
+    size_t at = 0;
+    int v = 0;
+    for (; o->values[v]; v++)
+      at += (size_t)snprintf(want + at, sizeof want - at, v == o->def ? "%s**%s**" : "%s%s",
+                             v ? ", " : "", o->values[v]);
+    ck_assert_msg(o->min == 0 && o->max == v - 1, "option %s: range %d..%d for %d names", o->key,
+                  o->min, o->max, v);
+  }
+  ck_assert_msg(!strcmp(cell, want), "%s, option %s: the document says '%s', the rules '%s'", path,
+                o->key, cell, want);
+}
+
+START_TEST(documents_table_every_option) {
+  for (int i = 0; game_rules_at(i); i++) {
+    const game_rules *r = game_rules_at(i);
+    char path[128], doc[1 << 16];
+    snprintf(path, sizeof path, "docs/games/%s.md", r->name);
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "%s is missing", path);
+    size_t len = fread(doc + 1, 1, sizeof doc - 2, f);
+    fclose(f);
+    doc[0] = '\n';
+    doc[len + 1] = 0;
+    int n = 0;
+    for (const game_option *o = r->options; o->key; o++, n++) check_documented_option(o, doc, path);
+    ck_assert_int_ge(n, 4);
+  }
+}
+END_TEST
+
 /* Every game's move names and board labels, for every action and both
  * movers, fit a buffer one byte longer than the text and are refused
  * (-1) by one of exactly its length: a caller never gets a cut name. */
@@ -301,8 +349,9 @@ static Suite *game_suite(void) {
   add_tests(s, "registry", 0,
             (const TTest *[]){presets_set_grand_slam, options_override_presets,
                               option_errors_name_the_culprit, option_parser_garbage,
-                              registry_lists_everything, move_names_fit_or_are_refused,
-                              hist_counts_and_copies, random_action_is_uniform, NULL});
+                              registry_lists_everything, documents_table_every_option,
+                              move_names_fit_or_are_refused, hist_counts_and_copies,
+                              random_action_is_uniform, NULL});
   add_tests(s, "config", 0,
             (const TTest *[]){ini_reads_sections_and_comments, ini_errors_name_file_and_line,
                               ini_loads_a_long_file, config_game_errors, NULL});

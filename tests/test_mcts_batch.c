@@ -80,6 +80,53 @@ START_TEST(batch_matches_single_searches) {
 }
 END_TEST
 
+/* An evaluator call that fails ends the round with an error; the searches
+ * keep what they completed and go on in the next run. */
+typedef struct {
+  int calls, fail_at;
+} failing_ctx;
+
+static int failing_uniform(void *ctx, const game *g, const game_pos *const *pos, int n,
+                           float *policy, float *value) {
+  failing_ctx *f = ctx;
+  if (++f->calls == f->fail_at) return -1;
+  mcts_eval u = mcts_eval_uniform();
+  return u.evaluate(NULL, g, pos, n, policy, value);
+}
+
+START_TEST(a_failed_evaluation_fails_the_run) {
+  configure_game("oware", NULL);
+  char err[256] = "";
+  failing_ctx f = {0, 5};
+  mcts_eval ev = {failing_uniform, &f, 0};
+  mcts_params prm = mcts_defaults();
+  prm.batch = 4;
+  enum { N = 6 };
+  mcts_batch *b = mcts_batch_create(&G, &prm, &ev, N, 1, err, sizeof err);
+  ck_assert_ptr_nonnull(b);
+  game_pos s;
+  game_start(&G, &s);
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(mcts_set_root(mcts_batch_search(b, i), &s, NULL, err, sizeof err), 0);
+  ck_assert_int_eq(mcts_batch_run(b, NULL, 100, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "evaluator failed"), "%s", err);
+  int before[N];
+  for (int i = 0; i < N; i++) {
+    mcts_info mi;
+    mcts_get_info(mcts_batch_search(b, i), &mi);
+    before[i] = mi.root_visits;
+    ck_assert_int_lt(before[i], 100);
+  }
+  f.fail_at = 0;
+  ck_assert_msg(mcts_batch_run(b, NULL, 30, err, sizeof err) == 0, "%s", err);
+  for (int i = 0; i < N; i++) {
+    mcts_info mi;
+    mcts_get_info(mcts_batch_search(b, i), &mi);
+    ck_assert_int_eq(mi.root_visits, before[i] + 30);
+  }
+  mcts_batch_free(b);
+}
+END_TEST
 START_TEST(cache_hits_transpositions) {
   configure_game("oware", NULL);
   char err[256];
@@ -161,6 +208,7 @@ static Suite *mcts_batch_suite(void) {
   TCase *t = tcase_create("core");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, batch_matches_single_searches);
+  tcase_add_test(t, a_failed_evaluation_fails_the_run);
   tcase_add_test(t, cache_hits_transpositions);
   tcase_add_test(t, threads_batched_workers);
   suite_add_tcase(s, t);

@@ -175,6 +175,10 @@ START_TEST(auto_forced_by_the_environment) {
   const int bad[2] = {0, NN_MAX_ACTIONS};
   ck_assert_int_eq(nn_auto_choose(n, bad, 1, fake_timer, &f, &r, err, sizeof err), -1);
   ck_assert_int_eq(nn_auto_choose(n, bad + 1, 0, fake_timer, &f, &r, err, sizeof err), -1);
+  /* A forward pass that fails fails the measurement, and says which. */
+  fake broken = {{1e-5, 1e-5, -1}, {0}, {0}, 0, {0}};
+  ck_assert_int_eq(nn_auto_choose(n, &b, 1, fake_timer, &broken, &r, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "int8 forward pass at batch"), "%s", err);
   nn_auto_set_observer(NULL, NULL);
   nn_free(n);
 }
@@ -187,7 +191,7 @@ START_TEST(auto_on_the_real_clock) {
   unset();
   nn_net *n = make_net(&small_cfg, 11);
   set_prec(n, NN_PRECISION_FP32);
-  const int b[2] = {1, 17};
+  const int b[2] = {17, 1}; /* the largest first: buffers sized by the largest, wherever it is */
   char err[256];
   nn_auto_report r, again;
   nn_auto_set_observer(observe, NULL);
@@ -210,7 +214,7 @@ START_TEST(auto_on_the_real_clock) {
   ck_assert_int_eq(told, 1);
   char line[600];
   nn_auto_describe(&r, line, sizeof line);
-  ck_assert_msg(strstr(line, "measured batch 1:") && strstr(line, "batch 17:") &&
+  ck_assert_msg(strstr(line, "measured batch 17:") && strstr(line, "batch 1:") &&
                     strstr(line, nn_precision_name(r.choice)),
                 "%s", line);
   nn_auto_set_observer(NULL, NULL);

@@ -191,6 +191,11 @@ START_TEST(broken_records_are_rejected) {
   /* A line out of order. */
   ck_assert_int_eq(read_text("game 0\nsouth random\n", err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, "line 2: expected 'rules'"));
+  /* A key glued to more letters is another key. */
+  ck_assert_int_eq(read_text("game 0\nrulesX\n", err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "line 2: expected 'rules', got 'rulesX'"));
+  ck_assert_int_eq(read_text("games 0\n", err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "line 1: expected 'game', got 'games 0'"));
   /* A result that is none. */
   snprintf(buf, sizeof buf, "%s", example);
   memcpy(strstr(buf, "result 1-0"), "result 2-0", 10);

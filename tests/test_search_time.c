@@ -137,6 +137,81 @@ START_TEST(deadline_within_one_batch) {
 }
 END_TEST
 
+/* The search counts each change of its most visited move (the unsure
+ * rule's input): an evaluator that reads the root before every evaluation
+ * sees the same leaders, here with values from the position (a flat
+ * evaluator never changes its leader) and a clock that stands still. */
+typedef struct {
+  mcts *m;
+  int leader, changes;
+} leader_watch;
+
+static void watch_root(leader_watch *w) {
+  int act[GAME_MAX_ACTIONS], vis[GAME_MAX_ACTIONS], proof[GAME_MAX_ACTIONS];
+  float prior[GAME_MAX_ACTIONS], val[GAME_MAX_ACTIONS];
+  int k = mcts_root_children(w->m, act, vis, prior, val, proof), best = -1;
+  for (int i = 0; i < k; i++)
+    if (best < 0 || vis[i] > vis[best]) best = i;
+  if (best < 0) return;
+  if (w->leader >= 0 && best != w->leader) w->changes++;
+  w->leader = best;
+}
+
+static int watching_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n,
+                             float *policy, float *value) {
+  leader_watch *w = ctx;
+  if (w->m) watch_root(w);
+  mcts_eval u = mcts_eval_uniform();
+  u.evaluate(NULL, g, pos, n, policy, value);
+  for (int i = 0; i < n; i++) {
+    const game_pos *q = pos[i];
+    uint32_t h = (uint32_t)q->store[0] * 2654435761u ^ (uint32_t)q->ply * 40503u;
+    for (int a = 0; a < G.n_pits; a++) h = h * 31u + q->pits[a];
+    value[i] = (float)((int)(h % 1001u) - 500) / 600.0f;
+  }
+  return 0;
+}
+
+START_TEST(leader_changes_counted) {
+  configure_game("oware", NULL);
+  char err[256];
+  rng_t r;
+  rng_seed(&r, 5, 5);
+  int total = 0;
+  for (int game_no = 0; game_no < 12; game_no++) {
+    leader_watch w = {NULL, -1, 0};
+    mcts_eval ev = {watching_evaluate, &w, 0};
+    mcts_params p = mcts_defaults();
+    p.noise = 0;
+    p.solver = 0;
+    p.cache_size = 0;
+    mcts *m = mcts_create(&G, &p, &ev, 1, err, sizeof err);
+    ck_assert_msg(m != NULL, "%s", err);
+    game_pos s;
+    game_start(&G, &s);
+    game_hist *h = malloc(sizeof *h);
+    game_hist_reset(h, &s);
+    random_moves(&s, h, &r, 2 * game_no);
+    ck_assert_int_eq(mcts_set_root(m, &s, h, err, sizeof err), 0);
+    w.m = m;
+    fake_time f = {0, 0, 0}; /* never moves: only the cap stops */
+    timectl_clock clk = {fake_now, &f};
+    mcts_limits l = mcts_limits_sims(300);
+    l.soft = l.hard = 1;
+    l.clock = &clk;
+    mcts_search_info info;
+    ck_assert_msg(mcts_search(m, &l, &info, err, sizeof err) > 0, "%s", err);
+    watch_root(&w); /* the last look, after the last simulation */
+    ck_assert_msg(info.best_changes == w.changes, "position %d: %d changes counted, %d seen",
+                  game_no, info.best_changes, w.changes);
+    total += w.changes;
+    free(h);
+    mcts_free(m);
+  }
+  ck_assert_int_gt(total, 5);
+}
+END_TEST
+
 /* A search sure of its move stops at the soft limit; with early stopping
  * it ends once the runner-up cannot catch up, with the move the full
  * search would have played. */
@@ -305,6 +380,62 @@ static void check_tree(const mcts *m) {
   }
 }
 
+/* An evaluator that fails on its `fail_at`-th call (counted across the
+ * threads that share it). */
+typedef struct {
+  _Atomic int calls;
+  int fail_at;
+} failing_ctx;
+
+static int failing_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n,
+                            float *policy, float *value) {
+  failing_ctx *f = ctx;
+  if (atomic_fetch_add(&f->calls, 1) + 1 == f->fail_at) return -1;
+  mcts_eval u = mcts_eval_uniform();
+  return u.evaluate(NULL, g, pos, n, policy, value);
+}
+
+/* A batch whose evaluation fails is dropped: its leaves' virtual losses
+ * are taken back once, and the tree holds exactly the simulations that
+ * completed, ready for the next search. */
+START_TEST(failed_batch_leaves_the_tree_whole) {
+  configure_game("oware", NULL);
+  char err[256];
+  for (int threads = 1; threads <= 2; threads++)
+    for (int fail_at = 2; fail_at <= 40; fail_at += 19) {
+      failing_ctx f = {0, fail_at};
+      mcts_eval ev = {failing_evaluate, &f, 0}, evs[2] = {ev, ev};
+      mcts_params p = mcts_defaults();
+      p.noise = 0;
+      mcts *m = mcts_create(&G, &p, &ev, 1, err, sizeof err);
+      game_pos s;
+      game_start(&G, &s);
+      ck_assert_int_eq(mcts_set_root(m, &s, NULL, err, sizeof err), 0);
+      mcts_limits l = mcts_limits_sims(5000);
+      l.threads = threads;
+      l.leaves = 4;
+      l.evals = evs;
+      mcts_search_info info;
+      ck_assert_int_eq(mcts_search(m, &l, &info, err, sizeof err), -1);
+      ck_assert_ptr_nonnull(strstr(err, "evaluator failed"));
+      mcts_info mi;
+      mcts_get_info(m, &mi);
+      ck_assert_msg(mi.root_visits == info.sims, "%d threads, failing call %d: root %d, sims %d",
+                    threads, fail_at, mi.root_visits, info.sims);
+      check_tree(m);
+      /* The next search goes on from there. */
+      f.fail_at = 0;
+      int before = info.sims;
+      l.sims = 200;
+      ck_assert_int_eq(mcts_search(m, &l, &info, err, sizeof err), 200);
+      mcts_get_info(m, &mi);
+      ck_assert_int_eq(mi.root_visits, before + 200);
+      check_tree(m);
+      mcts_free(m);
+    }
+}
+END_TEST
+
 /* One thread and one leaf without a time limit is mcts_run, simulation for
  * simulation; several threads complete exactly the simulations asked. */
 START_TEST(threads_share_one_tree) {
@@ -453,10 +584,12 @@ static Suite *search_time_suite(void) {
   tcase_add_test(t, plan_per_move_and_clock);
   tcase_add_test(t, deadline_within_one_batch);
   tcase_add_test(t, soft_limit_unsure_and_early_stop);
+  tcase_add_test(t, leader_changes_counted);
   tcase_add_test(t, decide_unsure_and_early);
   tcase_add_test(t, forced_move_with_time_banked);
   tcase_add_test(t, cap_and_proof_stop_timed_search);
   tcase_add_test(t, threads_share_one_tree);
+  tcase_add_test(t, failed_batch_leaves_the_tree_whole);
   tcase_add_test(t, bad_limits_refused);
   tcase_add_test(t, node_array_grows_and_keeps_subtree);
   tcase_add_test(t, timed_threaded_agents_play);

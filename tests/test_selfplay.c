@@ -554,6 +554,14 @@ static void phased_session(session *s, const char *buffer_path) {
     ck_assert_int_eq(s->seen.n, (int)atomic_load(&s->counters.games));
     ck_assert_uint_gt(atomic_load(&s->counters.games), games);
   }
+  /* The shares split what is asked: one sample is the first worker's
+   * alone (a worker's game numbers are its id modulo the workers). */
+  int seen = s->seen.n;
+  ck_assert_int_eq(selfplay_phase(sp, 1, NULL), 0);
+  ck_assert_int_gt(s->seen.n, seen);
+  for (int i = seen; i < s->seen.n; i++)
+    ck_assert_msg(s->seen.number[i] % 2 == 0, "game %d of a one-sample phase",
+                  (int)s->seen.number[i]);
   ck_assert_msg(selfplay_stop(sp, err, sizeof err) == 0, "%s", err);
   ck_assert_msg(replay_save(s->buffer, buffer_path, err, sizeof err) == 0, "%s", err);
 }

@@ -103,7 +103,11 @@ START_TEST(variants_side_by_side) {
   free(direct);
   for (int t = 0; t < STUDY_TESTS; t++) {
     ck_assert(same->t[t].p >= 0 && same->t[t].p <= 1);
-    for (int k = 0; k < 3; k++) ck_assert(r->pairs[k].p_holm[t] >= r->pairs[k].t[t].p);
+    for (int k = 0; k < 3; k++) {
+      ck_assert(r->pairs[k].p_holm[t] >= r->pairs[k].t[t].p);
+      /* A pair differs exactly where its adjusted p is within alpha. */
+      ck_assert_int_eq(r->pairs[k].differ[t], r->pairs[k].p_holm[t] <= p.alpha);
+    }
   }
   /* Two threads play the same games. */
   p.threads = 2;
