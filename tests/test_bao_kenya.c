@@ -310,7 +310,15 @@ static Suite *bao_kenya_suite(void) {
   static const setboard_refusal refusals[] = {
       {"0 3", "setboard takes MOVER, 16 pits and 2 stores (19 numbers), got 2"}, {NULL, NULL}};
   static const render_case renders[] = {
-      {"1  3 3 3 3 3 3 3 3  0 0 0 0 0 0 0 0  12 12", "South wins"}, {NULL, NULL}};
+      {"1  3 3 3 3 3 3 3 3  0 0 0 0 0 0 0 0  12 12", "South wins"},
+      /* A board of distinct counts drawn whole: each pit under its number. */
+      {"1  0 1 2 3 4 5 6 7 0 1 2 3 4 5 4 0  1 0",
+       "          15  14  13  12  11  10   9   8\n"
+       "North  [   0   4   5   4   3   2   1   0 ]  <- to move\n"
+       "store   0                                  store 1\n"
+       "South  [   0   1   2   3   4   5   6   7 ]\n"
+       "           0   1   2   3   4   5   6   7\n"},
+      {NULL, NULL}};
   static const game_spec spec = {
       .suite = "bao_kenya",
       .game = "bao-kenya",

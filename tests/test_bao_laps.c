@@ -259,7 +259,15 @@ static Suite *bao_laps_suite(void) {
   static const setboard_refusal refusals[] = {{"0  2 2 2 2 2 2 2 2  2 2 2 2 2 2 2 2  0 1",
                                                "pits and stores hold 33 seeds, this game has 32"},
                                               {NULL, NULL}};
-  static const render_case renders[] = {{NULL, "South  [   2   2"}, {NULL, NULL}};
+  static const render_case renders[] = {
+      {NULL, "South  [   2   2"},
+      /* A board of distinct counts drawn whole: each pit under its number. */
+      {"1  0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3  5 3",
+       "          15  14  13  12  11  10   9   8\n"
+       "North  [   3   2   1   0   3   2   1   0 ]  captured 3  <- to move\n"
+       "South  [   0   1   2   3   0   1   2   3 ]  captured 5\n"
+       "           0   1   2   3   4   5   6   7\n"},
+      {NULL, NULL}};
   static const reference_impl reference = {ref_legal_at, ref_check_move};
   static const game_spec spec = {
       .suite = "bao_laps",

@@ -513,9 +513,17 @@ static Suite *kujifunza_suite(void) {
        "got 2"},
       {"1 " START " 1 0", "bad store '1' (0..0)"},
       {NULL, NULL}};
-  static const render_case renders[] = {{NULL, "1 South front [   2   2"},
-                                        {NULL, "     column     0   1   2   3   4   5   6   7\n"},
-                                        {NULL, NULL}};
+  static const render_case renders[] = {
+      {NULL, "1 South front [   2   2"},
+      {NULL, "     column     0   1   2   3   4   5   6   7\n"},
+      /* Distinct counts drawn whole: each pit in its place. */
+      {"0  0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 1 "
+       "1 2 3 0 1 2 3 0 1 1 0 0 0 0 0 0  0 0",
+       "3 North back  [   0   3   2   1   0   3   2   1 ]\n"
+       "2 North front [   1   1   0   0   0   0   0   0 ]  North 14 kete\n"
+       "1 South front [   1   6   5   4   3   2   1   0 ]  South 50 kete\n"
+       "0 South back  [   0   1   2   3   4   5   6   7 ]  <- to move\n"},
+      {NULL, NULL}};
   static const reference_impl reference = {ref_legal_at, ref_check_move};
   static const game_spec spec = {.suite = "kujifunza",
                                  .game = "kujifunza",

@@ -592,7 +592,12 @@ static Suite *namnam_suite(void) {
       {NULL, NULL}};
 #define OWNERS "0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  sssssssnnnnn 2 0"
   static const render_case renders[] = {
-      {OWNERS, "Round 2 of 12"}, {OWNERS, "  4n  4n  4n  4n  4n  4s ]"}, {NULL, NULL}};
+      {OWNERS, "Round 2 of 12"},
+      {OWNERS, "  4n  4n  4n  4n  4n  4s ]"},
+      /* Each row's pit numbers, North's above and South's below. */
+      {NULL, "\n         11  10   9   8   7   6\nNorth ["},
+      {NULL, "\n          0   1   2   3   4   5\n(s/n after"},
+      {NULL, NULL}};
 #undef OWNERS
   static const reference_impl reference = {ref_legal, ref_check_move};
   static const game_spec spec = {

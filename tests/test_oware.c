@@ -537,6 +537,14 @@ static Suite *oware_suite(void) {
       {"2  4 4 4 4 4 4  4 4 4 4 4 4  0 0", "bad mover '2' (0 or 1)"},
       {"0  4 x 4 4 4 4  4 4 4 4 4 4  0 0", "bad seed count 'x' (0..48)"},
       {NULL, NULL}};
+  /* A board of distinct counts drawn whole: each pit under its number. */
+  static const render_case renders[] = {
+      {"0  0 1 2 3 4 5 6 7 0 1 2 3  8 6",
+       "        11  10   9   8   7   6\n"
+       "North [   3   2   1   0   7   6 ]  captured 6\n"
+       "South [   0   1   2   3   4   5 ]  captured 8  <- to move\n"
+       "         0   1   2   3   4   5\n"},
+      {NULL, NULL}};
   static const game_spec spec = {.suite = "oware",
                                  .game = "oware",
                                  .perft = perft,
@@ -545,6 +553,7 @@ static Suite *oware_suite(void) {
                                  .n_stress = 7,
                                  .start_tokens = "4 4 4 4 4 4 4 4 4 4 4 4 0 0",
                                  .refusals = refusals,
+                                 .renders = renders,
                                  /* own pit 0: 1 seed, which is a 1; own store 3 of 25 */
                                  .encode = {"0  1 2 3 0 0 0  5 6 7 8 9 2  3 2",
                                             "1  5 6 7 8 9 2  1 2 3 0 0 0  2 3",
