@@ -151,6 +151,38 @@ START_TEST(the_default_seed_is_one) {
   ck_assert_str_eq(out[0], out[1]);
   ck_assert_str_ne(out[1], out[2]);
   for (int i = 0; i < 3; i++) free(out[i]);
+  /* Each turn is seeded by the seed and its own number: its answer is the
+   * same whichever other turns the query asks for. */
+  static const char *const both =
+                               "{\"id\":0,\"moves\":[2,3],\"turns\":[0,1,2],\"agent\":"
+                               "\"mcts sims=60 noise=1\",\"seed\":3}",
+                           *last =
+                               "{\"id\":0,\"moves\":[2,3],\"turns\":[2],\"agent\":"
+                               "\"mcts sims=60 noise=1\",\"seed\":3}";
+  char *a, *b, err[256];
+  ck_assert_int_eq(analysis_answer(&plain, both, strlen(both), &a), 0);
+  ck_assert_int_eq(analysis_answer(&plain, last, strlen(last), &b), 0);
+  json_doc *da = json_parse(a, err, sizeof err), *db = json_parse(b, err, sizeof err);
+  ck_assert(da && db);
+  int ta = json_first(da, json_get(da, 0, "turns")), tb = json_first(db, json_get(db, 0, "turns"));
+  ck_assert(ta >= 0 && tb >= 0);
+  ta = json_next(da, json_next(da, ta));
+  ck_assert(ta >= 0);
+  int ma = json_first(da, json_get(da, ta, "moves")),
+      mb = json_first(db, json_get(db, tb, "moves"));
+  int n = 0;
+  for (; ma >= 0 && mb >= 0; ma = json_next(da, ma), mb = json_next(db, mb), n++) {
+    double va, vb;
+    ck_assert_int_eq(json_get_number(da, ma, "visits", &va), 0);
+    ck_assert_int_eq(json_get_number(db, mb, "visits", &vb), 0);
+    ck_assert_msg(va == vb, "turn 2, move %d: %g visits asked with turns 0 and 1, %g alone", n, va,
+                  vb);
+  }
+  ck_assert(ma < 0 && mb < 0 && n > 1);
+  json_free(da);
+  json_free(db);
+  free(a);
+  free(b);
 }
 END_TEST
 

@@ -233,6 +233,43 @@ START_TEST(features_agree_with_the_kernel) {
 }
 END_TEST
 
+/* The CPU's identity as cpuid gives it is the kernel's: vendor, display
+ * family and model, and the brand string (both without leading spaces). */
+static const char *cpuinfo_field(const char *text, const char *key, char *out, size_t len) {
+  char head[64];
+  snprintf(head, sizeof head, "\n%s\t", key);
+  const char *at = strstr(text, head);
+  if (!at || !(at = strchr(at, ':'))) return NULL;
+  at += strspn(at + 1, " ") + 1;
+  snprintf(out, len, "%.*s", (int)strcspn(at, "\n"), at);
+  return out;
+}
+
+START_TEST(identity_agrees_with_the_kernel) {
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return; /* not Linux */
+  static char text[1 << 16];
+  text[0] = '\n';
+  size_t n = fread(text + 1, 1, sizeof text - 2, f);
+  fclose(f);
+  text[n + 1] = 0;
+  char vendor[64], family[16], model[16], name[128];
+  if (!cpuinfo_field(text, "vendor_id", vendor, sizeof vendor)) return; /* not x86 */
+  cpu_info ci;
+  cpu_detect(&ci);
+  ck_assert_str_eq(ci.vendor, vendor);
+  ck_assert_ptr_nonnull(cpuinfo_field(text, "cpu family", family, sizeof family));
+  ck_assert_ptr_nonnull(cpuinfo_field(text, "model", model, sizeof model));
+  ck_assert_int_eq(ci.family, atoi(family));
+  ck_assert_int_eq(ci.model, atoi(model));
+  if (cpuinfo_field(text, "model name", name, sizeof name)) {
+    size_t k = strlen(name);
+    while (k > 0 && name[k - 1] == ' ') name[--k] = 0;
+    ck_assert_str_eq(ci.name, name);
+  }
+}
+END_TEST
+
 /* Settings of `threads = auto`: an integer or the word, and back. */
 typedef struct {
   int threads;
@@ -465,6 +502,7 @@ static Suite *cpu_suite(void) {
   tcase_add_test(t, missing_instructions_are_named);
   tcase_add_test(t, feature_names_round_trip);
   tcase_add_test(t, features_agree_with_the_kernel);
+  tcase_add_test(t, identity_agrees_with_the_kernel);
   tcase_add_test(t, kv_auto_integers);
   tcase_add_test(t, config_threads_auto_and_numbers);
   tcase_add_test(t, system_json_parses);

@@ -3,6 +3,7 @@
  * the errors of a bad setting, exact targets in self-play and the [egdb]
  * config section. */
 #include <check.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -565,6 +566,16 @@ START_TEST(endgame_set_covers_the_seed_counts_asked) {
     double all, n;
     ck_assert_int_eq(json_get_number(d, eg, "positions", &all), 0);
     ck_assert_int_eq((int)all, endgame_count(e));
+    /* Each figure is a mean over positions: within its range, and the
+     * overall one the positions-weighted mean of the seed counts' own. */
+    static const char *const means[] = {"value_mae",     "margin_mae",    "policy_result",
+                                        "policy_margin", "search_result", "search_margin"};
+    static const double top[] = {2, 48, 1, 1, 1, 1};
+    double weighted[6] = {0}, overall[6];
+    for (int f = 0; f < 6; f++) {
+      ck_assert_int_eq(json_get_number(d, eg, means[f], &overall[f]), 0);
+      ck_assert_msg(overall[f] >= 0 && overall[f] <= top[f], "%s %g", means[f], overall[f]);
+    }
     int k = 0, sum = 0;
     for (int c = json_first(d, seeds); c >= 0; c = json_next(d, c), k++) {
       char want[16];
@@ -573,9 +584,19 @@ START_TEST(endgame_set_covers_the_seed_counts_asked) {
       ck_assert_int_eq(json_get_number(d, c, "positions", &n), 0);
       ck_assert_msg(n >= 1 && n <= 2, "%g positions of %s seeds", n, want);
       sum += (int)n;
+      for (int f = 0; f < 6; f++) {
+        double x;
+        ck_assert_int_eq(json_get_number(d, c, means[f], &x), 0);
+        ck_assert_msg(x >= 0 && x <= top[f], "%s seeds: %s %g", want, means[f], x);
+        weighted[f] += x * n;
+      }
     }
     ck_assert_int_eq(k, levels);
     ck_assert_int_eq(sum, (int)all);
+    for (int f = 0; f < 6; f++)
+      ck_assert_msg(fabs(weighted[f] / all - overall[f]) < 2e-3 * (1 + overall[f]),
+                    "%s: %g overall, %g from the seed counts", means[f], overall[f],
+                    weighted[f] / all);
     json_free(d);
     endgame_free(e);
   }

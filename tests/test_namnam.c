@@ -291,6 +291,9 @@ START_TEST(fixed_claims_for_north) {
   configure("namnam_claim=fixed");
   game_pos p = pos("0  0 0 0 0 0 0  0 0 0 0 0 0  18 30");
   ck_assert_uint_eq(p.owner, 0xfc3); /* 8 pits: his row and South's 0, 1 */
+  /* Fixed claims are made at once: no position waits for them. */
+  setboard_fails("0  4 4 4 4 4 4  4 4 4 4 4 4  0 0  ssssssnnnnnn 2 0 2",
+                 "no claim phase under namnam_claim=fixed (claims must be 0)");
 }
 END_TEST
 

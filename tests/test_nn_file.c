@@ -2,6 +2,7 @@
  * documented layout, refusals of another run's or a damaged file with the
  * reason, and training resumed from a checkpoint bit for bit. */
 #include <check.h>
+#include <unistd.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -349,6 +350,18 @@ START_TEST(checkpoint_resumes_bit_identically) {
   snprintf(want, sizeof want, "%s: trained for game 'oware' but this run plays 'warri'", path);
   ck_assert_str_eq(err, want);
   ck_assert(nn_params(r)[0] == keep);
+  /* Saving an optimiser of another shape is refused, and writes nothing. */
+  nn_config other = small_cfg;
+  other.hidden = 32;
+  nn_net *o = make_net(&other, 5);
+  nn_trainer *ot = make_trainer(o, &p);
+  char opath[128];
+  snprintf(opath, sizeof opath, "%s/other.bin", tmpdir);
+  ck_assert_int_eq(nn_checkpoint_save(n, ot, &m, NULL, 0, opath, err, sizeof err), -1);
+  snprintf(want, sizeof want, "%s: optimiser state is for another network shape", opath);
+  ck_assert_str_eq(err, want);
+  ck_assert_int_ne(access(opath, F_OK), 0);
+  nn_trainer_free(ot), nn_free(o);
   free(b);
   free_data(&d);
   nn_trainer_free(rt), nn_free(r);
