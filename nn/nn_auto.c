@@ -169,6 +169,16 @@ static int set_make(bench_set *s, const nn_net *n, int max_batch, char *err, siz
   return 0;
 }
 
+/* Seconds of reps passes of path p at batch B; -1 with a message when a
+ * pass failed. */
+static double time_path(const bench_set *s, int p, int B, int reps, nn_auto_timer timer, void *ctx,
+                        char *err, size_t errlen) {
+  double t = timer(ctx, s->net[p], s->ws, s->x, B, reps, s->policy, s->value);
+  if (t < 0)
+    errf(err, errlen, "the %s forward pass at batch %d failed", nn_precision_name(paths[p]), B);
+  return t;
+}
+
 static int measure(const nn_net *n, const int *batches, int nb, nn_auto_timer timer, void *ctx,
                    nn_auto_report *r, char *err, size_t errlen) {
   int max_batch = 1;
@@ -183,11 +193,8 @@ static int measure(const nn_net *n, const int *batches, int nb, nn_auto_timer ti
      * sizes its samples. */
     for (int p = 0; p < NN_AUTO_PATHS; p++) {
       if (!s.net[p]) continue;
-      double t = timer(ctx, s.net[p], s.ws, s.x, B, 1, s.policy, s.value);
-      if (t < 0) {
-        errf(err, errlen, "the %s forward pass at batch %d failed", nn_precision_name(paths[p]), B);
-        goto out;
-      }
+      double t = time_path(&s, p, B, 1, timer, ctx, err, errlen);
+      if (t < 0) goto out;
       reps[p] = t > 0 && t < SAMPLE_S ? (int)(SAMPLE_S / t) + 1 : 1;
       if (reps[p] > REPS_MAX) reps[p] = REPS_MAX;
       if (t > SLOW_S) rounds = 2;
@@ -195,12 +202,8 @@ static int measure(const nn_net *n, const int *batches, int nb, nn_auto_timer ti
     for (int k = 0; k < rounds; k++)
       for (int p = 0; p < NN_AUTO_PATHS; p++) {
         if (!s.net[p]) continue;
-        double t = timer(ctx, s.net[p], s.ws, s.x, B, reps[p], s.policy, s.value);
-        if (t < 0) {
-          errf(err, errlen, "the %s forward pass at batch %d failed", nn_precision_name(paths[p]),
-               B);
-          goto out;
-        }
+        double t = time_path(&s, p, B, reps[p], timer, ctx, err, errlen);
+        if (t < 0) goto out;
         double us = t * 1e6 / reps[p];
         if (us > 0 && (r->us[b][p] == 0 || us < r->us[b][p])) r->us[b][p] = us;
       }
