@@ -354,6 +354,7 @@ START_TEST(the_documented_keys_are_the_described_ones) {
   fclose(doc);
 }
 END_TEST
+
 START_TEST(configs_compare_key_by_key) {
   config_diff d;
   ck_assert_int_eq(compare_with(0, NULL, &d), 0);

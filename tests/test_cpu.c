@@ -196,27 +196,42 @@ START_TEST(feature_names_round_trip) {
 }
 END_TEST
 
+/* /proc/cpuinfo, read whole after a newline (so that every field starts
+ * one), and one of its fields (the first CPU's) without the spaces after
+ * the colon. */
+static const char *read_cpuinfo(void) {
+  static char text[1 << 16];
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return NULL; /* not Linux */
+  text[0] = '\n';
+  size_t n = fread(text + 1, 1, sizeof text - 2, f);
+  fclose(f);
+  text[n + 1] = 0;
+  return text;
+}
+
+static const char *cpuinfo_field(const char *text, const char *key, char *out, size_t len) {
+  char head[64];
+  snprintf(head, sizeof head, "\n%s\t", key);
+  const char *at = strstr(text, head);
+  if (!at || !(at = strchr(at, ':'))) return NULL;
+  at += strspn(at + 1, " ") + 1;
+  snprintf(out, len, "%.*s", (int)strcspn(at, "\n"), at);
+  return out;
+}
+
 /* Every feature Linux reports usable (/proc/cpuinfo's flags, which the
  * kernel clears for registers it does not save) is one cpuid and xgetbv
  * give: each named alike, AMX as its tiles with bf16 and int8. (Not the
  * converse: an older kernel may not know a newer feature's name.) */
 START_TEST(features_agree_with_the_kernel) {
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f || getenv(CPU_FEATURES_ENV)) {
-    if (f) fclose(f);
-    return; /* not Linux, or features taken away on purpose */
-  }
-  static char line[1 << 16];
-  char flags[1 << 16] = "";
-  while (fgets(line, sizeof line, f))
-    if (!strncmp(line, "flags", 5)) {
-      snprintf(flags, sizeof flags, " %s", strchr(line, ':') + 1);
-      break;
-    }
-  fclose(f);
-  if (!flags[0]) return;
-  for (char *c = flags; *c; c++)
-    if (*c == '\n' || *c == '\t') *c = ' ';
+  const char *text = read_cpuinfo();
+  static char flags[1 << 16];
+  /* not Linux, or features taken away on purpose */
+  if (!text || getenv(CPU_FEATURES_ENV)) return;
+  flags[0] = ' ';
+  if (!cpuinfo_field(text, "flags", flags + 1, sizeof flags - 2)) return;
+  strcat(flags, " ");
   cpu_info ci;
   cpu_detect(&ci);
   for (int i = 0; i < CPU_F_COUNT; i++) {
@@ -235,26 +250,10 @@ END_TEST
 
 /* The CPU's identity as cpuid gives it is the kernel's: vendor, display
  * family and model, and the brand string (both without leading spaces). */
-static const char *cpuinfo_field(const char *text, const char *key, char *out, size_t len) {
-  char head[64];
-  snprintf(head, sizeof head, "\n%s\t", key);
-  const char *at = strstr(text, head);
-  if (!at || !(at = strchr(at, ':'))) return NULL;
-  at += strspn(at + 1, " ") + 1;
-  snprintf(out, len, "%.*s", (int)strcspn(at, "\n"), at);
-  return out;
-}
-
 START_TEST(identity_agrees_with_the_kernel) {
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f) return; /* not Linux */
-  static char text[1 << 16];
-  text[0] = '\n';
-  size_t n = fread(text + 1, 1, sizeof text - 2, f);
-  fclose(f);
-  text[n + 1] = 0;
+  const char *text = read_cpuinfo();
   char vendor[64], family[16], model[16], name[128];
-  if (!cpuinfo_field(text, "vendor_id", vendor, sizeof vendor)) return; /* not x86 */
+  if (!text || !cpuinfo_field(text, "vendor_id", vendor, sizeof vendor)) return; /* not x86 */
   cpu_info ci;
   cpu_detect(&ci);
   ck_assert_str_eq(ci.vendor, vendor);

@@ -138,11 +138,9 @@ static int move_text(const game *g, int k, int mover, int a, char *buf, size_t l
 /* Each game's document (docs/games/NAME.md) tables every option as the
  * rules declare it: "lo..hi (default)" for an integer, the value names in
  * order with the default in bold for an enumeration. */
-static void check_documented_option(const game_option *o, const char *doc, const char *path) {
+static void check_documented_option(const game_option *o, const char *table, const char *path) {
   char head[64];
   snprintf(head, sizeof head, "\n| `%s` | ", o->key);
-  const char *table = strstr(doc, "\n| option |");
-  ck_assert_msg(table != NULL, "%s has no table of options", path);
   const char *row = strstr(table, head);
   ck_assert_msg(row != NULL, "%s has no row for option %s", path, o->key);
   row += strlen(head);
@@ -176,8 +174,11 @@ START_TEST(documents_table_every_option) {
     fclose(f);
     doc[0] = '\n';
     doc[len + 1] = 0;
+    const char *table = strstr(doc, "\n| option |");
+    ck_assert_msg(table != NULL, "%s has no table of options", path);
     int n = 0;
-    for (const game_option *o = r->options; o->key; o++, n++) check_documented_option(o, doc, path);
+    for (const game_option *o = r->options; o->key; o++, n++)
+      check_documented_option(o, table, path);
     ck_assert_int_ge(n, 4);
   }
 }

@@ -82,23 +82,11 @@ END_TEST
 
 /* An evaluator call that fails ends the round with an error; the searches
  * keep what they completed and go on in the next run. */
-typedef struct {
-  int calls, fail_at;
-} failing_ctx;
-
-static int failing_uniform(void *ctx, const game *g, const game_pos *const *pos, int n,
-                           float *policy, float *value) {
-  failing_ctx *f = ctx;
-  if (++f->calls == f->fail_at) return -1;
-  mcts_eval u = mcts_eval_uniform();
-  return u.evaluate(NULL, g, pos, n, policy, value);
-}
-
 START_TEST(a_failed_evaluation_fails_the_run) {
   configure_game("oware", NULL);
   char err[256] = "";
   failing_ctx f = {0, 5};
-  mcts_eval ev = {failing_uniform, &f, 0};
+  mcts_eval ev = {failing_evaluate, &f, 0};
   mcts_params prm = mcts_defaults();
   prm.batch = 4;
   enum { N = 6 };
@@ -127,6 +115,7 @@ START_TEST(a_failed_evaluation_fails_the_run) {
   mcts_batch_free(b);
 }
 END_TEST
+
 START_TEST(cache_hits_transpositions) {
   configure_game("oware", NULL);
   char err[256];

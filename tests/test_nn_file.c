@@ -2,11 +2,11 @@
  * documented layout, refusals of another run's or a damaged file with the
  * reason, and training resumed from a checkpoint bit for bit. */
 #include <check.h>
-#include <unistd.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/base.h"
 #include "nn/nn.h"

@@ -166,7 +166,7 @@ static int watching_evaluate(void *ctx, const game *g, const game_pos *const *po
   for (int i = 0; i < n; i++) {
     const game_pos *q = pos[i];
     uint32_t h = (uint32_t)q->store[0] * 2654435761u ^ (uint32_t)q->ply * 40503u;
-    for (int a = 0; a < G.n_pits; a++) h = h * 31u + q->pits[a];
+    for (int a = 0; a < g->n_pits; a++) h = h * 31u + q->pits[a];
     value[i] = (float)((int)(h % 1001u) - 500) / 600.0f;
   }
   return 0;
@@ -378,21 +378,6 @@ static void check_tree(const mcts *m) {
     }
     ck_assert_int_le(sum, v.visits);
   }
-}
-
-/* An evaluator that fails on its `fail_at`-th call (counted across the
- * threads that share it). */
-typedef struct {
-  _Atomic int calls;
-  int fail_at;
-} failing_ctx;
-
-static int failing_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n,
-                            float *policy, float *value) {
-  failing_ctx *f = ctx;
-  if (atomic_fetch_add(&f->calls, 1) + 1 == f->fail_at) return -1;
-  mcts_eval u = mcts_eval_uniform();
-  return u.evaluate(NULL, g, pos, n, policy, value);
 }
 
 /* A batch whose evaluation fails is dropped: its leaves' virtual losses
