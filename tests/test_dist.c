@@ -187,13 +187,55 @@ START_TEST(a_network_message_carries_every_parameter) {
 }
 END_TEST
 
+/* The start message carries the learner's config whole and the run's
+ * iteration; a learner that failed is told apart from a message cut
+ * short, one whose text runs to its end without a NUL, or one whose text
+ * is not a config. Each cut message is copied to a buffer of its own
+ * length, so that a read past it shows under AddressSanitizer. */
+START_TEST(a_start_message_carries_the_config) {
+  char err[1200] = "";
+  train_config c, got;
+  ck_assert_msg(config_load(&c, "configs/tiny.ini", 0, NULL, err, sizeof err) == 0, "%s", err);
+  c.hidden = 40, c.seed = 99;
+  size_t len = 0;
+  unsigned char *m = dist_start_pack(&c, 12, &len);
+  ck_assert_ptr_nonnull(m);
+  uint32_t it = 0;
+  ck_assert_msg(dist_start_unpack(m, len, &it, &got, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(it, 12);
+  config_diff d;
+  ck_assert_msg(!config_compare(&c, &got, &d), "%s: %s against %s", d.key, d.a, d.b);
+  for (size_t k = 0; k < len; k++) {
+    unsigned char *cut = malloc(k ? k : 1);
+    memcpy(cut, m, k);
+    it = 5;
+    ck_assert_int_eq(dist_start_unpack(cut, k, &it, &got, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, k < 8 ? "short" : "not one string"), "%zu bytes: %s", k, err);
+    ck_assert_uint_eq(it, 5);
+    free(cut);
+  }
+  /* A text that is not a config names the problem. */
+  unsigned char bad[8 + 16] = {1, 0, 0, 0, 3, 0, 0, 0};
+  memcpy(bad + 8, "[network]\nx = 1", 16);
+  bad[sizeof bad - 1] = 0;
+  ck_assert_int_eq(dist_start_unpack(bad, sizeof bad, &it, &got, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "the learner's config") && strstr(err, "unknown key"), "%s", err);
+  /* A learner that failed. */
+  m[0] = 0;
+  ck_assert_int_eq(dist_start_unpack(m, 8, &it, &got, err, sizeof err), 1);
+  ck_assert_str_eq(err, "the learner (rank 0) did not start");
+  free(m);
+}
+END_TEST
+
 static Suite *dist_suite(void) {
   Suite *s = suite_create("dist");
   add_tests(s, "intake", 60,
             (const TTest *const[]){the_lag_is_the_learners_version_less_the_games,
                                    a_bad_game_message_names_its_rank, NULL});
   add_tests(s, "network", 60,
-            (const TTest *const[]){a_network_message_carries_every_parameter, NULL});
+            (const TTest *const[]){a_network_message_carries_every_parameter,
+                                   a_start_message_carries_the_config, NULL});
   return s;
 }
 

@@ -116,6 +116,36 @@ static int send_net(dist_learner *ld, const nn_net *best, int rank, char *err, s
   return rc;
 }
 
+unsigned char *dist_start_pack(const train_config *c, uint32_t iteration, size_t *len) {
+  size_t tlen = 0;
+  char *text = config_text(c, &tlen);
+  unsigned char *m = text ? malloc(sizeof(dist_start_msg) + tlen + 1) : NULL;
+  if (m) {
+    dist_start_msg h = {1, iteration};
+    memcpy(m, &h, sizeof h);
+    memcpy(m + sizeof h, text, tlen + 1);
+    *len = sizeof h + tlen + 1;
+  }
+  free(text);
+  return m;
+}
+
+int dist_start_unpack(const unsigned char *m, size_t len, uint32_t *iteration, train_config *c,
+                      char *err, size_t errlen) {
+  dist_start_msg h;
+  if (len < sizeof h) return errf(err, errlen, "a short start message (%zu bytes)", len), -1;
+  memcpy(&h, m, sizeof h);
+  if (!h.ok) return errf(err, errlen, "the learner (rank 0) did not start"), 1;
+  const char *text = (const char *)m + sizeof h;
+  if (len == sizeof h || text[len - sizeof h - 1] != 0)
+    return errf(err, errlen, "a start message whose config is not one string"), -1;
+  char e[1024];
+  if (config_parse(c, "the learner's config", text, e, sizeof e) != 0)
+    return errf(err, errlen, "%s", e), -1;
+  *iteration = h.iteration;
+  return 0;
+}
+
 void dist_learner_failed(dist *d) {
   dist_start_msg h = {0};
   void *p = &h;
@@ -145,27 +175,15 @@ static int start(dist_learner *ld, unsigned iteration, const nn_net *best, char 
   ld->samples = calloc((size_t)n, sizeof *ld->samples);
   ld->gone = calloc((size_t)n, sizeof *ld->gone);
   ld->unacked = calloc((size_t)n, sizeof *ld->unacked);
-  size_t tlen = 0;
-  char *text = config_text(c, &tlen);
-  if (!ld->games || !ld->samples || !ld->gone || !ld->unacked || !text) {
-    free(text);
-    dist_learner_failed(d);
-    ld->stopped = ld->finished = 1; /* the actors end by themselves */
-    return errf(err, errlen, "out of memory"), -1;
-  }
   /* The start message and the config's text, in one broadcast. */
-  size_t len = sizeof(dist_start_msg) + tlen + 1;
-  unsigned char *m = malloc(len);
-  if (!m) {
-    free(text);
+  size_t len = 0;
+  unsigned char *m = dist_start_pack(c, iteration, &len);
+  if (!ld->games || !ld->samples || !ld->gone || !ld->unacked || !m) {
+    free(m);
     dist_learner_failed(d);
     ld->stopped = ld->finished = 1; /* the actors end by themselves */
     return errf(err, errlen, "out of memory"), -1;
   }
-  dist_start_msg h = {1, iteration};
-  memcpy(m, &h, sizeof h);
-  memcpy(m + sizeof h, text, tlen + 1);
-  free(text);
   void *p = m;
   int rc = dist_bcast(d, &p, &len, err, errlen);
   free(m);

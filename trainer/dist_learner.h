@@ -47,6 +47,16 @@ unsigned char *dist_net_pack(const nn_net *net, uint32_t version, size_t *len);
 int dist_net_unpack(nn_net *net, const unsigned char *m, size_t len, uint32_t *version, char *err,
                     size_t errlen);
 
+/* The start message rank 0 broadcasts after its set-up: the run's
+ * iteration (which the actors' seeds follow) and c's text, *len bytes (the
+ * caller frees it; NULL when out of memory). */
+unsigned char *dist_start_pack(const train_config *c, uint32_t iteration, size_t *len);
+/* A start message into *iteration and *c: 0; 1 when the learner failed
+ * (its start says so, and its own message says why); -1 with a message
+ * for a malformed message or a config this build refuses. */
+int dist_start_unpack(const unsigned char *m, size_t len, uint32_t *iteration, train_config *c,
+                      char *err, size_t errlen);
+
 /* Where the actors' games go, and what the learner reads of the run (all
  * borrowed for the learner's lifetime). */
 typedef struct {

@@ -98,25 +98,20 @@ static int sink(void *ctx, const selfplay_game *gm) {
  * verdict on it: 0 when all agree; 1 when the start was refused, which
  * every rank knows (err says why if this rank refused); -1 on an MPI
  * failure. */
-static int receive_config(const train_args *a, dist *d, train_config *c, dist_start_msg *start,
+static int receive_config(const train_args *a, dist *d, train_config *c, uint32_t *iteration,
                           char *err, size_t errlen) {
   void *p = NULL;
   size_t len = 0;
   if (dist_bcast(d, &p, &len, err, errlen) != 0) return -1;
   uint64_t verdict = 0;
   char e[1024];
-  memset(start, 0, sizeof *start);
-  if (len >= sizeof *start) memcpy(start, p, sizeof *start);
-  if (len >= sizeof *start && !start->ok) {
+  int got = dist_start_unpack(p, len, iteration, c, e, sizeof e);
+  if (got > 0) {
     free(p);
-    errf(err, errlen, "the learner (rank 0) did not start; its message says why");
+    errf(err, errlen, "%s; its message says why", e);
     return 1;
   }
-  const char *text = (const char *)p + sizeof *start;
-  if (len <= sizeof *start || text[len - sizeof *start - 1] != 0) {
-    errf(err, errlen, "rank %d: a malformed start message from the learner", dist_rank(d));
-    verdict = 1;
-  } else if (config_parse(c, "the learner's config", text, e, sizeof e) != 0) {
+  if (got < 0) {
     errf(err, errlen, "rank %d (host %s): %s", dist_rank(d), dist_host(d, dist_rank(d)), e);
     verdict = 1;
   }
@@ -213,8 +208,8 @@ int train_actor(const train_args *a, dist *d, char *err, size_t errlen) {
   if (same > 0) err[0] = 0; /* rank 0 names the rank that differs */
   if (same != 0) return same;
   train_config c;
-  dist_start_msg start;
-  int rc = receive_config(a, d, &c, &start, err, errlen);
+  uint32_t iteration = 0;
+  int rc = receive_config(a, d, &c, &iteration, err, errlen);
   if (rc != 0) return rc;
   outbox o = {.keep_moves = c.record_every > 0, .limit = (size_t)c.actor_outbox_mb << 20};
   pthread_mutex_init(&o.lock, NULL);
@@ -254,7 +249,7 @@ int train_actor(const train_args *a, dist *d, char *err, size_t errlen) {
       c.precision = (int)ar.choice;
     }
     selfplay_params sp_p = train_selfplay_params(&c);
-    sp_p.seed = c.seed ^ start.iteration ^ ((uint64_t)dist_rank(d) * 0x9e3779b97f4a7c15ULL);
+    sp_p.seed = c.seed ^ iteration ^ ((uint64_t)dist_rank(d) * 0x9e3779b97f4a7c15ULL);
     sp_p.db = db;
     sp_p.sink = sink;
     sp_p.sink_ctx = &o;
