@@ -135,6 +135,7 @@ START_TEST(variants_write_and_read_back) {
 END_TEST
 
 START_TEST(bad_configs_name_the_culprit) {
+  int fds = test_open_fds();
   ck_assert_str_eq(cfg_error("[network]\nwidth = 3\n", 0, NULL),
                    "x.ini:2: network.width: unknown key (known in [network]: hidden, blocks, "
                    "precision)");
@@ -179,6 +180,7 @@ START_TEST(bad_configs_name_the_culprit) {
   ck_assert_int_eq(config_load(&c, "/nonexistent/c.ini", 0, NULL, err, sizeof err), -1);
   ck_assert_str_eq(err, "/nonexistent/c.ini: cannot open: No such file or directory");
   remove(cfg_path);
+  ck_assert_int_eq(test_open_fds(), fds); /* nothing left open */
 }
 END_TEST
 

@@ -181,14 +181,47 @@ END_TEST
 
 /* ---- Whole-database checks --------------------------------------------------------------- */
 
+/* What a build's or a verification's progress reports say: levels in
+ * order, work that only grows up to the total of levels 0..N, reused work
+ * within the work done. */
+typedef struct {
+  int reports, level, max_level;
+  uint64_t done, reused;
+} watch;
+
+static uint64_t boards_to(int n) {
+  uint64_t all = 0;
+  for (int k = 0; k <= n; k++) all += egdb_level_size(k);
+  return all;
+}
+
+static void watch_progress(void *ctx, const egdb_progress *p) {
+  watch *w = ctx;
+  ck_assert_int_eq(p->max_level, w->max_level);
+  ck_assert_msg(p->level >= w->level && p->level <= p->max_level, "level %d after %d", p->level,
+                w->level);
+  ck_assert_uint_eq(p->total, boards_to(p->max_level));
+  ck_assert_msg(p->done >= w->done && p->done <= p->total, "done %llu after %llu of %llu",
+                (unsigned long long)p->done, (unsigned long long)w->done,
+                (unsigned long long)p->total);
+  ck_assert_msg(p->reused >= w->reused && p->reused <= p->done, "reused %llu, done %llu",
+                (unsigned long long)p->reused, (unsigned long long)p->done);
+  ck_assert(p->seconds >= 0);
+  w->reports++, w->level = p->level, w->done = p->done, w->reused = p->reused;
+}
+
 START_TEST(bellman_and_brute_force_agree) {
   egdb_check ck;
   char err[256];
-  ck_assert_int_eq(egdb_verify(DB, 2, SMALL_N, NULL, NULL, &ck, err, sizeof err), 0);
-  uint64_t all = 0;
-  for (int n = 0; n <= SMALL_N; n++) all += egdb_level_size(n);
+  watch w = {.max_level = SMALL_N};
+  ck_assert_int_eq(egdb_verify(DB, 2, SMALL_N, watch_progress, &w, &ck, err, sizeof err), 0);
+  uint64_t all = boards_to(SMALL_N);
   ck_assert_msg(ck.bad_bellman == 0 && ck.bad_brute == 0, "%s", ck.first_bad);
   ck_assert(ck.boards == all && ck.brute == all);
+  /* One report a level; a verification solves nothing from files. */
+  ck_assert_int_eq(w.reports, SMALL_N + 1);
+  ck_assert_uint_eq(w.done, all);
+  ck_assert_uint_eq(w.reused, 0);
 }
 END_TEST
 
@@ -316,13 +349,16 @@ static void refused(int n, const char *what) {
 }
 
 START_TEST(refuses_bad_magic) {
+  int fds = test_open_fds();
   small_copy();
   poke(2, 0, 'X');
   refused(2, "bad magic");
+  ck_assert_int_eq(test_open_fds(), fds); /* nothing left open */
 }
 END_TEST
 
 START_TEST(refuses_other_rules) {
+  int fds = test_open_fds();
   small_copy();
   /* The rules field rewritten and the header checksum made right again:
    * only the rules differ. */
@@ -344,10 +380,12 @@ START_TEST(refuses_other_rules) {
   fwrite(h, 1, 256, f);
   fclose(f);
   refused(1, "built for other rules");
+  ck_assert_int_eq(test_open_fds(), fds); /* nothing left open */
 }
 END_TEST
 
 START_TEST(refuses_truncated) {
+  int fds = test_open_fds();
   small_copy();
   char path[600];
   level_file(path, sizeof path, 3);
@@ -359,16 +397,19 @@ START_TEST(refuses_truncated) {
   level_file(path, sizeof path, 2);
   ck_assert_int_eq(truncate(path, 100), 0);
   refused(2, "truncated");
+  ck_assert_int_eq(test_open_fds(), fds); /* nothing left open */
 }
 END_TEST
 
 START_TEST(refuses_bad_checksum) {
+  int fds = test_open_fds();
   small_copy();
   poke(3, -1, 0x7f); /* the last value: far outside -3..3, and a new checksum */
   refused(3, "payload checksum mismatch");
   small_copy();
   poke(2, 20, 9); /* a header field */
   refused(2, "header checksum mismatch");
+  ck_assert_int_eq(test_open_fds(), fds); /* nothing left open */
 }
 END_TEST
 
@@ -394,6 +435,7 @@ static void rewrite_layout(int n, uint32_t len, uint32_t pits, uint32_t index, u
 }
 
 START_TEST(refuses_unsupported_header) {
+  int fds = test_open_fds();
   small_copy();
   rewrite_layout(2, 256, 14, 1, 1);
   refused(2, "unsupported header (length 256, 14 pits, index 1, values 1)");
@@ -403,11 +445,13 @@ START_TEST(refuses_unsupported_header) {
   small_copy();
   rewrite_layout(3, 256, 12, 1, 4);
   refused(3, "unsupported header (length 256, 12 pits, index 1, values 4)");
+  ck_assert_int_eq(test_open_fds(), fds); /* nothing left open */
 }
 END_TEST
 
 /* A well-formed file whose values cannot be: checksums made right again. */
 START_TEST(refuses_values_out_of_range) {
+  int fds = test_open_fds();
   small_copy();
   char path[600];
   level_file(path, sizeof path, 3);
@@ -444,6 +488,7 @@ START_TEST(refuses_values_out_of_range) {
     egdb_close(db);
     remove_tree(bad_dir);
   }
+  ck_assert_int_eq(test_open_fds(), fds); /* nothing left open */
 }
 END_TEST
 
@@ -489,6 +534,7 @@ START_TEST(verify_names_a_wrong_board) {
 END_TEST
 
 START_TEST(refuses_gaps_and_absence) {
+  int fds = test_open_fds();
   small_copy();
   char path[600], err[1024];
   level_file(path, sizeof path, 1);
@@ -500,6 +546,7 @@ START_TEST(refuses_gaps_and_absence) {
   db = egdb_open(bad_dir, err, sizeof err);
   ck_assert_ptr_null(db);
   ck_assert_msg(strstr(err, "no database there"), "%s", err);
+  ck_assert_int_eq(test_open_fds(), fds); /* nothing left open */
 }
 END_TEST
 
@@ -507,8 +554,15 @@ END_TEST
 START_TEST(build_extends_and_refuses_damage) {
   small_copy();
   char err[1024], path[600];
-  egdb_build_params p = {4, 2, NULL, NULL};
+  /* Levels 0..3 are read from their files, level 4 is solved. */
+  watch w = {.max_level = 4};
+  egdb_build_params p = {4, 2, watch_progress, &w};
   ck_assert_msg(egdb_build(bad_dir, &p, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_gt(w.reports, 0);
+  ck_assert_int_eq(w.level, 4);
+  ck_assert_uint_eq(w.done, boards_to(4));
+  ck_assert_uint_eq(w.reused, boards_to(3));
+  p.progress = NULL;
   egdb *db = egdb_open(bad_dir, err, sizeof err);
   ck_assert_ptr_nonnull(db);
   ck_assert_int_eq(egdb_max_seeds(db), 4);

@@ -3,6 +3,7 @@
 #define SOWZERO_TESTUTIL_H
 
 #include <check.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -25,6 +26,17 @@ static inline double test_scale(void) {
   do {                                      \
     if (!(cond)) ck_abort_msg(__VA_ARGS__); \
   } while (0)
+
+/* The descriptors this process holds open (/proc/self/fd): a refusal
+ * must close what it opened. */
+static inline int test_open_fds(void) {
+  DIR *d = opendir("/proc/self/fd");
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+  closedir(d);
+  return n;
+}
 
 /* Where the suites put their scratch files: $TMPDIR, else /tmp. */
 static inline const char *test_tmp(void) {
