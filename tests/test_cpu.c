@@ -274,6 +274,38 @@ typedef struct {
   int threads;
 } auto_cfg;
 
+/* The advice on OpenBLAS's core is a message exactly when there is one:
+ * the buffer holds nothing else (a library's caller shows what it gets),
+ * and a buffer too small for it is never overrun. */
+START_TEST(core_advice_is_a_message_or_nothing) {
+  char msg[512];
+  memset(msg, 'x', sizeof msg);
+  int advice = blas_core_advice(msg, sizeof msg);
+  ck_assert_msg(advice == (msg[0] != 0), "advice %d, message \"%.40s\"", advice, msg);
+  ck_assert_ptr_nonnull(memchr(msg, 0, sizeof msg));
+  char tiny[4] = "xyz";
+  ck_assert_int_eq(blas_core_advice(tiny, 1), advice);
+  ck_assert_int_eq(tiny[0], 0);
+  ck_assert_str_eq(tiny + 1, "yz");
+  ck_assert_int_eq(blas_core_advice(NULL, 0), advice);
+  /* A core the user chose is never advised against. */
+  const char *was = getenv("OPENBLAS_CORETYPE"), *own = getenv(BLAS_CORE_OWN_ENV);
+  char keep[64] = "", keep_own[64] = "";
+  if (was) snprintf(keep, sizeof keep, "%s", was);
+  if (own) snprintf(keep_own, sizeof keep_own, "%s", own);
+  setenv("OPENBLAS_CORETYPE", "Haswell", 1);
+  unsetenv(BLAS_CORE_OWN_ENV);
+  memset(msg, 'x', sizeof msg);
+  ck_assert_int_eq(blas_core_advice(msg, sizeof msg), 0);
+  ck_assert_str_eq(msg, "");
+  if (was)
+    setenv("OPENBLAS_CORETYPE", keep, 1);
+  else
+    unsetenv("OPENBLAS_CORETYPE");
+  if (own) setenv(BLAS_CORE_OWN_ENV, keep_own, 1);
+}
+END_TEST
+
 START_TEST(kv_auto_integers) {
   static const kv_key keys[] = {KV_IA("threads", auto_cfg, threads, 1, 64, "auto", "threads")};
   const kv_table t = KV_TABLE(keys);
@@ -502,6 +534,7 @@ static Suite *cpu_suite(void) {
   tcase_add_test(t, feature_names_round_trip);
   tcase_add_test(t, features_agree_with_the_kernel);
   tcase_add_test(t, identity_agrees_with_the_kernel);
+  tcase_add_test(t, core_advice_is_a_message_or_nothing);
   tcase_add_test(t, kv_auto_integers);
   tcase_add_test(t, config_threads_auto_and_numbers);
   tcase_add_test(t, system_json_parses);

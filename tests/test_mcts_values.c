@@ -3,7 +3,9 @@
  * included) for both sides, Gumbel's improved policy from completed Q, and
  * mirrored positions searched alike. The games are the ones where a player
  * can move twice in a row or pass: Bao for Kenyan children (extra turns),
- * Nam Nam (passes, rounds) and Oware with grand_slam=capture_continue. */
+ * Nam Nam (passes, rounds) and Oware with grand_slam=capture_continue. The
+ * evaluators that need no network are held to the priors and values they
+ * promise. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -500,6 +502,58 @@ END_TEST
 START_TEST(mirror_laps) { mirrors_search_alike("bao-laps", 8, "gumbel=1 gumbel_m=8"); }
 END_TEST
 
+/* Both evaluators that need no network write every row they are given,
+ * whatever the buffers held: priors 1/k on the k legal actions and 0 on
+ * the others, value 0 (uniform) or a mean outcome in [-1, 1] (rollouts). */
+START_TEST(evaluators_fill_every_row) {
+  const char *names[] = {"oware", "bao-kenya", "kujifunza"};
+  enum { N = 5 };
+  game_hist *h = malloc(sizeof *h);
+  for (int gi = 0; gi < 3; gi++) {
+    configure_game(names[gi], NULL);
+    rng_t r;
+    rng_seed(&r, 5, (uint64_t)gi);
+    game_pos ps[N];
+    const game_pos *pp[N];
+    for (int i = 0; i < N; i++) {
+      do {
+        game_start(&G, &ps[i]);
+        game_hist_reset(h, &ps[i]);
+        random_moves(&ps[i], h, &r, 2 + 3 * i);
+      } while (ps[i].status != GAME_ONGOING);
+      pp[i] = &ps[i];
+    }
+    char err[256];
+    mcts_rollout *ro = mcts_rollout_create(4, 9, err, sizeof err);
+    ck_assert_ptr_nonnull(ro);
+    mcts_eval evs[2] = {mcts_eval_uniform(), mcts_rollout_eval(ro)};
+    size_t na = (size_t)G.n_actions;
+    float *policy = malloc(N * na * sizeof *policy), value[N];
+    for (int e = 0; e < 2; e++) {
+      for (size_t k = 0; k < N * na; k++) policy[k] = NAN;
+      for (int i = 0; i < N; i++) value[i] = NAN;
+      ck_assert_int_eq(evs[e].evaluate(evs[e].ctx, &G, pp, N, policy, value), 0);
+      for (int i = 0; i < N; i++) {
+        game_moves legal = game_legal(&G, &ps[i]);
+        float want = 1.0f / (float)game_count(legal);
+        for (size_t a = 0; a < na; a++)
+          ck_assert_msg(policy[i * na + a] == ((legal >> a & 1) ? want : 0.0f),
+                        "%s evaluator %d, row %d, action %zu: %g", names[gi], e, i, a,
+                        (double)policy[i * na + a]);
+        if (e == 0)
+          ck_assert_msg(value[i] == 0.0f, "%s row %d: value %g", names[gi], i, (double)value[i]);
+        else
+          ck_assert_msg(value[i] >= -1 && value[i] <= 1, "%s row %d: value %g", names[gi], i,
+                        (double)value[i]);
+      }
+    }
+    free(policy);
+    mcts_rollout_free(ro);
+  }
+  free(h);
+}
+END_TEST
+
 static Suite *values_suite(void) {
   Suite *s = suite_create("mcts_values");
   TCase *t = tcase_create("values");
@@ -521,6 +575,7 @@ static Suite *values_suite(void) {
   tcase_add_test(t, mirror_oware_gumbel);
   tcase_add_test(t, mirror_extra_turns);
   tcase_add_test(t, mirror_laps);
+  tcase_add_test(t, evaluators_fill_every_row);
   suite_add_tcase(s, t);
   return s;
 }

@@ -286,17 +286,23 @@ START_TEST(a_run_without_its_config_is_refused) {
 }
 END_TEST
 
+/* Flips one bit of a run's file, at byte `at` (again to put it back). */
+static void flip_bit(const char *name, long at) {
+  FILE *f = fopen(in(dir, name), "r+b");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(fseek(f, at, SEEK_SET), 0);
+  int c = fgetc(f);
+  ck_assert_int_ne(c, EOF);
+  ck_assert_int_eq(fseek(f, at, SEEK_SET), 0);
+  fputc(c ^ 0x10, f);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
 START_TEST(a_damaged_file_is_refused_before_anything_is_written) {
   quick_run();
   /* One bit of the replay buffer flipped: the run is refused before its
    * config, checkpoint or metrics are touched. */
-  FILE *f = fopen(in(dir, "replay.bin"), "r+b");
-  ck_assert_ptr_nonnull(f);
-  fseek(f, 1000, SEEK_SET);
-  int c = fgetc(f);
-  fseek(f, 1000, SEEK_SET);
-  fputc(c ^ 0x10, f);
-  fclose(f);
+  flip_bit("replay.bin", 1000);
   char *before = snapshot();
   ck_assert_str_eq(refusal(NULL, 0, NULL),
                    "DIR/replay.bin: checksum mismatch (corrupted or truncated file)");
@@ -304,6 +310,26 @@ START_TEST(a_damaged_file_is_refused_before_anything_is_written) {
   ck_assert_str_eq(after, before);
   free(before);
   free(after);
+  flip_bit("replay.bin", 1000);
+  /* So is each other file a resume reads: a bit flipped past its header
+   * names the file, and the run is left as it was. */
+  static const char *const files[] = {"checkpoint/learner.ckpt", "best.weights"};
+  for (int i = 0; i < 2; i++) {
+    flip_bit(files[i], 200);
+    before = snapshot();
+    const char *msg = refusal(NULL, 0, NULL);
+    char want[200];
+    snprintf(want, sizeof want, "DIR/%s: ", files[i]);
+    ck_assert_msg(!strncmp(msg, want, strlen(want)) && strstr(msg, "checksum"), "%s: %s", files[i],
+                  msg);
+    after = snapshot();
+    ck_assert_str_eq(after, before);
+    free(before);
+    free(after);
+    flip_bit(files[i], 200);
+  }
+  char err[1024];
+  ck_assert_msg(train(NULL, 0, NULL, 1, err, sizeof err) == 0, "%s", err);
 }
 END_TEST
 
