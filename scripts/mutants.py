@@ -183,19 +183,31 @@ class Scratch:
         # with the scratch copy.
         self.tmp = tempfile.mkdtemp(prefix="sowzero-mut-")
         self.env = dict(os.environ, SOWZERO_BIN="build/sowzero", TMPDIR=self.tmp)
-        # The sanitizers' build, as `make asan` makes and runs it.
-        self.san_env = dict(self.env, SOWZERO_BIN="build/asan/sowzero",
-                            SOWZERO_TEST_SCALE="0.1", CK_TIMEOUT_MULTIPLIER="3")
+        # The sanitizers' builds, as `make asan` and `make tsan` make and
+        # run them: folder, make flags and environment of each.
+        scaled = dict(self.env, SOWZERO_TEST_SCALE="0.1", CK_TIMEOUT_MULTIPLIER="3")
+        self.modes = {
+            None: ("build", [], self.env),
+            "asan": ("build/asan", ["OPT=-O1 -g -fno-omit-frame-pointer",
+                                    "SAN=-fsanitize=address,undefined -fno-sanitize-recover=all"],
+                     dict(scaled, SOWZERO_BIN="build/asan/sowzero")),
+            "tsan": ("build/tsan", ["OPT=-O1 -g", "SAN=-fsanitize=thread"],
+                     dict(scaled, SOWZERO_BIN="build/tsan/sowzero", SOWZERO_TSAN="1")),
+        }
 
-    def build(self, suites, timeout=900, san=False):
-        b = "build/asan" if san else "build"
-        flags = ["BUILD=build/asan", "OPT=-O1 -g -fno-omit-frame-pointer",
-                 "SAN=-fsanitize=address,undefined -fno-sanitize-recover=all"] if san else []
+    def mode(self, san):
+        """(folder, make flags, environment) of a build: san None, True
+        (the AddressSanitizer's), "asan" or "tsan"."""
+        return self.modes["asan" if san is True else san or None]
+
+    def build(self, suites, timeout=900, san=None):
+        b, flags, _ = self.mode(san)
+        flags = ([f"BUILD={b}"] if san else []) + flags
         targets = [f"{b}/sowzero"] + [f"{b}/tests/{s}" for s in suites]
         return run(["make", f"-j{self.jobs}", "--no-print-directory"] + flags + targets, self.src,
                    timeout)
 
-    def baseline(self, suites, san=False, fatal=True):
+    def baseline(self, suites, san=None, fatal=True):
         """Builds the unmutated tree (san: the sanitizers' build) and runs
         suites, which must pass; the seconds each took. Not fatal: a suite
         that fails is left out of the answer (said on stdout)."""
@@ -206,13 +218,13 @@ class Scratch:
         secs = {}
         for s in suites:
             t0 = time.time()
-            rc, out = run([f"build/{'asan/' if san else ''}tests/{s}"], self.src, self.timeout,
-                          self.san_env if san else self.env)
+            b, _, env = self.mode(san)
+            rc, out = run([f"{b}/tests/{s}"], self.src, self.timeout, env)
             secs[s] = time.time() - t0
             if rc != 0:
                 print(out[-4000:])
                 msg = (f"mutants: {s} fails on the unmutated tree"
-                       + (" under the sanitizers" if san else ""))
+                       + (f" under {self.mode(san)[0]}" if san else ""))
                 if fatal:
                     sys.exit(msg)
                 print(msg + ": left out of that pass", flush=True)
@@ -227,11 +239,11 @@ class Scratch:
         with open(os.path.join(self.src, rel), "w", encoding="utf-8") as f:
             f.write(text)
 
-    def trial(self, rel, orig, mutated, suites, timeouts=None, san=False):
+    def trial(self, rel, orig, mutated, suites, timeouts=None, san=None):
         """Plants mutated as rel's text, builds and runs suites (stopping at
-        the first that fails; san: the sanitizers' build, as `make asan`
-        runs them), restores orig. "unbuilt", "caught by S", "caught by S
-        (timeout)" (with " (asan)" under san) or None (survived)."""
+        the first that fails; san: a sanitizers' build, "asan" or "tsan",
+        as `make asan` and `make tsan` run them), restores orig. "unbuilt", "caught by S", "caught by S
+        (timeout)" (with " (asan)" or " (tsan)" under san) or None (survived)."""
         self.write(rel, mutated)
         try:
             rc, _ = self.build(suites, san=san)
@@ -239,10 +251,10 @@ class Scratch:
                 return "unbuilt"
             for s in suites:
                 t = (timeouts or {}).get(s, self.timeout)
-                rc, _ = run([f"build/{'asan/' if san else ''}tests/{s}"], self.src, t,
-                            self.san_env if san else self.env)
+                b, _, env = self.mode(san)
+                rc, _ = run([f"{b}/tests/{s}"], self.src, t, env)
                 if rc != 0:
-                    return (f"caught by {s}" + (" (asan)" if san else "")
+                    return (f"caught by {s}" + (f" ({b[6:]})" if san else "")
                             + (" (timeout)" if rc == "timeout" else ""))
             return None
         finally:

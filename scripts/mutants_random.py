@@ -23,8 +23,10 @@ and candidates taken in turn: one that does not build is discarded and the
 next drawn, until N have built. A mutant is caught when a suite fails or
 runs past its timeout (five times its unmutated time, at least 20 s). A
 mutant that survives runs again on the sanitizers' build, as `make asan`
-(part of CI's tests) builds and runs the suites: caught there, it is
-reported "(asan)" (--no-sanitizers skips this pass).
+(part of CI's tests) builds and runs the suites, and, in a file that takes
+locks or uses atomics, on ThreadSanitizer's as `make tsan` does: caught
+there, it is reported "(asan)" or "(tsan)" (--no-sanitizers skips this
+pass).
 
 tests/mutants-equivalent.txt (tests/mutants.txt's format) lists survivors
 that change no behaviour, each with "# equivalent: REASON": a drawn mutant
@@ -304,12 +306,19 @@ def lib_files(folders):
 
 class Sanitized:
     """The second pass of a survivor: the same suites on the sanitizers'
-    build, as `make asan` (which CI runs) builds and runs them; an invalid
-    read or write, a leak or undefined behaviour that changes no result
-    fails there. The unmutated build and its times, on first need."""
+    builds, as `make asan` and `make tsan` (which CI runs) build and run
+    them. AddressSanitizer and UBSan for every file: an invalid read or
+    write, a leak or undefined behaviour that changes no result fails
+    there. ThreadSanitizer too for a file that takes locks or uses atomics:
+    a lock or an ordering taken away changes no result in one run. The
+    unmutated builds and their times, on first need."""
+
+    THREADED = ("pthread_", "atomic_", "_Atomic", "__atomic")
 
     def __init__(self, sc, hand):
-        self.sc, self.hand, self.secs, self.bad = sc, hand, {}, set()
+        self.sc, self.hand = sc, hand
+        self.secs = {"asan": {}, "tsan": {}}
+        self.bad = {"asan": set(), "tsan": set()}
 
     def trial(self, rel, orig, mutated, suites):
         # The covering suites only (the folder's, the file's, the hand
@@ -318,15 +327,22 @@ class Sanitized:
         # and the slow suites stay out here too.
         suites = [s for s in suites
                   if s in covering(rel, self.hand) and s != "test_mpi" and s not in SLOW]
-        missing = [s for s in suites if s not in self.secs and s not in self.bad]
-        if missing:
-            got = self.sc.baseline(missing, san=True, fatal=False)
-            self.bad.update(s for s in missing if s not in got)
-            self.secs.update(got)
-        suites = [s for s in suites if s in self.secs]
-        timeouts = {s: max(30, int(5 * self.secs[s]) + 1) for s in suites}
-        v = self.sc.trial(rel, orig, mutated, suites, timeouts, san=True)
-        return None if v == "unbuilt" else v
+        modes = ["asan"] + (["tsan"] if any(w in orig for w in self.THREADED) else [])
+        for mode in modes:
+            secs, bad = self.secs[mode], self.bad[mode]
+            missing = [s for s in suites if s not in secs and s not in bad]
+            if missing:
+                got = self.sc.baseline(missing, san=mode, fatal=False)
+                bad.update(s for s in missing if s not in got)
+                secs.update(got)
+            run = [s for s in suites if s in secs]
+            timeouts = {s: max(30, int(5 * secs[s]) + 1) for s in run}
+            v = self.sc.trial(rel, orig, mutated, run, timeouts, san=mode)
+            if v == "unbuilt":
+                return None
+            if v:
+                return v
+        return None
 
 
 def context(lines, no, new):
