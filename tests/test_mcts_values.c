@@ -502,6 +502,72 @@ END_TEST
 START_TEST(mirror_laps) { mirrors_search_alike("bao-laps", 8, "gumbel=1 gumbel_m=8"); }
 END_TEST
 
+/* Gumbel's choice below the root follows the improved policy: at the
+ * node after each first move, the one reply the values favour (worth 0.8
+ * to the side that plays it, every other position 0) must take most of
+ * the node's visits, however large its sigma(q) grows (the softmax is
+ * taken from the largest logit down). */
+typedef struct {
+  game_pos target[GAME_MAX_ACTIONS];
+  int n;
+} favoured;
+
+static int favoured_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n,
+                             float *policy, float *value) {
+  const favoured *f = ctx;
+  mcts_eval u = mcts_eval_uniform();
+  if (u.evaluate(NULL, g, pos, n, policy, value) != 0) return -1;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < f->n; k++)
+      if (!memcmp(pos[i]->pits, f->target[k].pits, sizeof pos[i]->pits) &&
+          pos[i]->mover == f->target[k].mover && pos[i]->ply == f->target[k].ply)
+        value[i] = -0.8f; /* for the mover, whose opponent chose it */
+  return 0;
+}
+
+START_TEST(gumbel_inner_nodes_follow_the_values) {
+  configure_game("oware", NULL);
+  game_pos p;
+  game_start(&G, &p);
+  favoured f = {.n = 0};
+  int reply[GAME_MAX_ACTIONS];
+  for (int a = 0; a < G.n_actions; a++) {
+    reply[a] = -1;
+    if (!(game_legal(&G, &p) >> a & 1)) continue;
+    game_pos q = p;
+    game_play(&G, &q, a);
+    game_moves legal = game_legal(&G, &q);
+    reply[a] = 31 - __builtin_clz(legal); /* the last: never the first tried */
+    game_play(&G, &q, reply[a]);
+    f.target[f.n++] = q;
+  }
+  mcts_params prm = mcts_defaults();
+  prm.gumbel = 1;
+  mcts_eval ev = {favoured_evaluate, &f, 0};
+  char err[256];
+  mcts *m = mcts_create(&G, &prm, &ev, 3, err, sizeof err);
+  ck_assert_msg(m != NULL, "%s", err);
+  /* A search for each first move: the node below it, kept by advancing
+   * the tree, holds the visits to look at. */
+  int checked = 0;
+  for (int a = 0; a < G.n_actions; a++) {
+    if (reply[a] < 0) continue;
+    ck_assert_int_eq(mcts_set_root(m, &p, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(mcts_run(m, 600, err, sizeof err), 600);
+    int visits[GAME_MAX_ACTIONS];
+    mcts_visits(m, visits);
+    if (visits[a] < 20) continue;
+    checked++;
+    ck_assert_int_eq(mcts_advance(m, a, err, sizeof err), 0);
+    int below[GAME_MAX_ACTIONS], total = mcts_visits(m, below);
+    ck_assert_msg(2 * below[reply[a]] > total, "after %d: reply %d has %d of %d visits", a,
+                  reply[a], below[reply[a]], total);
+  }
+  ck_assert_int_ge(checked, 2);
+  mcts_free(m);
+}
+END_TEST
+
 /* Both evaluators that need no network write every row they are given,
  * whatever the buffers held: priors 1/k on the k legal actions and 0 on
  * the others, value 0 (uniform) or a mean outcome in [-1, 1] (rollouts). */
@@ -576,6 +642,7 @@ static Suite *values_suite(void) {
   tcase_add_test(t, mirror_extra_turns);
   tcase_add_test(t, mirror_laps);
   tcase_add_test(t, evaluators_fill_every_row);
+  tcase_add_test(t, gumbel_inner_nodes_follow_the_values);
   suite_add_tcase(s, t);
   return s;
 }
