@@ -2,6 +2,7 @@
  * cross-play. */
 #include "arena/study.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,9 +309,16 @@ static int cross_cell(const study_variant *var, int vi, const study_agent *x, in
                       study_cell *cell, char *err, size_t errlen) {
   memset(cell, 0, sizeof *cell);
   /* Refused for these rules (weights of another variant, a setting the
-   * game does not have): a finding of the study, not a failure. */
+   * game does not have): a finding of the study, not a failure. Memory
+   * that ran out (errno ENOMEM, as the allocators leave it) is a failure. */
+  errno = 0;
   agent *a = agent_make(&var->g, x->spec, &(agent_params){1, p->egdb_dir}, cell->reason,
                         sizeof cell->reason);
+  if (!a && errno == ENOMEM) {
+    errf(err, errlen, "cross-play of '%s' under variant '%s': %s", x->name, var->label,
+         cell->reason);
+    return -1;
+  }
   if (!a) return 0;
   agent_free(a);
   arena_params ap = arena_defaults();

@@ -51,15 +51,25 @@ static int fail_now(void) {
   return 0;
 }
 
-void *__wrap_malloc(size_t size) { return fail_now() ? NULL : __real_malloc(size); }
+/* NULL with errno ENOMEM, as the real allocators fail. */
+static void *refused(void) {
+  errno = ENOMEM;
+  return NULL;
+}
 
-void *__wrap_calloc(size_t n, size_t size) { return fail_now() ? NULL : __real_calloc(n, size); }
+void *__wrap_malloc(size_t size) { return fail_now() ? refused() : __real_malloc(size); }
+
+void *__wrap_calloc(size_t n, size_t size) {
+  return fail_now() ? refused() : __real_calloc(n, size);
+}
 
 /* A failed realloc leaves p as it was, as the real one does. */
-void *__wrap_realloc(void *p, size_t size) { return fail_now() ? NULL : __real_realloc(p, size); }
+void *__wrap_realloc(void *p, size_t size) {
+  return fail_now() ? refused() : __real_realloc(p, size);
+}
 
 void *__wrap_aligned_alloc(size_t align, size_t size) {
-  return fail_now() ? NULL : __real_aligned_alloc(align, size);
+  return fail_now() ? refused() : __real_aligned_alloc(align, size);
 }
 
 int __wrap_posix_memalign(void **out, size_t align, size_t size) {

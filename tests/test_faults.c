@@ -22,6 +22,7 @@
 #include "arena/arena.h"
 #include "arena/record.h"
 #include "arena/stats.h"
+#include "arena/study.h"
 #include "base/base.h"
 #include "base/json.h"
 #include "game/game.h"
@@ -523,6 +524,35 @@ static int op_records(char *err, size_t errlen) {
   return rec.n_moves == n ? 0 : (snprintf(err, errlen, "%d moves read of %d", rec.n_moves, n), -1);
 }
 
+/* ---- A variant study: self-play of two variants, their tests, one cross cell ----------- */
+
+static int op_study(char *err, size_t errlen) {
+  static study_variant v[2];
+  static study_result r;
+  const char *names[2] = {"oware", "abapa"};
+  for (int i = 0; i < 2; i++) {
+    if (game_configure(&v[i].g, names[i], 0, NULL, err, errlen) != 0) return -1;
+    snprintf(v[i].label, sizeof v[i].label, "%s", names[i]);
+  }
+  study_agent cross = {"greedy", "greedy"};
+  study_params p = study_defaults();
+  p.games = 6;
+  p.cross_games = 2;
+  p.threads = 2;
+  int rc = study_run(v, 2, "random", &cross, 1, &p, NULL, NULL, &r, err, errlen);
+  /* study.h: -1 with a message, or a whole study. */
+  if (rc != 0 && rc != -1)
+    rc = WRONG, snprintf(err, errlen, "study_run returned %d", rc);
+  else if (rc == 0 && (r.n_variants != 2 || r.v[0].s.games != 6 || r.v[1].s.games != 6 ||
+                       r.n_pairs != 1 || !r.cross[0][0].played || !r.cross[0][1].played ||
+                       r.cross[0][1].wins + r.cross[0][1].draws + r.cross[0][1].losses != 2))
+    rc = WRONG, snprintf(err, errlen, "a study of %d variants, %d and %d games, %d pairs (%s; %s)",
+                         r.n_variants, r.v[0].s.games, r.v[1].s.games, r.n_pairs,
+                         r.cross[0][0].reason, r.cross[0][1].reason);
+  study_result_free(&r);
+  return rc;
+}
+
 #define FAULT_TEST(name, op)            \
   START_TEST(name) { inject(#op, op); } \
   END_TEST
@@ -542,6 +572,7 @@ FAULT_TEST(ingest_fails_cleanly, op_ingest)
 FAULT_TEST(learner_bench_fails_cleanly, op_learner_bench)
 FAULT_TEST(selfplay_fails_cleanly, op_selfplay)
 FAULT_TEST(records_fail_cleanly, op_records)
+FAULT_TEST(study_fails_cleanly, op_study)
 
 static Suite *faults_suite(void) {
   Suite *s = suite_create("faults");
@@ -551,7 +582,7 @@ static Suite *faults_suite(void) {
                     config_load_fails_cleanly, network_fails_cleanly, training_fails_cleanly,
                     mcts_agent_fails_cleanly, alphabeta_agent_fails_cleanly, replay_fails_cleanly,
                     analysis_fails_cleanly, protocol_fails_cleanly, arena_fails_cleanly,
-                    stats_fail_cleanly, records_fail_cleanly, NULL});
+                    stats_fail_cleanly, records_fail_cleanly, study_fails_cleanly, NULL});
   tcase_add_checked_fixture(tc, setup, teardown);
   tc = add_tests(s, "net", 60,
                  (const TTest *const[]){zero_agent_fails_cleanly, selfplay_fails_cleanly, NULL});
