@@ -10,7 +10,9 @@
  * reports success despite a failed allocation has the result success
  * means (the searches searched, the net is int8, every sample came back),
  * so a failure turned into a silent `return 0` is caught too. Only where a
- * contract says so is work dropped quietly (records_add drops a game). */
+ * contract says so is work dropped quietly (records_add drops a game). A
+ * training run that fails must go on, memory back, with the same command:
+ * nothing it had written is lost. */
 #include <check.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -65,7 +67,7 @@ static void setup(void) {
 static void teardown(void) { remove_tree(dir); }
 
 /* Runs op with each allocation in turn failing (see the top). */
-static void inject(const char *name, op_fn op) {
+static void inject_sampled(const char *name, op_fn op, long dense, long cap) {
   char err[1024] = "";
   failalloc_arm(LONG_MAX);
   int rc = op(err, sizeof err);
@@ -73,10 +75,10 @@ static void inject(const char *name, op_fn op) {
   ck_assert_int_eq(failalloc_disarm(), 0);
   ck_assert_msg(rc == 0, "%s fails with no failure injected: %s", name, err);
   ck_assert_msg(total > 0, "%s allocates nothing: nothing to test", name);
-  long step = total > CAP ? (total - DENSE) / (CAP - DENSE) + 1 : 1;
+  long step = total > cap ? (total - dense) / (cap - dense) + 1 : 1;
   int runs = 0;
-  for (long n = 0;; n += n < DENSE ? 1 : step) {
-    ck_assert_msg(runs++ < 2 * CAP, "%s: still failing after %d runs", name, runs);
+  for (long n = 0;; n += n < dense ? 1 : step) {
+    ck_assert_msg(runs++ < 2 * cap, "%s: still failing after %d runs", name, runs);
     err[0] = 0;
     failalloc_arm(n);
     rc = op(err, sizeof err);
@@ -91,6 +93,8 @@ static void inject(const char *name, op_fn op) {
                   "%s, allocation %ld of %ld failing: an error without a message", name, n, total);
   }
 }
+
+static void inject(const char *name, op_fn op) { inject_sampled(name, op, DENSE, CAP); }
 
 /* ---- Operations -------------------------------------------------------------------------- */
 
@@ -553,6 +557,55 @@ static int op_study(char *err, size_t errlen) {
   return rc;
 }
 
+/* ---- A training run: two short iterations of the tiny config from nothing, gated ------ */
+
+static int op_train(char *err, size_t errlen) {
+  static char *over[] = {"run.minutes=0",
+                         "run.iterations=2",
+                         "selfplay.threads=2",
+                         "selfplay.games_per_thread=8",
+                         "replay.min_samples=128",
+                         "learner.batch=32",
+                         "learner.steps_per_iter=3",
+                         "gating.mode=threshold",
+                         "gating.games=2",
+                         "gating.sims=4",
+                         "selfplay.record_every=2"};
+  char run[400], path[500];
+  snprintf(run, sizeof run, "%s/run", dir);
+  remove_tree(run);
+  train_args a = {.config_path = "configs/tiny.ini",
+                  .run_dir = run,
+                  .n_over = (int)(sizeof over / sizeof over[0]),
+                  .over = over};
+  int rc = train_run(&a, err, errlen);
+  if (rc != 0 && rc != -1) return snprintf(err, errlen, "train_run returned %d", rc), WRONG;
+  if (rc != 0) {
+    /* Nothing is lost: the same command, memory back, finishes the run
+     * from whatever the failure left. */
+    char first[400], why[1024];
+    snprintf(first, sizeof first, "%s", err);
+    failalloc_disarm();
+    if (train_run(&a, why, sizeof why) != 0)
+      return snprintf(err, errlen, "after a failure (%s), the run cannot go on: %s", first, why),
+             WRONG;
+  }
+  /* Success: both iterations done and recorded, the run whole. */
+  static const char *const files[] = {"config.ini", "checkpoint/learner.ckpt", "best.weights",
+                                      "replay.bin", "metrics.jsonl"};
+  for (int i = 0; i < 5; i++) {
+    snprintf(path, sizeof path, "%s/%s", run, files[i]);
+    if (access(path, R_OK) != 0) return snprintf(err, errlen, "no %s", files[i]), WRONG;
+  }
+  snprintf(path, sizeof path, "%s/metrics.jsonl", run);
+  FILE *f = fopen(path, "r");
+  int lines = 0, c;
+  while (f && (c = fgetc(f)) != EOF) lines += c == '\n';
+  if (f) fclose(f);
+  if (lines != 2) return snprintf(err, errlen, "%d metrics lines after 2 iterations", lines), WRONG;
+  return rc;
+}
+
 #define FAULT_TEST(name, op)            \
   START_TEST(name) { inject(#op, op); } \
   END_TEST
@@ -573,6 +626,10 @@ FAULT_TEST(learner_bench_fails_cleanly, op_learner_bench)
 FAULT_TEST(selfplay_fails_cleanly, op_selfplay)
 FAULT_TEST(records_fail_cleanly, op_records)
 FAULT_TEST(study_fails_cleanly, op_study)
+/* A whole run makes about 500 allocations, and each failure is followed
+ * by the resume: every tenth or so, the first 40 all. */
+START_TEST(training_run_fails_cleanly) { inject_sampled("op_train", op_train, 40, 80); }
+END_TEST
 
 static Suite *faults_suite(void) {
   Suite *s = suite_create("faults");
@@ -587,6 +644,8 @@ static Suite *faults_suite(void) {
   tc = add_tests(s, "net", 60,
                  (const TTest *const[]){zero_agent_fails_cleanly, selfplay_fails_cleanly, NULL});
   tcase_add_checked_fixture(tc, net_setup, net_teardown);
+  tc = add_tests(s, "run", 300, (const TTest *const[]){training_run_fails_cleanly, NULL});
+  tcase_add_checked_fixture(tc, setup, teardown);
   tc = add_tests(s, "intake", 60,
                  (const TTest *const[]){ingest_fails_cleanly, learner_bench_fails_cleanly, NULL});
   tcase_add_checked_fixture(tc, tiny_setup, teardown);

@@ -1,5 +1,6 @@
 #include "trainer/metrics.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,12 +51,25 @@ int metrics_append(const char *path, unsigned keep_upto, const char *line, int *
   if (afile_open(&a, path, err, errlen) != 0) return -1; /* only a regular file is read */
   FILE *in = fopen(path, "rb");
   if (!line) *reject_streak = 0;
+  const char *lost = NULL; /* why a line could not be read: nothing is dropped unread */
   if (in) {
     char *buf = NULL;
     size_t cap = 0;
-    while (getline(&buf, &cap, in) > 0) {
+    for (;;) {
+      errno = 0;
+      if (getline(&buf, &cap, in) <= 0) {
+        if (errno == ENOMEM)
+          lost = "out of memory";
+        else if (ferror(in))
+          lost = "read error";
+        break;
+      }
       double it;
       json_doc *d = json_parse(buf, NULL, 0);
+      if (!d && errno == ENOMEM) {
+        lost = "out of memory";
+        break;
+      }
       int keep = d && json_get_number(d, 0, "iteration", &it) == 0 && it <= keep_upto;
       if (keep && !line) note_gating(reject_streak, d);
       json_free(d);
@@ -63,6 +77,11 @@ int metrics_append(const char *path, unsigned keep_upto, const char *line, int *
     }
     free(buf);
     fclose(in);
+  }
+  if (lost) {
+    afile_abort(&a);
+    errf(err, errlen, "%s: %s", path, lost);
+    return -1;
   }
   if (line) fprintf(a.f, "%s\n", line);
   return afile_commit(&a, err, errlen);

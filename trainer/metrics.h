@@ -38,7 +38,8 @@ void metrics_put_progress(json_writer *w, const metrics_progress *m);
  * (one JSON object, no newline) when it is not NULL. Without a line (a
  * resume), *reject_streak is counted over the lines kept (their "gating"
  * members); with one, it is left alone. A file of another kind than
- * regular is refused. */
+ * regular is refused, and so is a file that cannot be read whole (out of
+ * memory, a read error): its lines are never dropped. */
 int metrics_append(const char *path, unsigned keep_upto, const char *line, int *reject_streak,
                    char *err, size_t errlen);
 
