@@ -27,6 +27,7 @@
 #include "arena/study.h"
 #include "base/base.h"
 #include "base/json.h"
+#include "egdb/egdb.h"
 #include "game/game.h"
 #include "nn/nn.h"
 #include "protocol/analysis.h"
@@ -557,6 +558,29 @@ static int op_study(char *err, size_t errlen) {
   return rc;
 }
 
+/* ---- The endgame database: built to 4 seeds on two threads, opened, verified ------------- */
+
+static int op_egdb(char *err, size_t errlen) {
+  char db_dir[400];
+  snprintf(db_dir, sizeof db_dir, "%s/egdb", dir);
+  remove_tree(db_dir);
+  egdb_build_params bp = {4, 2, NULL, NULL};
+  if (egdb_build(db_dir, &bp, err, errlen) != 0) return -1;
+  egdb *db = egdb_open(db_dir, err, errlen);
+  if (!db) return -1;
+  egdb_check ck;
+  int rc = egdb_verify(db, 2, 4, NULL, NULL, &ck, err, errlen) == 0 ? 0 : -1;
+  uint64_t all = 0;
+  for (int n = 0; n <= 4; n++) all += egdb_level_size(n);
+  if (rc == 0 && (egdb_max_seeds(db) != 4 || ck.boards != all || ck.brute != all ||
+                  ck.bad_bellman || ck.bad_brute))
+    rc = WRONG,
+    snprintf(err, errlen, "%d seeds, %llu boards checked of %llu: %s", egdb_max_seeds(db),
+             (unsigned long long)ck.boards, (unsigned long long)all, ck.first_bad);
+  egdb_close(db);
+  return rc;
+}
+
 /* ---- A training run: two short iterations of the tiny config from nothing, gated ------ */
 
 static int op_train(char *err, size_t errlen) {
@@ -626,6 +650,7 @@ FAULT_TEST(learner_bench_fails_cleanly, op_learner_bench)
 FAULT_TEST(selfplay_fails_cleanly, op_selfplay)
 FAULT_TEST(records_fail_cleanly, op_records)
 FAULT_TEST(study_fails_cleanly, op_study)
+FAULT_TEST(egdb_fails_cleanly, op_egdb)
 /* A whole run makes about 500 allocations, and each failure is followed
  * by the resume: every tenth or so, the first 40 all. */
 START_TEST(training_run_fails_cleanly) { inject_sampled("op_train", op_train, 40, 80); }
@@ -633,13 +658,13 @@ END_TEST
 
 static Suite *faults_suite(void) {
   Suite *s = suite_create("faults");
-  TCase *tc =
-      add_tests(s, "plain", 60,
-                (const TTest *const[]){
-                    config_load_fails_cleanly, network_fails_cleanly, training_fails_cleanly,
-                    mcts_agent_fails_cleanly, alphabeta_agent_fails_cleanly, replay_fails_cleanly,
-                    analysis_fails_cleanly, protocol_fails_cleanly, arena_fails_cleanly,
-                    stats_fail_cleanly, records_fail_cleanly, study_fails_cleanly, NULL});
+  TCase *tc = add_tests(
+      s, "plain", 60,
+      (const TTest *const[]){
+          config_load_fails_cleanly, network_fails_cleanly, training_fails_cleanly,
+          mcts_agent_fails_cleanly, alphabeta_agent_fails_cleanly, replay_fails_cleanly,
+          analysis_fails_cleanly, protocol_fails_cleanly, arena_fails_cleanly, stats_fail_cleanly,
+          records_fail_cleanly, study_fails_cleanly, egdb_fails_cleanly, NULL});
   tcase_add_checked_fixture(tc, setup, teardown);
   tc = add_tests(s, "net", 60,
                  (const TTest *const[]){zero_agent_fails_cleanly, selfplay_fails_cleanly, NULL});
