@@ -153,12 +153,33 @@ START_TEST(weights_refuse_another_run) {
            path);
   ck_assert_str_eq(err, want);
   ck_assert(nn_params(o)[5] == keep);
-  /* Metadata that contradicts the net is refused at save time. */
-  m.n_features = 19;
-  ck_assert_int_eq(nn_save(n, &m, path, err, sizeof err), -1);
-  snprintf(want, sizeof want,
-           "%s: metadata says 19 features and 0 actions but the network has 20 and 7", path);
-  ck_assert_str_eq(err, want);
+  /* Metadata that is unsound or contradicts the net is refused at save
+   * time, by name, and the file there is left as it was. */
+  size_t before_len, after_len;
+  unsigned char *before = slurp(path, &before_len);
+  nn_meta bad[5];
+  for (int i = 0; i < 5; i++) bad[i] = m;
+  bad[0].n_features = 19;
+  bad[1].encoding = -2;
+  memset(bad[2].game, 'g', sizeof bad[2].game);
+  memset(bad[3].rules, 'r', sizeof bad[3].rules);
+  bad[4].n_actions = 6;
+  const char *why[6] = {"%s: metadata says 19 features and %d actions but the network has 20 and 7",
+                        "%s: negative feature-encoding version -2",
+                        "%s: game name or rule options not terminated",
+                        "%s: game name or rule options not terminated",
+                        "%s: metadata says %d features and 6 actions but the network has 20 and 7",
+                        "%s: no metadata given"};
+  for (int i = 0; i < 6; i++) {
+    ck_assert_int_eq(nn_save(n, i < 5 ? &bad[i] : NULL, path, err, sizeof err), -1);
+    snprintf(want, sizeof want, why[i], path, i == 0 ? m.n_actions : m.n_features);
+    ck_assert_str_eq(err, want);
+    unsigned char *after = slurp(path, &after_len);
+    ck_assert_uint_eq(after_len, before_len);
+    ck_assert_mem_eq(after, before, before_len);
+    free(after);
+  }
+  free(before);
   nn_free(o), nn_free(n);
 }
 END_TEST
