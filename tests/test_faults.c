@@ -547,7 +547,7 @@ static int op_study(char *err, size_t errlen) {
   int rc = study_run(v, 2, "random", &cross, 1, &p, NULL, NULL, &r, err, errlen);
   /* study.h: -1 with a message, or a whole study. */
   if (rc != 0 && rc != -1)
-    rc = WRONG, snprintf(err, errlen, "study_run returned %d", rc);
+    snprintf(err, errlen, "study_run returned %d", rc), rc = WRONG;
   else if (rc == 0 && (r.n_variants != 2 || r.v[0].s.games != 6 || r.v[1].s.games != 6 ||
                        r.n_pairs != 1 || !r.cross[0][0].played || !r.cross[0][1].played ||
                        r.cross[0][1].wins + r.cross[0][1].draws + r.cross[0][1].losses != 2))
