@@ -97,11 +97,25 @@ static void inject_sampled(const char *name, op_fn op, long dense, long cap) {
 
 static void inject(const char *name, op_fn op) { inject_sampled(name, op, DENSE, CAP); }
 
+/* A failure as the headers promise it: -1 (with the message already in
+ * err); any other value is WRONG, named. */
+static int documented(const char *call, int rc, char *err, size_t errlen) {
+  if (rc == -1) return -1;
+  snprintf(err, errlen, "%s returned %d on failure, not -1", call, rc);
+  return WRONG;
+}
+#define CALL(call)                                            \
+  do {                                                        \
+    int rc_ = (call);                                         \
+    if (rc_ != 0) return documented(#call, rc_, err, errlen); \
+  } while (0)
+
 /* ---- Operations -------------------------------------------------------------------------- */
 
 static int op_config(char *err, size_t errlen) {
   static train_config c;
-  return config_load(&c, "configs/tiny.ini", 0, NULL, err, errlen) == 0 ? 0 : -1;
+  CALL(config_load(&c, "configs/tiny.ini", 0, NULL, err, errlen));
+  return 0;
 }
 
 /* A network: made, evaluated on a few rows in fp32 and int8, saved, loaded. */
@@ -337,14 +351,14 @@ static int op_arena(char *err, size_t errlen) {
   p.games = 2;
   p.threads = 1;
   p.openings = 0;
-  if (arena_run(&G, 2, specs, &p, NULL, NULL, &r, err, errlen) != 0) return -1;
+  CALL(arena_run(&G, 2, specs, &p, NULL, NULL, &r, err, errlen));
   if (r.games != 2) return snprintf(err, errlen, "%d games played of 2", r.games), WRONG;
   /* Two threads over an opening book of two lines. */
   p.games = 4;
   p.threads = 2;
   p.openings = 2;
   p.book_depth = 2;
-  if (arena_run(&G, 2, specs, &p, NULL, NULL, &r, err, errlen) != 0) return -1;
+  CALL(arena_run(&G, 2, specs, &p, NULL, NULL, &r, err, errlen));
   if (r.games != 4) return snprintf(err, errlen, "%d games played of 4", r.games), WRONG;
   return 0;
 }
@@ -364,7 +378,7 @@ static int op_stats(char *err, size_t errlen) {
   p.book = book;
   p.n_book = 2;
   memset(got, 0, sizeof got);
-  if (stats_play(&G, "greedy", "random", &p, NULL, NULL, got, err, errlen) != 0) return -1;
+  CALL(stats_play(&G, "greedy", "random", &p, NULL, NULL, got, err, errlen));
   if (!have_ref) {
     memcpy(ref, got, sizeof ref);
     have_ref = 1;
@@ -409,7 +423,8 @@ static int op_ingest(char *err, size_t errlen) {
   json_writer w;
   json_writer_init(&w, out, sizeof out);
   json_begin_object(&w, NULL);
-  int rc = dist_learner_ingest(&env, msgs, msgs_len, &w, err, errlen) == 0 ? 0 : -1;
+  int rc = dist_learner_ingest(&env, msgs, msgs_len, &w, err, errlen);
+  if (rc != 0) rc = documented("dist_learner_ingest", rc, err, errlen);
   replay_stats st;
   replay_get_stats(buf, &st);
   if (rc == 0 && (st.count != 12 || atomic_load(&counters.games) != 3))
@@ -423,7 +438,7 @@ static int op_learner_bench(char *err, size_t errlen) {
   train_config c = tiny;
   c.window = 512;
   train_learner_result r;
-  if (train_bench_learner(&c, 0.002, &r, err, errlen) != 0) return -1;
+  CALL(train_bench_learner(&c, 0.002, &r, err, errlen));
   if (!(r.steps_per_s > 0 && r.intake_per_s > 0 && r.capacity_per_s > 0))
     return snprintf(err, errlen, "%g steps/s, %g samples/s taken in", r.steps_per_s,
                     r.intake_per_s),
@@ -565,11 +580,12 @@ static int op_egdb(char *err, size_t errlen) {
   snprintf(db_dir, sizeof db_dir, "%s/egdb", dir);
   remove_tree(db_dir);
   egdb_build_params bp = {4, 2, NULL, NULL};
-  if (egdb_build(db_dir, &bp, err, errlen) != 0) return -1;
+  CALL(egdb_build(db_dir, &bp, err, errlen));
   egdb *db = egdb_open(db_dir, err, errlen);
   if (!db) return -1;
   egdb_check ck;
-  int rc = egdb_verify(db, 2, 4, NULL, NULL, &ck, err, errlen) == 0 ? 0 : -1;
+  int rc = egdb_verify(db, 2, 4, NULL, NULL, &ck, err, errlen);
+  if (rc != 0) rc = documented("egdb_verify", rc, err, errlen);
   uint64_t all = 0;
   for (int n = 0; n <= 4; n++) all += egdb_level_size(n);
   if (rc == 0 && (egdb_max_seeds(db) != 4 || ck.boards != all || ck.brute != all ||
