@@ -271,7 +271,7 @@ int afile_remove_stale(const char *dir, char *err, size_t errlen) {
 }
 
 int dir_make(const char *dir, char *err, size_t errlen) {
-  char buf[1024];
+  char buf[PATH_MAX]; /* any name the system takes */
   if (!*dir) {
     errf(err, errlen, "empty folder name");
     return -1;
@@ -302,7 +302,7 @@ int dir_make(const char *dir, char *err, size_t errlen) {
 
 /* The directory part of path ("." for a bare name), for its fsync. */
 static void sync_parent(const char *path) {
-  char dir[1024];
+  char dir[PATH_MAX];
   const char *slash = strrchr(path, '/');
   if (!slash)
     snprintf(dir, sizeof dir, ".");

@@ -119,7 +119,8 @@ int afile_remove_stale(const char *dir, char *err, size_t errlen);
 
 /* Makes folder dir and any missing parents (like mkdir -p, mode 0777
  * before the umask); 0 if dir then is a folder, else -1 with a message
- * naming the part that could not be made. */
+ * naming the part that could not be made. Any name the system takes (up
+ * to PATH_MAX - 1 bytes) is made. */
 int dir_make(const char *dir, char *err, size_t errlen);
 
 /* ---- Little-endian fields (binary formats write fields one by one) ---------- */

@@ -3,6 +3,7 @@
  * and malformed lines) and atomic files (only regular files are written;
  * temporaries are told apart from anything else). */
 #include <check.h>
+#include <limits.h>
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
@@ -704,6 +705,27 @@ START_TEST(dir_make_makes_parents) {
   ck_assert_ptr_nonnull(strstr(err, "cannot create"));
   ck_assert_int_eq(dir_make("", err, sizeof err), -1);
   ck_assert_str_eq(err, "empty folder name");
+  /* The longest name the system takes, folders of 200 bytes deep: made;
+   * one byte more is refused by name. */
+  char *deep = malloc(PATH_MAX + 1);
+  size_t n = (size_t)snprintf(deep, PATH_MAX, "%s", in_adir("deep"));
+  while (n < PATH_MAX - 1) {
+    size_t part = PATH_MAX - 1 - n > 201 ? 201 : PATH_MAX - 1 - n;
+    deep[n++] = '/';
+    memset(deep + n, 'd', part - 1);
+    n += part - 1;
+  }
+  deep[n] = 0;
+  ck_assert_uint_eq(strlen(deep), PATH_MAX - 1);
+  char *big = malloc(PATH_MAX + 200);
+  ck_assert_msg(dir_make(deep, big, PATH_MAX + 200) == 0, "%s", big);
+  ck_assert_int_eq(stat(deep, &st), 0);
+  ck_assert(S_ISDIR(st.st_mode));
+  strcat(deep, "e");
+  ck_assert_int_eq(dir_make(deep, big, PATH_MAX + 200), -1);
+  ck_assert_ptr_nonnull(strstr(big, "folder name too long"));
+  free(deep);
+  free(big);
 }
 END_TEST
 
