@@ -600,6 +600,12 @@ static Suite *namnam_suite(void) {
       /* Each row's pit numbers, North's above and South's below. */
       {NULL, "\n         11  10   9   8   7   6\nNorth ["},
       {NULL, "\n          0   1   2   3   4   5\n(s/n after"},
+      /* A board of distinct counts drawn whole: each pit under its number. */
+      {"0  0 1 2 3 4 5 6 7 0 1 2 3  8 6  sssssnnnnnns 2 0",
+       "         11  10   9   8   7   6\n"
+       "North [  3s  2n  1n  0n  7n  6n ]  captured 6\n"
+       "South [  0s  1s  2s  3s  4s  5n ]  captured 8  <- to move\n"
+       "          0   1   2   3   4   5\n"},
       {NULL, NULL}};
 #undef OWNERS
   static const reference_impl reference = {ref_legal, ref_check_move};
