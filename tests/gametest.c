@@ -102,6 +102,17 @@ void expect_tokens(const game_pos *p, const char *want) {
   char buf[512];
   ck_assert_int_eq(G.rules->board_tokens(&G, p, buf, sizeof buf), 0);
   ck_assert_str_eq(buf, want);
+  /* Into a buffer of each size: refused until the text and its end fit,
+   * and never a byte written past the buffer. */
+  size_t n = strlen(want);
+  for (size_t len = 1; len <= n + 1; len++) {
+    memset(buf, '#', sizeof buf);
+    int rc = G.rules->board_tokens(&G, p, buf, len);
+    ck_assert_msg(rc == (len == n + 1 ? 0 : -1), "%zu bytes for %zu characters: %d", len, n, rc);
+    for (size_t i = len; i < sizeof buf; i++)
+      ck_assert_msg(buf[i] == '#', "%zu bytes: byte %zu written", len, i);
+  }
+  ck_assert_str_eq(buf, want);
 }
 
 void expect_tokens_round_trip(const game_pos *p) {
