@@ -77,7 +77,7 @@ egdb_plan egdb_plan_dir(const char *dir, int seeds, int threads);
 /* Solves levels 0..p->seeds of default Oware into dir (created if missing).
  * Levels whose file is already there and sound are read instead of solved,
  * so an interrupted build resumes and a larger N extends a smaller one.
- * Each file is written atomically. */
+ * Each file is written atomically. 0, or -1 with a message. */
 int egdb_build(const char *dir, const egdb_build_params *p, char *err, size_t errlen);
 
 /* ---- Opening and probing --------------------------------------------------------- */

@@ -31,7 +31,9 @@ static const char *cfg_error(const char *text, int n_over, char *const *over) {
   train_config c;
   char err[1024];
   const char *p = write_cfg(text);
-  if (config_load(&c, p, n_over, over, err, sizeof err) == 0) return "";
+  int rc = config_load(&c, p, n_over, over, err, sizeof err);
+  if (rc == 0) return "";
+  ck_assert_msg(rc == -1, "config_load returned %d, not -1: %s", rc, err); /* as config.h says */
   /* The file's name, wherever it is named, reads x.ini. */
   size_t k = 0;
   msg[0] = 0;

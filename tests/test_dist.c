@@ -139,14 +139,14 @@ START_TEST(a_bad_game_message_names_its_rank) {
   unsigned char msgs[sizeof(dist_game_msg) + 8 * sizeof(replay_sample)];
   size_t total = add_game(msgs, 0, &in.c.g, &rng, 0, 3);
   char err[1024] = "";
-  ck_assert_int_ne(dist_learner_ingest(&in.env, msgs, total - 1, NULL, err, sizeof err), 0);
+  ck_assert_int_eq(dist_learner_ingest(&in.env, msgs, total - 1, NULL, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "rank 1") && strstr(err, "wrong size"), "%s", err);
   dist_game_msg h;
   memcpy(&h, msgs, sizeof h);
   h.variant = (uint32_t)in.c.n_variants;
   memcpy(msgs, &h, sizeof h);
   err[0] = 0;
-  ck_assert_int_ne(dist_learner_ingest(&in.env, msgs, total, NULL, err, sizeof err), 0);
+  ck_assert_int_eq(dist_learner_ingest(&in.env, msgs, total, NULL, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "rank 1") && strstr(err, "variant"), "%s", err);
   replay_free(in.buf);
 }

@@ -478,7 +478,7 @@ START_TEST(config_egdb_section) {
   snprintf(run_dir, sizeof run_dir, "%s/run", dir);
   char *over[] = {"egdb.enabled=1", over_dir, "run.iterations=1"};
   train_args a = {.config_path = "configs/tiny.ini", .run_dir = run_dir, .n_over = 3, .over = over};
-  ck_assert_int_ne(train_run(&a, err, sizeof err), 0);
+  ck_assert_int_eq(train_run(&a, err, sizeof err), -1);
   CHECK(strstr(err, "egdb.dir") && strstr(err, "/none"), "%s", err);
   put_file(path, "[game]\nname = warri\n[egdb]\nenabled = 1\n");
   ck_assert(config_load(&c, path, 0, NULL, err, sizeof err) != 0);

@@ -88,7 +88,8 @@ void config_defaults(train_config *c);
 /* Reads a config file, then applies overrides "section.key=value"
  * (n_over of them). Errors name file, line and key, or the override. The
  * agent specs of eval.anchors are checked here (each makes an agent of the
- * game), so that a bad one fails before a run starts. */
+ * game), so that a bad one fails before a run starts. 0, or -1 with the
+ * message. */
 int config_load(train_config *c, const char *path, int n_over, char *const *over, char *err,
                 size_t errlen);
 /* The same from INI text (config_write's, as a distributed run's actors

@@ -95,7 +95,8 @@ void dist_learner_free(dist_learner *l);
  * rank 1) through the learner's intake without MPI: the same checks,
  * buffer and counters as dist_learner_poll (the learner benchmark). When w
  * is not NULL, the "dist" member of these games goes to it, as
- * dist_learner_json writes it for a run of two ranks. */
+ * dist_learner_json writes it for a run of two ranks. 0, or -1 with a
+ * message naming the rank and what is wrong. */
 int dist_learner_ingest(const dist_learner_env *env, const unsigned char *msgs, size_t total,
                         json_writer *w, char *err, size_t errlen);
 
