@@ -105,6 +105,20 @@ int agent_choose(agent *a, const game_pos *p, const game_hist *h) {
   return a->kind->choose(a, p, h);
 }
 
+/* Entries i and j of an analysis exchanged, every field of each. */
+static void analysis_swap(agent_analysis *x, int i, int j) {
+  int ta = x->action[i], tv = x->visits[i], tl = x->pv_len[i];
+  float tp = x->prior[i], tq = x->value[i], tm = x->move_margin[i];
+  uint8_t pv[AGENT_PV_MAX];
+  memcpy(pv, x->pv[i], sizeof pv);
+  x->action[i] = x->action[j], x->visits[i] = x->visits[j], x->pv_len[i] = x->pv_len[j];
+  x->prior[i] = x->prior[j], x->value[i] = x->value[j], x->move_margin[i] = x->move_margin[j];
+  memcpy(x->pv[i], x->pv[j], sizeof pv);
+  x->action[j] = ta, x->visits[j] = tv, x->pv_len[j] = tl;
+  x->prior[j] = tp, x->value[j] = tq, x->move_margin[j] = tm;
+  memcpy(x->pv[j], pv, sizeof pv);
+}
+
 int agent_analyze(agent *a, const game_pos *p, const game_hist *h, agent_analysis *out) {
   if (!a->kind->analyze) {
     errf(a->err, sizeof a->err, "agent %s does not analyze positions", a->kind->kind);
@@ -114,7 +128,11 @@ int agent_analyze(agent *a, const game_pos *p, const game_hist *h, agent_analysi
     errf(a->err, sizeof a->err, "no legal move: the game is over");
     return -1;
   }
-  return a->kind->analyze(a, p, h, out);
+  if (a->kind->analyze(a, p, h, out) != 0) return -1;
+  /* In action order, whatever order the kind searched them in. */
+  for (int i = 1; i < out->n; i++)
+    for (int j = i; j > 0 && out->action[j - 1] > out->action[j]; j--) analysis_swap(out, j, j - 1);
+  return 0;
 }
 
 void agent_reset(agent *a) {

@@ -19,7 +19,7 @@ typedef struct agent agent;
 
 /* What a searching agent thinks of a position (protocol `analyze`). */
 typedef struct {
-  int n; /* entries below: the legal actions */
+  int n; /* entries below: the legal actions, in action order */
   int action[GAME_MAX_ACTIONS];
   int visits[GAME_MAX_ACTIONS];  /* search visits (0 for non-searching) */
   float prior[GAME_MAX_ACTIONS]; /* policy prior */

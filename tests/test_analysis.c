@@ -359,14 +359,116 @@ START_TEST(a_line_goes_through_a_forced_reply) {
 }
 END_TEST
 
+/* The action of the legal move labelled `label` for the mover of p, or -1. */
+static int action_of(const game *g, const game_pos *p, const char *label) {
+  for (game_moves m = game_legal(g, p); m; m &= m - 1) {
+    int a = __builtin_ctz(m);
+    char l[16];
+    game_move_label(g, p->mover, a, l, sizeof l);
+    if (!strcmp(l, label)) return a;
+  }
+  return -1;
+}
+
+static double number(const json_doc *d, int obj, const char *key) {
+  double x = -9;
+  ck_assert_msg(json_get_number(d, obj, key, &x) == 0, "no number '%s'", key);
+  return x;
+}
+
+/* Every answer holds together, for every game and every kind of agent
+ * that analyses: the mover of the position, its legal moves in action
+ * order under the board's labels, the best among them, values and priors
+ * in range, the visits summed, and each line a legal sequence of moves
+ * from the position, each labelled for its own mover. */
+START_TEST(every_answer_holds_together) {
+  static const char *const games[] = {"oware", "bao-kenya", "bao-laps", "namnam", "kujifunza"};
+  static const char *const agents[] = {"mcts sims=60", "alphabeta depth=2", "zero sims=30", "net"};
+  for (int gi = 0; gi < 5; gi++) {
+    game g;
+    char err[256];
+    ck_assert_msg(game_configure(&g, games[gi], 0, NULL, err, sizeof err) == 0, "%s", err);
+    game_pos p;
+    game_start(&g, &p);
+    rng_t r;
+    rng_seed(&r, 21, (uint64_t)gi);
+    char moves[256] = "";
+    size_t k = 0;
+    for (int i = 0; i < 7 && p.status == GAME_ONGOING; i++) {
+      game_pos q = p;
+      int a = game_random_action(&r, game_legal(&g, &p));
+      game_play(&g, &q, a);
+      if (q.status != GAME_ONGOING) break;
+      p = q;
+      k += (size_t)snprintf(moves + k, sizeof moves - k, "%s%d", k ? "," : "", a);
+    }
+    for (int ai = 0; ai < 4; ai++) {
+      char line[512], what[64];
+      snprintf(line, sizeof line, "{\"id\":1,\"game\":\"%s\",\"moves\":[%s],\"agent\":\"%s\"}",
+               games[gi], moves, agents[ai]);
+      snprintf(what, sizeof what, "%s, %s", games[gi], agents[ai]);
+      int rc;
+      char *text;
+      json_doc *d = ask(&plain, line, &rc, &text);
+      ck_assert_msg(rc == 0, "%s: %s", what, text);
+      int t = json_first(d, json_get(d, 0, "turns"));
+      ck_assert_int_eq((int)number(d, t, "mover"), p.mover);
+      double value = number(d, t, "value"), visits = number(d, t, "visits"), sum = 0, prior = 0;
+      ck_assert_msg(value >= -1 && value <= 1, "%s: value %g", what, value);
+      game_moves legal = game_legal(&g, &p), seen = 0;
+      int last = -1, best = (int)number(d, t, "best_action");
+      ck_assert_msg(legal >> best & 1, "%s: best action %d is not legal", what, best);
+      char label[16];
+      game_move_label(&g, p.mover, best, label, sizeof label);
+      ck_assert_str_eq(json_get_string(d, t, "best"), label);
+      for (int m = json_first(d, json_get(d, t, "moves")); m >= 0; m = json_next(d, m)) {
+        int a = (int)number(d, m, "action");
+        ck_assert_msg(a > last && (legal >> a & 1), "%s: action %d after %d: %s", what, a, last,
+                      text);
+        last = a;
+        seen |= (game_moves)1 << a;
+        game_move_label(&g, p.mover, a, label, sizeof label);
+        ck_assert_str_eq(json_get_string(d, m, "move"), label);
+        double v = number(d, m, "value"), pr = number(d, m, "prior");
+        ck_assert_msg(v >= -1 && v <= 1 && pr >= 0 && pr <= 1, "%s: value %g, prior %g", what, v,
+                      pr);
+        sum += number(d, m, "visits");
+        prior += pr;
+        /* The line: the move, then replies each legal where it is played. */
+        game_pos q = p;
+        int plies = 0;
+        for (int c = json_first(d, json_get(d, m, "pv")); c >= 0; c = json_next(d, c), plies++) {
+          const char *l = json_string(d, c);
+          int b = q.status == GAME_ONGOING ? action_of(&g, &q, l) : -1;
+          ck_assert_msg(b >= 0, "%s: move %d's line, ply %d: '%s' is not a legal move", what, a,
+                        plies, l);
+          ck_assert_msg(plies > 0 || b == a, "%s: move %d's line starts with %s", what, a, l);
+          game_play(&g, &q, b);
+        }
+        ck_assert_int_ge(plies, 1);
+      }
+      ck_assert_msg(seen == legal, "%s: moves %x of legal %x", what, (unsigned)seen,
+                    (unsigned)legal);
+      ck_assert_msg(sum == visits, "%s: %g visits over the moves, %g at the root", what, sum,
+                    visits);
+      ck_assert_msg(prior == 0 || (prior > 0.99 && prior < 1.01), "%s: priors sum to %g", what,
+                    prior);
+      free(text);
+      json_free(d);
+    }
+  }
+}
+END_TEST
+
 static Suite *analysis_suite(void) {
   Suite *s = suite_create("analysis");
-  add_tests(s, "queries", 120,
-            (const TTest *[]){
-                analyses_every_move_with_its_line, errors_name_the_query_and_the_field,
-                concurrent_queries_answer_as_alone, egdb_values_are_the_databases,
-                the_default_seed_is_one, rules_as_a_string_or_an_object,
-                sims_and_time_join_the_agents_spec, a_line_goes_through_a_forced_reply, NULL});
+  add_tests(
+      s, "queries", 120,
+      (const TTest *[]){analyses_every_move_with_its_line, errors_name_the_query_and_the_field,
+                        concurrent_queries_answer_as_alone, egdb_values_are_the_databases,
+                        the_default_seed_is_one, rules_as_a_string_or_an_object,
+                        sims_and_time_join_the_agents_spec, a_line_goes_through_a_forced_reply,
+                        every_answer_holds_together, NULL});
   return s;
 }
 
