@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "base/base.h"
-#include "base/cpu.h"
 #include "base/json.h"
 #include "base/pool.h"
 #include "tests/testkit.h"
@@ -691,27 +690,6 @@ START_TEST(afile_temporaries_are_told_apart) {
 }
 END_TEST
 
-/* The readings of the machine close every file they open, and the
- * memory reading is the kernel's MemAvailable or less (a cgroup's limit). */
-START_TEST(machine_readings_close_what_they_open) {
-  int fds = test_open_fds();
-  double mem = mem_available_bytes();
-  FILE *f = fopen("/proc/meminfo", "r");
-  double kb = -1;
-  char line[256];
-  while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
-  if (f) fclose(f);
-  if (kb > 0) ck_assert_msg(mem > 0 && mem <= 1.5 * kb * 1024, "%g of %g", mem, kb * 1024);
-  ck_assert(disk_free_bytes("/") > 0);
-  cpu_info ci;
-  cpu_detect(&ci);
-  cpu_budget b;
-  cpu_budget_probe(&b, 1);
-  ck_assert_int_eq(test_open_fds(), fds);
-}
-END_TEST
-
 /* Folders with their parents, an existing one again, and the refusals. */
 START_TEST(dir_make_makes_parents) {
   char err[512];
@@ -813,7 +791,6 @@ static Suite *base_suite(void) {
   tcase_add_test(f, afile_writes_regular_files_only);
   tcase_add_test(f, afile_temporaries_are_told_apart);
   tcase_add_test(f, dir_make_makes_parents);
-  tcase_add_test(f, machine_readings_close_what_they_open);
   tcase_add_test(f, disk_free_finds_the_nearest_folder);
   suite_add_tcase(s, f);
   return s;

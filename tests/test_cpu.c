@@ -1,13 +1,16 @@
 /* The CPU module (base/cpu.h) and OpenBLAS's core (nn/blas_core.h): the
  * decision of which OpenBLAS core a CPU needs, the threads of
- * `threads = auto`, cgroup quotas, the idle-machine watch; and, end to end,
+ * `threads = auto`, cgroup quotas, the idle-machine watch, the machine's
+ * readings closing what they open; and, end to end,
  * the `sowzero` binary started without OPENBLAS_CORETYPE reporting a core
  * that matches this machine's features. */
 #include <check.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "base/cpu.h"
 #include "base/json.h"
 #include "base/kv.h"
@@ -306,6 +309,27 @@ START_TEST(core_advice_is_a_message_or_nothing) {
 }
 END_TEST
 
+/* The readings of the machine close every file they open, and the
+ * memory reading is the kernel's MemAvailable or less (a cgroup's limit). */
+START_TEST(machine_readings_close_what_they_open) {
+  int fds = test_open_fds();
+  double mem = mem_available_bytes();
+  FILE *f = fopen("/proc/meminfo", "r");
+  double kb = -1;
+  char line[256];
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+  if (f) fclose(f);
+  if (kb > 0) ck_assert_msg(mem > 0 && mem <= 1.5 * kb * 1024, "%g of %g", mem, kb * 1024);
+  ck_assert(disk_free_bytes("/") > 0);
+  cpu_info ci;
+  cpu_detect(&ci);
+  cpu_budget b;
+  cpu_budget_probe(&b, 1);
+  ck_assert_int_eq(test_open_fds(), fds);
+}
+END_TEST
+
 START_TEST(kv_auto_integers) {
   static const kv_key keys[] = {KV_IA("threads", auto_cfg, threads, 1, 64, "auto", "threads")};
   const kv_table t = KV_TABLE(keys);
@@ -535,6 +559,7 @@ static Suite *cpu_suite(void) {
   tcase_add_test(t, features_agree_with_the_kernel);
   tcase_add_test(t, identity_agrees_with_the_kernel);
   tcase_add_test(t, core_advice_is_a_message_or_nothing);
+  tcase_add_test(t, machine_readings_close_what_they_open);
   tcase_add_test(t, kv_auto_integers);
   tcase_add_test(t, config_threads_auto_and_numbers);
   tcase_add_test(t, system_json_parses);
