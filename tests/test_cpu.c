@@ -23,6 +23,34 @@ static const unsigned AVX2 = CPU_F_AVX | CPU_F_AVX2 | CPU_F_FMA;
 static const unsigned AVX512 = CPU_F_AVX | CPU_F_AVX2 | CPU_F_FMA | CPU_F_AVX512F | CPU_F_AVX512DQ |
                                CPU_F_AVX512BW | CPU_F_AVX512VL;
 
+/* Each OpenBLAS core's level is the newest vector instructions its x86-64
+ * kernels use (0: SSE only, 1: AVX, 2: AVX2 and FMA, 3: AVX-512), from the
+ * CPUs the cores are named after; names are matched without case, and a
+ * name OpenBLAS may add later is unknown (-1). */
+START_TEST(blas_core_levels_are_the_cpus) {
+  static const char *const sse[] = {"Katmai",       "Coppermine", "Northwood", "Prescott",
+                                    "Banias",       "Atom",       "Core2",     "Penryn",
+                                    "Dunnington",   "Nehalem",    "Athlon",    "Opteron",
+                                    "Opteron_SSE3", "Barcelona",  "Nano",      "Bobcat"};
+  static const char *const avx[] = {"Sandybridge", "Bulldozer", "Piledriver", "Steamroller",
+                                    "Excavator"};
+  static const char *const avx2[] = {"Haswell", "Zen"};
+  static const char *const avx512[] = {"SkylakeX", "Cooperlake", "SapphireRapids"};
+  for (size_t i = 0; i < sizeof sse / sizeof *sse; i++)
+    ck_assert_msg(cpu_blas_core_level(sse[i]) == 0, "%s", sse[i]);
+  for (size_t i = 0; i < sizeof avx / sizeof *avx; i++)
+    ck_assert_msg(cpu_blas_core_level(avx[i]) == 1, "%s", avx[i]);
+  for (size_t i = 0; i < sizeof avx2 / sizeof *avx2; i++)
+    ck_assert_msg(cpu_blas_core_level(avx2[i]) == 2, "%s", avx2[i]);
+  for (size_t i = 0; i < sizeof avx512 / sizeof *avx512; i++)
+    ck_assert_msg(cpu_blas_core_level(avx512[i]) == 3, "%s", avx512[i]);
+  ck_assert_int_eq(cpu_blas_core_level("haswell"), 2);
+  ck_assert_int_eq(cpu_blas_core_level("SKYLAKEX"), 3);
+  ck_assert_int_eq(cpu_blas_core_level("Zen5"), -1);
+  ck_assert_int_eq(cpu_blas_core_level(""), -1);
+}
+END_TEST
+
 /* One row of the decision table: the CPU, OpenBLAS's choice, the user's
  * variable, and the core SowZero must ask for (NULL: none). */
 typedef struct {
@@ -551,6 +579,7 @@ static Suite *cpu_suite(void) {
   Suite *s = suite_create("cpu");
   TCase *t = tcase_create("pure");
   tcase_add_test(t, blas_decision_table);
+  tcase_add_test(t, blas_core_levels_are_the_cpus);
   tcase_add_test(t, threads_auto_resolution);
   tcase_add_test(t, cgroup_quotas_parse);
   tcase_add_test(t, idle_watch_says_so_once);

@@ -590,6 +590,13 @@ START_TEST(endgame_set_covers_the_seed_counts_asked) {
         ck_assert_msg(x >= 0 && x <= top[f], "%s seeds: %s %g", want, means[f], x);
         weighted[f] += x * n;
       }
+      /* A move of the best margin keeps the best result: never more
+       * positions of the one than of the other. */
+      double pr, pm, sr, sm;
+      json_get_number(d, c, "policy_result", &pr), json_get_number(d, c, "policy_margin", &pm);
+      json_get_number(d, c, "search_result", &sr), json_get_number(d, c, "search_margin", &sm);
+      ck_assert_msg(pm <= pr && sm <= sr, "%s seeds: margins %g %g, results %g %g", want, pm, sm,
+                    pr, sr);
     }
     ck_assert_int_eq(k, levels);
     ck_assert_int_eq(sum, (int)all);
