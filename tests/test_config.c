@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "base/ini.h"
 #include "nn/nn.h"
 #include "tests/testutil.h"
 #include "trainer/config.h"
@@ -398,6 +399,29 @@ START_TEST(configs_compare_key_by_key) {
 }
 END_TEST
 
+/* An INI text ends at its NUL, with or without a last newline: what lies
+ * after it in memory is never read (a copy of exactly its size shows a
+ * read past it under AddressSanitizer). */
+START_TEST(an_ini_text_ends_at_its_end) {
+  static const char text[] = "[a]\nx = 1\0[b]\ny = 2\n";
+  char err[256];
+  for (int exact = 0; exact < 2; exact++) {
+    size_t n = exact ? strlen(text) + 1 : sizeof text;
+    char *copy = malloc(n);
+    memcpy(copy, text, n);
+    ini f;
+    ck_assert_msg(ini_parse(&f, "t.ini", copy, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(f.n, 1);
+    ini_entry *e = ini_get(&f, "a", "x");
+    ck_assert_ptr_nonnull(e);
+    ck_assert_str_eq(e->value, "1");
+    ck_assert_ptr_null(ini_get(&f, "b", "y"));
+    ini_free(&f);
+    free(copy);
+  }
+}
+END_TEST
+
 Suite *config_suite(void) {
   Suite *s = suite_create("config");
   TCase *c = tcase_create("config");
@@ -411,6 +435,7 @@ Suite *config_suite(void) {
   tcase_add_test(c, overrides_checked_together);
   tcase_add_test(c, configs_compare_key_by_key);
   tcase_add_test(c, the_documented_keys_are_the_described_ones);
+  tcase_add_test(c, an_ini_text_ends_at_its_end);
   suite_add_tcase(s, c);
   return s;
 }
