@@ -392,12 +392,13 @@ END_TEST
 typedef struct {
   double t0, before_s; /* the session's start (wall clock), seconds trained before it */
   int first_iter, updates, lines, bad;
-  char why[256];
+  char why[256], first[700]; /* first: the session's first line, its banner */
 } status_seen;
 
 static void note_status(void *ctx, int kind, const train_status *st, const char *line) {
   status_seen *s = ctx;
   unsigned it;
+  if (kind == 1 && !s->first[0]) snprintf(s->first, sizeof s->first, "%s", line);
   if (s->bad) return;
   if (kind == 1 && sscanf(line, "iteration %u:", &it) == 1) {
     s->lines++;
@@ -452,6 +453,11 @@ START_TEST(the_status_follows_the_run) {
     ck_assert_msg(!s.bad, "session %d: %s", session + 1, s.why);
     ck_assert_int_eq(s.lines, 1);
     ck_assert_int_gt(s.updates, 0);
+    /* The banner says what the session is: a new run, or where it resumed. */
+    char want[700];
+    snprintf(want, sizeof want, session ? "resumed %s at iteration 1:" : "new run %s:", dir);
+    ck_assert_msg(!strncmp(s.first, want, strlen(want)), "session %d began '%s'", session + 1,
+                  s.first);
   }
   ck_assert_double_gt(trained_s(), 0);
 }
