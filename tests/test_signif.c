@@ -80,6 +80,21 @@ START_TEST(tests_of_known_samples) {
 END_TEST
 
 /* Clearly different samples are told apart; identical ones never are. */
+/* z statistics carry no degrees of freedom (signif.h): 0 for the score,
+ * the two proportions and Mann-Whitney's normal approximation, with or
+ * without ties; the chi-square and Welch's t have theirs. */
+START_TEST(z_statistics_have_no_degrees_of_freedom) {
+  int x[] = {10, 12, 12, 15, 20, 21, 30}, y[] = {11, 13, 14, 14, 25, 26, 27, 40};
+  signif_test t;
+  ck_assert_int_eq(signif_mann_whitney(x, 7, y, 8, &t, NULL), 0);
+  ck_assert(t.df == 0 && t.p > 0 && t.p <= 1);
+  ck_assert(signif_score_z(10, 5, 5, 6, 5, 9).df == 0);
+  ck_assert(signif_two_proportions(5, 20, 9, 20).df == 0);
+  int a[3] = {10, 5, 5}, b[3] = {6, 5, 9};
+  ck_assert(signif_chi2_rows(a, b, 3).df == 2);
+}
+END_TEST
+
 START_TEST(verdicts) {
   int a[3] = {90, 5, 5}, b[3] = {30, 10, 60};
   ck_assert(signif_chi2_rows(a, b, 3).p < 1e-6);
@@ -165,6 +180,7 @@ static Suite *signif_suite(void) {
   tcase_add_test(t, tests_of_known_samples);
   tcase_add_test(t, verdicts);
   tcase_add_test(t, holm);
+  tcase_add_test(t, z_statistics_have_no_degrees_of_freedom);
   suite_add_tcase(s, t);
   return s;
 }
