@@ -188,7 +188,7 @@ nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err, size_t errlen) {
   size_t nz = H > (size_t)c->n_in ? H : (size_t)c->n_in;
   size_t Hp = (H + 1) & ~(size_t)1, Ip = ((size_t)c->n_in + 1) & ~(size_t)1;
   size_t H4 = (H + 3) & ~(size_t)3;
-  size_t sz[12] = {
+  size_t sz[14] = {
       up64(nact * B * H * sizeof(float)),                   /* act */
       up64(B * O * sizeof(float)),                          /* head */
       up64(B * A * sizeof(float)),                          /* prob */
@@ -201,9 +201,11 @@ nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err, size_t errlen) {
       up64(B * Hp * sizeof(uint16_t)),                      /* bf_a */
       up64(2 * NN_INT8_CHUNK * H4),                         /* q8 */
       up64(2 * NN_INT8_CHUNK * sizeof(float)),              /* q8s */
+      up64(NN_INT8_CHUNK * H4 / 4 * sizeof(uint16_t)),      /* q8nz */
+      up64(NN_INT8_CHUNK * sizeof(int)),                    /* q8nc */
   };
   size_t total = 0;
-  for (int i = 0; i < 12; i++) total += sz[i];
+  for (int i = 0; i < 14; i++) total += sz[i];
   nn_ws *ws = calloc(1, sizeof *ws);
   char *mem = ws ? calloc_lines(total) : NULL;
   if (!mem) {
@@ -227,7 +229,9 @@ nn_ws *nn_ws_create(const nn_net *n, int max_batch, char *err, size_t errlen) {
   ws->bf_in = (uint16_t *)p, p += sz[8];
   ws->bf_a = (uint16_t *)p, p += sz[9];
   ws->q8 = (uint8_t *)p, p += sz[10];
-  ws->q8s = (float *)p;
+  ws->q8s = (float *)p, p += sz[11];
+  ws->q8nz = (uint16_t *)p, p += sz[12];
+  ws->q8nc = (int *)p;
   return ws;
 }
 

@@ -1,6 +1,7 @@
 /* The int8 forward path: the residual blocks' dense layers as 8-bit integer
  * products summed in 32 bits, the input layer, the head, biases, skip
- * connections and ReLUs in fp32.
+ * connections and ReLUs in fp32; each layer visits only the non-zero
+ * inputs of a row where that pays (sparse rows, below).
  *
  * Quantisation. Weights: once per nn_set_precision / promotion / load, per
  * output column j, w8 = round(W[.][j] / sw[j]) with sw[j] = max |W[.][j]| /
@@ -291,6 +292,46 @@ static void gemm_portable(int R, const i8_mat *m, const uint8_t *A, int lda, con
     }
 }
 
+/* ---- Sparse rows ------------------------------------------------------------
+ * A ReLU output is mostly zeros: on the shipped Oware network's positions in
+ * play, 67-91% of each block layer's inputs and 20-70% of their groups of
+ * four (BENCHMARKS.md). A zero group adds nothing to any sum, so the row
+ * kernels visit only a row's non-zero groups, and the fp32 input layer and
+ * head only its non-zero inputs: the same integers, fewer products. */
+
+/* Each row's non-zero groups, for the row kernels: row r's group numbers
+ * at idx + r * stride, cnt[r] of them. */
+typedef struct {
+  uint16_t *idx;
+  int *cnt;
+  int stride; /* the groups of a row */
+} nzlists;
+
+/* An fp32 layer a row at a time: y = b + x[i] W[i][.] summed over the
+ * row's non-zero inputs in the order of i, then max(y, 0) if relu; x R x n,
+ * W n x m, y R x m, nz scratch for n. Each step a fused multiply-add
+ * (fmaf here, vfmadd in the vector version: both round once), so every
+ * kernel gets the same floats and a row the same result in any batch. */
+static void dense_rows(const float *x, int R, int n, const float *W, const float *b, int m,
+                       int relu, float *y, int *nz) {
+  for (int r = 0; r < R; r++) {
+    const float *xr = x + (size_t)r * n;
+    float *yr = y + (size_t)r * m;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+      nz[k] = i;
+      k += xr[i] != 0.0f;
+    }
+    for (int j = 0; j < m; j++) yr[j] = b[j];
+    for (int t = 0; t < k; t++) {
+      const float xs = xr[nz[t]], *w = W + (size_t)nz[t] * m;
+      for (int j = 0; j < m; j++) yr[j] = fmaf(xs, w[j], yr[j]);
+    }
+    if (relu)
+      for (int j = 0; j < m; j++) yr[j] = yr[j] > 0.0f ? yr[j] : 0.0f;
+  }
+}
+
 #if NN_X86
 /* Under ThreadSanitizer the kernels are left uninstrumented, as the bf16
  * kernel and OpenBLAS are: they touch only the caller's workspace and the
@@ -318,6 +359,7 @@ static void gemm_portable(int R, const i8_mat *m, const uint8_t *A, int lda, con
  * timed and tested there would not be the one an AVX2 CPU runs. */
 #define T256  __attribute__((target("avx2"))) NO_TSAN
 #define T256V __attribute__((target("avx2,avxvnni"))) NO_TSAN
+#define T256F __attribute__((target("avx2,fma"))) NO_TSAN
 
 /* The epilogue of 8 columns at j of row r; N - j may be < 8. */
 T256 INLINE void store8(__m256i acc, int r, int j, int N, const float *sw, const epi *e) {
@@ -421,38 +463,147 @@ GEMM256(gemm_avx2, T256, tile_avx2, 4)
 GEMM256(gemm_avxvnni, T256V, tile_avxvnni, 6)
 #endif
 
-/* One row (batch 1, play-time search): a row tile's two sums would wait
- * on the dot product's latency at every step, and the weights, read once,
- * are what costs. Two panels side by side give eight independent sums;
- * the integers and the epilogue are the row tile's, so the same floats. */
-#define GEMV256(NAME, TGT, DOT)                                                             \
-  TGT static void NAME(const i8_mat *m, const uint8_t *a, const epi *e) {                   \
-    const int K4 = k4(m->K), N = m->N;                                                      \
-    const size_t np = npanels(N);                                                           \
-    for (size_t p = 0; p < np; p += 2) {                                                    \
-      const int8_t *w0 = m->w + p * PANEL * (size_t)K4;                                     \
-      const int8_t *w1 = p + 1 < np ? w0 + PANEL * (size_t)K4 : w0;                         \
-      __m256i acc[8];                                                                       \
-      _Pragma("GCC unroll 8") for (int v = 0; v < 8; v++) acc[v] = _mm256_setzero_si256();  \
-      for (int q = 0; q < K4 / 4; q++) {                                                    \
-        const __m256i av = _mm256_set1_epi32(QUAD(a + 4 * q));                              \
-        const size_t o = (size_t)q * PANEL * 4;                                             \
-        _Pragma("GCC unroll 4") for (int v = 0; v < 4; v++) {                               \
-          acc[v] = DOT(acc[v], av, _mm256_loadu_si256((const __m256i *)(w0 + o + 32 * v))); \
-          acc[4 + v] =                                                                      \
-              DOT(acc[4 + v], av, _mm256_loadu_si256((const __m256i *)(w1 + o + 32 * v)));  \
-        }                                                                                   \
-      }                                                                                     \
-      for (int v = 0; v < 8; v++) {                                                         \
-        int j = (int)p * PANEL + 8 * v;                                                     \
-        if (j < N) store8(acc[v], 0, j, N, m->sw, e);                                       \
-      }                                                                                     \
-    }                                                                                       \
+/* Sparse rows (any batch; batch 1 is play-time search): for each pair of
+ * panels (16 KB at K = 256, kept in L1 while the rows stream), each row's
+ * non-zero groups only, into eight independent sums. The tiles share a
+ * weight vector between rows, this reads one per product: about 10% slower
+ * on dense rows (AVX2), so layer() takes it where enough groups are zero.
+ * The same integers and epilogue as the tiles, so the same floats. */
+#define ROWS256(NAME, TGT, GROUP)                                                            \
+  TGT static void NAME(int B, const i8_mat *m, const uint8_t *A, int lda, const nzlists *L,  \
+                       const epi *e) {                                                       \
+    const int K4 = k4(m->K), N = m->N;                                                       \
+    const size_t np = npanels(N);                                                            \
+    for (size_t p = 0; p < np; p += 2) {                                                     \
+      const int8_t *w0 = m->w + p * PANEL * (size_t)K4;                                      \
+      const int8_t *w1 = p + 1 < np ? w0 + PANEL * (size_t)K4 : w0;                          \
+      for (int r = 0; r < B; r++) {                                                          \
+        const uint8_t *a = A + (size_t)r * lda;                                              \
+        const uint16_t *l = L->idx + (size_t)r * L->stride;                                  \
+        __m256i acc[8];                                                                      \
+        _Pragma("GCC unroll 8") for (int v = 0; v < 8; v++) acc[v] = _mm256_setzero_si256(); \
+        for (int i = 0; i < L->cnt[r]; i++) GROUP;                                           \
+        for (int v = 0; v < 8; v++) {                                                        \
+          int j = (int)p * PANEL + 8 * v;                                                    \
+          if (j < N) store8(acc[v], r, j, N, m->sw, e);                                      \
+        }                                                                                    \
+      }                                                                                      \
+    }                                                                                        \
   }
-GEMV256(gemv_avx2, T256, dot_avx2)
+
+/* One group, each sum through DOT. */
+#define GROUP(DOT)                                                                              \
+  do {                                                                                          \
+    const __m256i av = _mm256_set1_epi32(QUAD(a + 4 * l[i]));                                   \
+    const size_t o = (size_t)l[i] * PANEL * 4;                                                  \
+    _Pragma("GCC unroll 4") for (int v = 0; v < 4; v++) {                                       \
+      acc[v] = DOT(acc[v], av, _mm256_loadu_si256((const __m256i *)(w0 + o + 32 * v)));         \
+      acc[4 + v] = DOT(acc[4 + v], av, _mm256_loadu_si256((const __m256i *)(w1 + o + 32 * v))); \
+    }                                                                                           \
+  } while (0)
+
+ROWS256(rows_avx2, T256, GROUP(dot_avx2))
 #if defined(__clang__) || __GNUC__ >= 11
-GEMV256(gemv_avxvnni, T256V, dot_avxvnni)
+ROWS256(rows_avxvnni, T256V, GROUP(dot_avxvnni))
 #endif
+
+/* Compaction four at a time: for each 4-bit mask, the positions of its
+ * set bits as packed bytes (the scalar compaction waits on its count at
+ * every value). */
+static const uint32_t set_bits[16] = {0, 0,     1,     0x100,   2,     0x200,   0x201,   0x20100,
+                                      3, 0x300, 0x301, 0x30100, 0x302, 0x30200, 0x30201, 0x3020100};
+
+/* Row r's non-zero groups of four bytes, in order, eight groups at a time;
+ * returns the count over all R rows. */
+T256 static long nz_groups_avx2(const uint8_t *A, int R, int lda, int G, const nzlists *L) {
+  long total = 0;
+  for (int r = 0; r < R; r++) {
+    const uint8_t *a = A + (size_t)r * lda;
+    uint16_t *l = L->idx + (size_t)r * L->stride;
+    int c = 0, q = 0;
+    for (; q + 8 <= G; q += 8) {
+      const __m256i z = _mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *)(a + 4 * q)),
+                                           _mm256_setzero_si256());
+      const unsigned msk = ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(z)) & 0xffu;
+      for (int h = 0; h < 8; h += 4) {
+        const unsigned m4 = msk >> h & 15u;
+        const __m128i ix = _mm_add_epi16(_mm_cvtepu8_epi16(_mm_cvtsi32_si128((int)set_bits[m4])),
+                                         _mm_set1_epi16((short)(q + h)));
+        _mm_storel_epi64((__m128i *)(l + c), ix);
+        c += __builtin_popcount(m4);
+      }
+    }
+    for (; q < G; q++) {
+      l[c] = (uint16_t)q;
+      c += QUAD(a + 4 * q) != 0;
+    }
+    L->cnt[r] = c;
+    total += c;
+  }
+  return total;
+}
+
+/* The indices of x's non-zero values (NaN counts, as in C's x != 0), in
+ * order, to nz; returns their count. */
+T256F INLINE int nonzero_avx2(const float *x, int n, int *nz) {
+  int k = 0, i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const unsigned msk = (unsigned)_mm256_movemask_ps(
+        _mm256_cmp_ps(_mm256_loadu_ps(x + i), _mm256_setzero_ps(), _CMP_NEQ_UQ));
+    for (int h = 0; h < 8; h += 4) {
+      const unsigned m4 = msk >> h & 15u;
+      const __m128i ix = _mm_add_epi32(_mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)set_bits[m4])),
+                                       _mm_set1_epi32(i + h));
+      _mm_storeu_si128((__m128i *)(nz + k), ix);
+      k += __builtin_popcount(m4);
+    }
+  }
+  for (; i < n; i++) {
+    nz[k] = i;
+    k += x[i] != 0.0f;
+  }
+  return k;
+}
+
+/* dense_rows with AVX2 and FMA (every CPU with an int8 vector kernel has
+ * them): 64 columns at a time in eight sums, then 8, then one. */
+T256F static void dense_rows_avx2(const float *x, int R, int n, const float *W, const float *b,
+                                  int m, int relu, float *y, int *nz) {
+  const __m256 zero = _mm256_setzero_ps();
+  for (int r = 0; r < R; r++) {
+    const float *xr = x + (size_t)r * n;
+    float *yr = y + (size_t)r * m;
+    const int k = nonzero_avx2(xr, n, nz);
+    int j = 0;
+    for (; j + 64 <= m; j += 64) {
+      __m256 acc[8];
+#pragma GCC unroll 8
+      for (int v = 0; v < 8; v++) acc[v] = _mm256_loadu_ps(b + j + 8 * v);
+      for (int t = 0; t < k; t++) {
+        const __m256 xs = _mm256_set1_ps(xr[nz[t]]);
+        const float *w = W + (size_t)nz[t] * m + j;
+#pragma GCC unroll 8
+        for (int v = 0; v < 8; v++)
+          acc[v] = _mm256_fmadd_ps(xs, _mm256_loadu_ps(w + 8 * v), acc[v]);
+      }
+#pragma GCC unroll 8
+      for (int v = 0; v < 8; v++)
+        _mm256_storeu_ps(yr + j + 8 * v, relu ? _mm256_max_ps(acc[v], zero) : acc[v]);
+    }
+    for (; j + 8 <= m; j += 8) {
+      __m256 acc = _mm256_loadu_ps(b + j);
+      for (int t = 0; t < k; t++)
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(xr[nz[t]]), _mm256_loadu_ps(W + (size_t)nz[t] * m + j),
+                              acc);
+      _mm256_storeu_ps(yr + j, relu ? _mm256_max_ps(acc, zero) : acc);
+    }
+    for (; j < m; j++) {
+      float s = b[j];
+      for (int t = 0; t < k; t++) s = fmaf(xr[nz[t]], W[(size_t)nz[t] * m + j], s);
+      yr[j] = relu && !(s > 0.0f) ? 0.0f : s;
+    }
+  }
+}
 
 /* ---- 512-bit kernel: AVX512_VNNI ------------------------------------------------ */
 #define T512    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) NO_TSAN
@@ -531,29 +682,34 @@ T512 static void gemm_avx512vnni(int B, const i8_mat *m, const uint8_t *A, int l
   }
 }
 
-/* One row: four panels side by side, eight independent sums (as
- * GEMV256). */
-T512 static void gemv_avx512vnni(const i8_mat *m, const uint8_t *a, const epi *e) {
+/* Sparse rows, as ROWS256: four panels (128 columns) at a time. */
+T512 static void rows_avx512vnni(int B, const i8_mat *m, const uint8_t *A, int lda,
+                                 const nzlists *L, const epi *e) {
   const int K4 = k4(m->K), N = m->N;
   const size_t np = npanels(N);
   for (size_t p = 0; p < np; p += 4) {
     const int8_t *w[4];
     for (size_t i = 0; i < 4; i++) w[i] = m->w + (p + i < np ? p + i : p) * PANEL * (size_t)K4;
-    __m512i acc[8];
+    for (int r = 0; r < B; r++) {
+      const uint8_t *a = A + (size_t)r * lda;
+      const uint16_t *l = L->idx + (size_t)r * L->stride;
+      __m512i acc[8];
 #pragma GCC unroll 8
-    for (int v = 0; v < 8; v++) acc[v] = _mm512_setzero_si512();
-    for (int q = 0; q < K4 / 4; q++) {
-      const __m512i av = _mm512_set1_epi32(QUAD(a + 4 * q));
-      const size_t o = (size_t)q * PANEL * 4;
+      for (int v = 0; v < 8; v++) acc[v] = _mm512_setzero_si512();
+      for (int t = 0; t < L->cnt[r]; t++) {
+        const __m512i av = _mm512_set1_epi32(QUAD(a + 4 * l[t]));
+        const size_t o = (size_t)l[t] * PANEL * 4;
 #pragma GCC unroll 4
-      for (int i = 0; i < 4; i++) {
-        acc[2 * i] = _mm512_dpbusd_epi32(acc[2 * i], av, _mm512_loadu_si512(w[i] + o));
-        acc[2 * i + 1] = _mm512_dpbusd_epi32(acc[2 * i + 1], av, _mm512_loadu_si512(w[i] + o + 64));
+        for (int i = 0; i < 4; i++) {
+          acc[2 * i] = _mm512_dpbusd_epi32(acc[2 * i], av, _mm512_loadu_si512(w[i] + o));
+          acc[2 * i + 1] =
+              _mm512_dpbusd_epi32(acc[2 * i + 1], av, _mm512_loadu_si512(w[i] + o + 64));
+        }
       }
-    }
-    for (int v = 0; v < 8; v++) {
-      int j = (int)p * PANEL + 16 * v;
-      if (j < N) store16(acc[v], 0, j, N, m->sw, e);
+      for (int v = 0; v < 8; v++) {
+        int j = (int)p * PANEL + 16 * v;
+        if (j < N) store16(acc[v], r, j, N, m->sw, e);
+      }
     }
   }
 }
@@ -614,55 +770,69 @@ T256 static void quantise_rows_avx2(const float *x, int R, int K, int amax, uint
 #endif
 
 typedef void (*gemm_fn)(int B, const i8_mat *m, const uint8_t *A, int lda, const epi *e);
-typedef void (*gemv_fn)(const i8_mat *m, const uint8_t *a, const epi *e);
+typedef void (*rows_fn)(int B, const i8_mat *m, const uint8_t *A, int lda, const nzlists *L,
+                        const epi *e);
 typedef void (*quant_fn)(const float *x, int R, int K, int amax, uint8_t *q, int ldq, float *s);
+typedef void (*dense_fn)(const float *x, int R, int n, const float *W, const float *b, int m,
+                         int relu, float *y, int *nz);
+typedef long (*groups_fn)(const uint8_t *A, int R, int lda, int G, const nzlists *L);
 
-static void gemv_portable(const i8_mat *m, const uint8_t *a, const epi *e) {
-  gemm_portable(1, m, a, 0, e);
-}
-
-/* A kernel: its batched product, its one-row product, its activation
- * quantiser and range. */
+/* A kernel: its tiled and sparse-row products and the latter's lists, its
+ * activation quantiser and range, and its fp32 row layer. */
 typedef struct {
   gemm_fn gemm;
-  gemv_fn gemv;
+  rows_fn rows;
+  groups_fn groups;
   quant_fn quant;
+  dense_fn dense;
   int amax;
 } kernel_fns;
 
 static kernel_fns pick(nn_int8_kernel k) {
-  kernel_fns f = {gemm_portable, gemv_portable, quantise_rows, k == NN_INT8_AVX2 ? 127 : 255};
+  /* The reference has no sparse rows: the same integers either way. */
+  kernel_fns f = {gemm_portable, NULL,       NULL,
+                  quantise_rows, dense_rows, k == NN_INT8_AVX2 ? 127 : 255};
 #if NN_X86
   switch (k) {
     case NN_INT8_AVX512VNNI:
       f.gemm = gemm_avx512vnni;
-      f.gemv = gemv_avx512vnni;
+      f.rows = rows_avx512vnni;
       break;
 #if defined(__clang__) || __GNUC__ >= 11
     case NN_INT8_AVXVNNI:
       f.gemm = gemm_avxvnni;
-      f.gemv = gemv_avxvnni;
+      f.rows = rows_avxvnni;
       break;
 #endif
     case NN_INT8_AVX2:
       f.gemm = gemm_avx2;
-      f.gemv = gemv_avx2;
+      f.rows = rows_avx2;
       break;
     default:
       return f;
   }
+  f.groups = nz_groups_avx2;
   f.quant = quantise_rows_avx2;
+  f.dense = dense_rows_avx2;
 #else
   (void)k;
 #endif
   return f;
 }
 
-/* One layer: out = f(A W) through the kernel's batched or one-row product. */
+/* One layer: out = f(A W), through the sparse rows where at least an
+ * eighth of the groups are zero (the break-even measured on AVX2) or the
+ * batch is one row, else through the tiles. */
 static void layer(const kernel_fns *f, int R, const i8_mat *m, const uint8_t *A, int lda,
-                  const epi *e) {
-  if (R == 1)
-    f->gemv(m, A, e);
+                  const nzlists *L, const epi *e) {
+  const int G = k4(m->K) / 4;
+  if (!f->rows) {
+    f->gemm(R, m, A, lda, e);
+    return;
+  }
+  const long used = f->groups(A, R, lda, G, L); /* the lists, whichever runs */
+  if (R == 1 || 8 * used <= 7 * (long)R * G)
+    f->rows(R, m, A, lda, L, e);
   else
     f->gemm(R, m, A, lda, e);
 }
@@ -682,36 +852,27 @@ int nn_int8_forward(const nn_net *n, nn_ws *ws, const float *x, int B) {
   float *a = ws->act, *u = ws->act + (size_t)ws->max_batch * H;
   uint8_t *qa = ws->q8, *qu = ws->q8 + (size_t)NN_INT8_CHUNK * ld;
   float *sa = ws->q8s, *su = ws->q8s + NN_INT8_CHUNK;
+  const nzlists L = {ws->q8nz, ws->q8nc, ld / 4};
   for (int r0 = 0; r0 < B; r0 += NN_INT8_CHUNK) {
     const int R = B - r0 < NN_INT8_CHUNK ? B - r0 : NN_INT8_CHUNK;
     const float *xr = x + (size_t)r0 * NI;
     float *head = ws->head + (size_t)r0 * O;
     /* The input layer in fp32: its inputs may be negative, and it is a
      * small share of the work (n_in x H of about 2 blocks x 2 H x H). */
-    if (R == 1) {
-      nn_k_vecmat(a, xr, P + T[NN_T_IN_W].offset, P + T[NN_T_IN_B].offset, NULL, NI, H, 1, ws->nz);
-    } else {
-      nn_dense(R, H, NI, xr, P + T[NN_T_IN_W].offset, 0.0f, a, ws->g2);
-      nn_k_bias_relu(a, P + T[NN_T_IN_B].offset, R, H);
-    }
+    f.dense(xr, R, NI, P + T[NN_T_IN_W].offset, P + T[NN_T_IN_B].offset, H, 1, a, ws->nz);
     quant(a, R, H, amax, qa, ld, sa);
     for (int k = 0; k < nb; k++) {
       epi e1 = {P + T[NN_T_BLOCK(k, 1)].offset, NULL, sa, u, 1};
-      layer(&f, R, &n->int8->m[2 * k], qa, ld, &e1);
+      layer(&f, R, &n->int8->m[2 * k], qa, ld, &L, &e1);
       quant(u, R, H, amax, qu, ld, su);
       /* a = relu(u W2 + b2 + a), in place: the residual stream stays fp32. */
       epi e2 = {P + T[NN_T_BLOCK(k, 3)].offset, a, su, a, 1};
-      layer(&f, R, &n->int8->m[2 * k + 1], qu, ld, &e2);
+      layer(&f, R, &n->int8->m[2 * k + 1], qu, ld, &L, &e2);
       if (k + 1 < nb) quant(a, R, H, amax, qa, ld, sa);
     }
     /* The head in fp32: its outputs are the policy logits and the value. */
-    if (R == 1) {
-      nn_k_vecmat(head, a, P + T[NN_T_HEAD_W(nb)].offset, P + T[NN_T_HEAD_B(nb)].offset, NULL, H, O,
-                  0, ws->nz);
-    } else {
-      nn_dense(R, O, H, a, P + T[NN_T_HEAD_W(nb)].offset, 0.0f, head, ws->g2);
-      nn_k_bias(head, P + T[NN_T_HEAD_B(nb)].offset, R, O);
-    }
+    f.dense(a, R, H, P + T[NN_T_HEAD_W(nb)].offset, P + T[NN_T_HEAD_B(nb)].offset, O, 0, head,
+            ws->nz);
   }
   return 0;
 }

@@ -58,6 +58,9 @@ struct nn_ws {
   uint16_t *bf_a;  /* max_batch x H rounded up to even: bf16 copy of the stream */
   uint8_t *q8;     /* 2 x NN_INT8_CHUNK x H rounded up to 4: int8 layer inputs */
   float *q8s;      /* 2 x NN_INT8_CHUNK: their row scales */
+  uint16_t *q8nz;  /* NN_INT8_CHUNK x H/4 rounded up: each row's non-zero
+                      groups of four inputs (the sparse kernels' lists) */
+  int *q8nc;       /* NN_INT8_CHUNK: the lists' lengths */
   void *mem;       /* the one allocation behind the float buffers */
 };
 
