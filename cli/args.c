@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "game/game.h"
 
 /* Writes s to f escaped (text_escape): one message, one line. */
 static void put_line(FILE *f, const char *s) {
@@ -315,5 +316,28 @@ int cli_parse(cli_cmd *c, int argc, char **argv, int *status) {
     return -1;
   }
   *status = 0;
+  return 0;
+}
+
+int cli_meta_game(const char *path, const char *game_name, const char *rules, game *g, char *err,
+                  size_t errlen) {
+  char buf[1024], *settings[GAME_MAX_OPTIONS + 1], e[512];
+  snprintf(buf, sizeof buf, "%s", rules);
+  char *bar = strstr(buf, " |"); /* a variant set: its first variant */
+  if (bar) *bar = 0;
+  int n = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+    if (n == GAME_MAX_OPTIONS + 1) {
+      n = -1;
+      break;
+    }
+    settings[n++] = tok;
+  }
+  if (n < 0 || game_configure(g, game_name, n, settings, e, sizeof e) != 0) {
+    errf(err, errlen,
+         "%s: made for game '%s' with rule options '%s', which this build cannot set up: %s", path,
+         game_name, rules, n < 0 ? "too many options" : e);
+    return -1;
+  }
   return 0;
 }

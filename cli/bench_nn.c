@@ -28,12 +28,17 @@
  *                       forward), the fastest precision this benchmark
  *                       measured ("fastest") and auto's speed as a share of
  *                       it ("auto_share")
- * One thread, as in the workers. */
+ * One thread, as in the workers. By default a freshly initialised network on
+ * random inputs; with --weights FILE that network, on positions of random
+ * games of its game (a trained net's activations are mostly zeros, which
+ * the int8 path skips: its figures on such a net are what play sees). */
 #include "cli/cli.h"
 
 #include "base/base.h"
 #include "base/json.h"
+#include "game/game.h"
 #include "nn/nn.h"
+#include "search/evaluator_nn.h"
 
 #ifdef NN_PORTABLE_BLAS
 #include "nn/blas_portable.h"
@@ -54,6 +59,7 @@ typedef struct {
   char run[512];
   int positions;
   char kernels[128];
+  char weights[CLI_PATH_MAX];
 } opts;
 
 #define O_(kind, name, F, ...) kind(name, opts, F, __VA_ARGS__)
@@ -69,6 +75,9 @@ static const kv_key nn_keys[] = {
     O_(KV_S, "run", run, NULL,
        "DIR  instead: int8 and bf16 against fp32 on the positions of a run's replay buffer"),
     O_(KV_I, "positions", positions, 1, 10000000, NULL, "positions compared with --run"),
+    O_(KV_S, "weights", weights, NULL,
+       "FILE  this network (its shape, instead of --hidden ...), on positions of random "
+       "games of its game"),
     O_(KV_S, "int8-kernels", kernels, NULL,
        "K,K  the int8 kernels to time: all (default: every one this CPU runs), or names of "
        "portable, avx2, avxvnni, avx512vnni"),
@@ -205,12 +214,30 @@ static void run_sgemm_train(ctx *c) {
               H);
 }
 
+/* n positions of random games of g (each position kept with probability
+ * 1/3, so that a batch mixes openings, middle games and endings), encoded,
+ * with their legal moves. */
+static void play_positions(const game *g, int n, int NI, float *x, uint32_t *legal, rng_t *r) {
+  int k = 0;
+  while (k < n) {
+    game_pos p;
+    game_start(g, &p);
+    for (game_moves m; k < n && (m = game_legal(g, &p)) != 0;
+         game_play(g, &p, game_random_action(r, m)))
+      if (rng_below(r, 3) == 0) {
+        game_encode(g, &p, x + (size_t)k * NI);
+        legal[k++] = m;
+      }
+  }
+}
+
 int bench_nn(bench_out *b, int argc, char **argv) {
-  opts o = {nn_config_default(), 0.5, 5, 256, b->json, "", 4096, "all"};
+  opts o = {nn_config_default(), 0.5, 5, 256, b->json, "", 4096, "all", ""};
   cli_cmd cmd = {.name = "bench nn",
                  .synopsis =
                      "bench nn [--hidden N --blocks N --inputs N --actions N --seconds S "
-                     "--reps N --train-batch N] [--int8-kernels all|K,K] [--json]\n"
+                     "--reps N --train-batch N] [--weights FILE] [--int8-kernels all|K,K] "
+                     "[--json]\n"
                      "       bench nn --run DIR [--positions N] [--json]",
                  .about =
                      "  Network forward and training throughput on one thread, against "
@@ -254,6 +281,23 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   static const int batches[] = {1, 8, 32, 64, 256, 1024};
   const int nbatch = (int)(sizeof batches / sizeof batches[0]);
   int maxb = o.train_batch > 1024 ? o.train_batch : 1024;
+  game g;
+  nn_net *loaded = NULL;
+  if (o.weights[0]) {
+    static const char *const shape[] = {"hidden", "blocks", "inputs", "actions"};
+    for (int i = 0; i < 4; i++)
+      if (cli_given(&cmd, shape[i]))
+        return cli_fail(&cmd, 2, "--%s: the network of --weights has its own shape", shape[i]);
+    char e[1024];
+    nn_meta meta;
+    nn_net *probe = nn_load(o.weights, NULL, &meta, e, sizeof e);
+    if (!probe) return cli_fail(&cmd, 1, "%s", e);
+    nn_free(probe);
+    if (cli_meta_game(o.weights, meta.game, meta.rules, &g, e, sizeof e) != 0 ||
+        !(loaded = mcts_nn_load(&g, o.weights, MCTS_NN_OWN_RULES, e, sizeof e)))
+      return cli_fail(&cmd, 1, "%s", e);
+    o.cfg = nn_config_of(loaded);
+  }
   const nn_config *k = &o.cfg;
   const int NI = k->n_in, H = k->hidden, A = k->n_actions, O = A + 2;
   char err[256], info[512], extra[192];
@@ -264,7 +308,7 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   memset(&c, 0, sizeof c);
   float *x = NULL, *policy = NULL, *tp = NULL, *tv = NULL, *ts = NULL;
   uint32_t *legal = NULL;
-  c.net = nn_create(k, 1, err, sizeof err);
+  c.net = loaded ? loaded : nn_create(k, 1, err, sizeof err);
   c.ws = c.net ? nn_ws_create(c.net, maxb, err, sizeof err) : NULL;
   nn_train_params tparams = nn_train_defaults();
   c.tr = c.ws ? nn_trainer_create(c.net, &tparams, err, sizeof err) : NULL;
@@ -287,14 +331,16 @@ int bench_nn(bench_out *b, int argc, char **argv) {
     cli_fail(&cmd, 1, "out of memory");
     goto out;
   }
-  /* Positions like encoded boards: about half the features zero. */
+  /* Positions of the network's game, or like encoded boards: about half
+   * the features zero. */
   rng_t r;
   rng_seed(&r, 12345, 0);
-  for (size_t i = 0; i < (size_t)maxb * NI; i++)
+  if (loaded) play_positions(&g, maxb, NI, x, legal, &r);
+  for (size_t i = 0; !loaded && i < (size_t)maxb * NI; i++)
     x[i] = rng_double(&r) < 0.5 ? 0.0f : (float)rng_double(&r);
   for (int i = 0; i < maxb; i++) {
     uint32_t full = A >= 32 ? 0xffffffffu : (1u << A) - 1u;
-    legal[i] = ((uint32_t)rng_u64(&r) & full) | 1u;
+    if (!loaded) legal[i] = ((uint32_t)rng_u64(&r) & full) | 1u;
     int a = (int)rng_below(&r, (uint32_t)A);
     tp[(size_t)i * A + ((legal[i] >> a & 1) ? a : 0)] = 1.0f;
     tv[i] = (float)((int)rng_below(&r, 3) - 1);
@@ -325,6 +371,11 @@ int bench_nn(bench_out *b, int argc, char **argv) {
   }
   bench_note(b, "network %d-%dx%d-%d, %zu parameters, %.0f FLOP per position", NI, H, k->blocks, A,
              nn_param_count(c.net), nn_flops_per_position(k));
+  if (loaded)
+    bench_note(b, "weights %s (%s), on %d positions of random %s games", o.weights, g.rules->name,
+               maxb, g.rules->name);
+  else
+    bench_note(b, "weights: freshly initialised, on random inputs");
   const double fl = nn_flops_per_position(k);
   /* Positions/s per batch and precision (0: not measured), for auto's note. */
   double rate[6][4];

@@ -1,7 +1,9 @@
 /* `sowzero bench selfplay`: the run's own self-play and learner
  * (train_bench: the workers, the learner's hosted worker and the learner
  * at the config's train_ratio, without files, gating or evaluation), from
- * the untrained network of the config's seed, for a fixed wall time.
+ * the untrained network of the config's seed (or --weights FILE: a trained
+ * one, whose mostly-zero activations the int8 path skips), for a fixed wall
+ * time.
  *
  * Figures (bench "selfplay", one set per precision; extra fields give the
  * precision, threads, learner_plays, seconds, the CPU and the load average
@@ -35,6 +37,7 @@ typedef struct {
   int threads;
   int learner_plays;
   char config[CLI_PATH_MAX];
+  char weights[CLI_PATH_MAX];
   int json;
 } opts;
 
@@ -49,19 +52,21 @@ static const kv_key sp_keys[] = {
     O_(KV_I, "learner-plays", learner_plays, 0, 1, NULL,
        "selfplay.learner_plays (default: the config's)"),
     O_(KV_S, "config", config, NULL, "FILE  the training config (default configs/oware.ini)"),
+    O_(KV_S, "weights", weights, NULL,
+       "FILE  play this network (the config's game and shape) instead of an untrained one"),
     O_(KV_B, "json", json, NULL, "one JSON object per figure and line"),
 };
 #undef O_
 static const kv_table sp_table = KV_TABLE(sp_keys);
 
 /* One precision's run and figures; 0, or -1 with a message printed. */
-static int one(bench_out *b, const cli_cmd *cmd, train_config *cfg, nn_precision prec,
-               double seconds, const char *cpu, train_bench_result *res) {
+static int one(bench_out *b, const cli_cmd *cmd, train_config *cfg, const char *weights,
+               nn_precision prec, double seconds, const char *cpu, train_bench_result *res) {
   char err[512], extra[1536];
   cfg->precision = prec;
   double load[1] = {0};
   if (getloadavg(load, 1) < 1) load[0] = -1;
-  if (train_bench(cfg, seconds, res, err, sizeof err) != 0) {
+  if (train_bench(cfg, weights, seconds, res, err, sizeof err) != 0) {
     cli_fail(cmd, 1, "%s", err);
     return -1;
   }
@@ -98,7 +103,7 @@ int bench_selfplay(bench_out *b, int argc, char **argv) {
   cli_cmd c = {.name = "bench selfplay",
                .synopsis =
                    "bench selfplay [--json] [--seconds S] [--precision fp32|bf16|int8|all] "
-                   "[--threads N|auto] [--learner-plays 0|1] [--config FILE]",
+                   "[--threads N|auto] [--learner-plays 0|1] [--config FILE] [--weights FILE]",
                .about =
                    "  Self-play and the learner of a config from a fixed network, for S\n"
                    "  seconds per precision; without --precision fp32 and bf16 side by side,\n"
@@ -119,6 +124,11 @@ int bench_selfplay(bench_out *b, int argc, char **argv) {
   char why[320];
   cfg->threads = machine_threads(cfg, 1, NULL, why, sizeof why);
   if (cli_given(&c, "learner-plays")) cfg->learner_plays = o.learner_plays;
+  const char *weights = o.weights[0] ? o.weights : NULL;
+  if (train_bench_check(cfg, weights, err, sizeof err) != 0) {
+    free(cfg);
+    return cli_fail(&c, 1, "%s", err);
+  }
   /* The precisions to run, fp32 first: the ratios are against it. */
   nn_precision run[3];
   int nrun = 0;
@@ -147,7 +157,8 @@ int bench_selfplay(bench_out *b, int argc, char **argv) {
   bench_system(b, "selfplay");
   train_bench_result res[3];
   int rc = 0;
-  for (int i = 0; i < nrun && rc == 0; i++) rc = one(b, &c, cfg, run[i], o.seconds, cpu, &res[i]);
+  for (int i = 0; i < nrun && rc == 0; i++)
+    rc = one(b, &c, cfg, weights, run[i], o.seconds, cpu, &res[i]);
   for (int i = 1; i < nrun && rc == 0 && run[0] == NN_PRECISION_FP32; i++) {
     char extra[1536], name[64];
     json_writer w;

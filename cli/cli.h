@@ -97,6 +97,13 @@ void cli_error_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Writes dir/name into buf; -1 if it does not fit. */
 int cli_path(char *buf, size_t len, const char *dir, const char *name);
 
+struct game;
+/* Configures g as the game of a weight file's metadata (its game and rule
+ * options; of a variant set, the first variant), as this build sets it up;
+ * -1 with a message naming path when it cannot. */
+int cli_meta_game(const char *path, const char *game_name, const char *rules, struct game *g,
+                  char *err, size_t errlen);
+
 /* Runs gnuplot with argv (argv[0] "gnuplot", found on PATH; no shell, so
  * nothing in the arguments is parsed as a command), its input /dev/null.
  * 0 when it exited 0; else -1 with why in err: "gnuplot is not installed

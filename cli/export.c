@@ -64,16 +64,6 @@ static const struct {
      "named b<col>|f<col> then ccw|cw, columns from the mover's left"},
 };
 
-/* Splits the weight file's "key=value key=value" string for game_configure. */
-static int split_rules(char *rules, char **out, int cap) {
-  int n = 0;
-  for (char *tok = strtok(rules, " "); tok; tok = strtok(NULL, " ")) {
-    if (n == cap) return -1;
-    out[n++] = tok;
-  }
-  return n;
-}
-
 typedef struct {
   char format[64];
   char out[CLI_PATH_MAX];
@@ -134,18 +124,9 @@ int cmd_export(int argc, char **argv) {
   nn_free(net);
 
   /* The game as this build configures it from the file's own settings. */
-  char rules[NN_RULES_MAX], *settings[GAME_MAX_OPTIONS + 1];
-  snprintf(rules, sizeof rules, "%s", meta.rules);
-  char *bar = strstr(rules, " |"); /* a variant set: its first variant */
-  if (bar) *bar = 0;
-  int nset = split_rules(rules, settings, GAME_MAX_OPTIONS + 1);
   game g;
-  if (nset < 0 || game_configure(&g, meta.game, nset, settings, err, sizeof err) != 0) {
-    return cli_fail(&c, 1,
-                    "%s: made for game '%s' with rule options '%s', which this build "
-                    "cannot set up: %s",
-                    path, meta.game, meta.rules, nset < 0 ? "too many options" : err);
-  }
+  if (cli_meta_game(path, meta.game, meta.rules, &g, err, sizeof err) != 0)
+    return cli_fail(&c, 1, "%s", err);
   net = mcts_nn_load(&g, path, MCTS_NN_OWN_RULES, err, sizeof err);
   if (!net) return cli_fail(&c, 1, "%s", err);
   nn_meta want;

@@ -212,6 +212,12 @@ START_TEST(bench_refusals) {
       {{"bench", "--json", "engine"}, 2, {"'engine'", "comes first"}},
       {{"bench", "nn", "--run", "/nonexistent/run"}, 1, {"/nonexistent/run/config.ini"}},
       {{"bench", "nn", "--run", "x", "--positions", "0"}, 2, {"'0'", "--positions"}},
+      {{"bench", "nn", "--weights", "/nonexistent/w.weights"}, 1, {"/nonexistent/w.weights"}},
+      {{"bench", "selfplay", "--weights", "/nonexistent/w.weights"}, 1, {"/nonexistent/w.weights"}},
+      {{"bench", "selfplay", "--weights", "models/namnam.weights"}, 1, {"'namnam'", "'oware'"}},
+      {{"bench", "nn", "--weights", "models/oware.weights", "--hidden", "64"},
+       2,
+       {"--hidden", "--weights"}},
   };
   CHECK_ROWS(rows);
 }

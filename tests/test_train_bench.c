@@ -29,7 +29,7 @@ START_TEST(the_schedule_trains_on_its_games) {
   train_config c = tiny("learner.threads=1");
   train_bench_result r;
   char err[1024];
-  ck_assert_msg(train_bench(&c, 1.5, &r, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(train_bench(&c, NULL, 1.5, &r, err, sizeof err) == 0, "%s", err);
   ck_assert_double_ge(r.seconds, 1.5);
   ck_assert_uint_gt(r.games, 0);
   ck_assert_uint_ge(r.samples, r.games);

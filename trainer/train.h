@@ -95,7 +95,8 @@ int train_actor(const train_args *a, struct dist *d, char *err, size_t errlen);
 /* ---- Throughput ---------------------------------------------------------------
  * train_bench runs the overlapped schedule of config c (its self-play
  * workers, and the learner at its train_ratio) for `seconds` of wall time,
- * from the untrained network of its seed, in memory: the learner starts at
+ * from the untrained network of its seed (or, weights not NULL, the
+ * network of that file, of the config's game and shape), in memory: the learner starts at
  * the first batch (min_samples is not waited for) and never ends an
  * iteration, so the network the workers play stays the same. The endgame
  * database ([egdb]) is not opened. */
@@ -107,8 +108,12 @@ typedef struct {
   double share[4];                       /* network, search, learner, gating */
 } train_bench_result;
 
-int train_bench(const train_config *c, double seconds, train_bench_result *out, char *err,
-                size_t errlen);
+int train_bench(const train_config *c, const char *weights, double seconds, train_bench_result *out,
+                char *err, size_t errlen);
+/* 0 when train_bench can start from weights (NULL, or a file of c's game,
+ * rules and shape), else -1 with a message naming the file: a check before
+ * anything is printed. */
+int train_bench_check(const train_config *c, const char *weights, char *err, size_t errlen);
 
 /* train_bench_learner measures what one learner (the rank 0 of a
  * distributed run) can take: training steps per second on one core with

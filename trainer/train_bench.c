@@ -8,14 +8,41 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "search/evaluator_nn.h"
 #include "trainer/dist_learner.h"
 #include "trainer/learner.h"
 #include "trainer/train.h"
 #include "trainer/train_internal.h"
 #include "trainer/train_loop.h"
 
-int train_bench(const train_config *config, double seconds, train_bench_result *out, char *err,
-                size_t errlen) {
+/* The network the workers play: the untrained one of c's seed, or that of
+ * the file weights, which must be of c's game, rules and shape. */
+static nn_net *bench_network(const train_config *c, const char *weights, char *err, size_t errlen) {
+  const nn_config nc = {c->g.n_features, c->hidden, c->blocks, c->g.n_actions};
+  if (!weights) return nn_create(&nc, c->seed, err, errlen);
+  game g = c->g;
+  nn_net *n = mcts_nn_load(&g, weights, MCTS_NN_OWN_RULES, err, errlen);
+  if (!n) return NULL;
+  const nn_config got = nn_config_of(n);
+  if (memcmp(&got, &nc, sizeof nc) != 0) {
+    char want[64], has[64];
+    nn_shape_string(&nc, want, sizeof want);
+    nn_shape_string(&got, has, sizeof has);
+    errf(err, errlen, "%s: a %s network, where the config's is %s", weights, has, want);
+    nn_free(n);
+    return NULL;
+  }
+  return n;
+}
+
+int train_bench_check(const train_config *c, const char *weights, char *err, size_t errlen) {
+  nn_net *n = bench_network(c, weights, err, errlen);
+  nn_free(n);
+  return n ? 0 : -1;
+}
+
+int train_bench(const train_config *config, const char *weights, double seconds,
+                train_bench_result *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   train_config *c = malloc(sizeof *c);
   if (!c) {
@@ -36,10 +63,9 @@ int train_bench(const train_config *config, double seconds, train_bench_result *
   nn_net *best = NULL;
   replay *buf = NULL;
   netslot *slot = NULL;
-  nn_config nc = {c->g.n_features, c->hidden, c->blocks, c->g.n_actions};
   train_loop L = {.c = c, .l = &l, .rc = &counters, .counters = &sc};
   if (learner_init(&l, c, err, errlen) != 0) goto out;
-  if (!(best = nn_create(&nc, c->seed, err, errlen))) goto out;
+  if (!(best = bench_network(c, weights, err, errlen))) goto out;
   if (nn_set_precision(best, (nn_precision)c->precision, err, errlen) != 0) goto out;
   if (!(buf = replay_create(&c->g, c->window, err, errlen))) goto out;
   if (!(slot = netslot_create(best, err, errlen))) goto out;
