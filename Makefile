@@ -79,9 +79,9 @@ $(BUILD)/%.o: %.c $(FLAGS_STAMP) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
-# The int8 kernels name their instruction sets themselves (nn/nn_int8.c):
+# The int8 kernels name their instruction sets themselves (nn/nn_int8_kern.c):
 # a base without AVX-512 keeps the AVX2 kernel AVX2 whatever ARCH says.
-$(BUILD)/nn/nn_int8.o: ARCH := -march=x86-64-v2
+$(BUILD)/nn/nn_int8_kern.o: ARCH := -march=x86-64-v2
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
