@@ -198,6 +198,18 @@ START_TEST(own_front_row_emptied_loses) {
 }
 END_TEST
 
+/* A position set up with an empty front row is over: its owner has lost,
+ * whoever is to move, and each side's final score is its own kete. */
+START_TEST(set_up_front_row_empty_is_over) {
+  configure(NULL);
+  for (int mover = 0; mover <= 1; mover++) {
+    game_pos p =
+        grid(mover, "1 1 1 1 1 1 1 1 / 2 2 2 2 2 2 2 2 / 0 0 0 0 0 0 0 0 / 5 5 5 5 5 5 5 5");
+    expect_end(&p, GAME_END_FRONTROW, 40, 24, GAME_NORTH);
+  }
+}
+END_TEST
+
 START_TEST(ply_cap_and_adjudication) {
   configure("max_plies=1");
   game_pos p = start_pos();
@@ -538,7 +550,7 @@ static Suite *kujifunza_suite(void) {
   game_tests t = {.examples = {j1_capture_chain, j2_kutakata, j3_front_row_emptied},
                   .rules = {column_rule, column_rule_mirrored_for_north, kutakata_pit_choice,
                             kutakata_sixteen_kete, own_front_row_emptied_loses,
-                            ply_cap_and_adjudication, move_names},
+                            set_up_front_row_empty_is_over, ply_cap_and_adjudication, move_names},
                   .reference = {j1_steps_by_the_reference},
                   .perft = {perft_start_by_hand},
                   .other = {encode_is_from_movers_view}};

@@ -137,6 +137,11 @@ START_TEST(cache_hits_transpositions) {
   mcts_batch_get_info(b, &bi);
   ck_assert_uint_gt(bi.cache_hits, 400);
   ck_assert_int_lt(cc.total - first, 100);
+  /* The batch's count is its searches' counts together. */
+  mcts_info i0, i1;
+  mcts_get_info(mcts_batch_search(b, 0), &i0);
+  mcts_get_info(mcts_batch_search(b, 1), &i1);
+  ck_assert_uint_eq(bi.cache_hits, i0.cache_hits + i1.cache_hits);
   /* Same pits, different scores: different keys. */
   game_pos q = p;
   q.store[0] = 3;

@@ -265,6 +265,19 @@ START_TEST(fields_are_read_whole) {
   ck_assert_int_eq(record_read(f, r, &line, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "bad value for 'south'") != NULL, "%s", err);
   fclose(f);
+  /* A line longer than any field allows: -1 (malformed), as documented,
+   * with its line number. */
+  char *big = malloc(40000);
+  int n = snprintf(big, 40000, "%s", good);
+  memset(big + n, 'x', 20000);
+  big[n + 20000] = 0;
+  f = fmemopen(big, strlen(big), "r");
+  line = 0;
+  ck_assert_int_eq(record_read(f, r, &line, err, sizeof err), 1);
+  ck_assert_int_eq(record_read(f, r, &line, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "line too long") != NULL, "%s", err);
+  fclose(f);
+  free(big);
   free(r);
 }
 END_TEST

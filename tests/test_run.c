@@ -22,6 +22,7 @@
 #include "arena/record.h"
 #include "trainer/config.h"
 #include "trainer/counters.h"
+#include "trainer/learner.h"
 #include "search/evaluator_nn.h"
 #include "trainer/gating.h"
 #include "trainer/replay.h"
@@ -530,12 +531,15 @@ END_TEST
  * by one an iteration in metrics.jsonl and the status, survives a resume,
  * and at TRAIN_STUCK_STREAK the run says it has stopped improving. */
 typedef struct {
-  int stuck_lines, last_streak;
+  int stuck_lines, last_streak, bad_shares;
 } streak_seen;
 
 static void note_progress(void *ctx, int kind, const train_status *st, const char *line) {
   streak_seen *s = ctx;
   s->last_streak = st->reject_streak;
+  /* Every report's time shares are numbers in [0, 1], also before any
+   * time was measured. */
+  for (int i = 0; i < 4; i++) s->bad_shares += !(st->share[i] >= 0 && st->share[i] <= 1);
   if (kind == 1 && strstr(line, "candidates in a row")) s->stuck_lines++;
 }
 
@@ -585,11 +589,12 @@ static double check_selfplay_block(const json_doc *d, double *plies_total) {
 START_TEST(rejection_streak_survives_resume) {
   fresh_dir("streak");
   char err[512], path[400];
-  streak_seen seen = {0, 0};
+  streak_seen seen = {0, 0, 0};
   ck_assert_msg(run_no_learning(12, &seen, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(seen.last_streak, 12);
+  ck_assert_int_eq(seen.bad_shares, 0);
   ck_assert_int_eq(seen.stuck_lines, 0);
-  seen = (streak_seen){0, 0};
+  seen = (streak_seen){0, 0, 0};
   ck_assert_msg(run_no_learning(21, &seen, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(seen.last_streak, 21);
   ck_assert_int_eq(seen.stuck_lines, 1); /* at 20, once */
@@ -621,12 +626,45 @@ START_TEST(rejection_streak_survives_resume) {
 }
 END_TEST
 
+/* The learning rate's cosine runs over the run's budget: its minutes, or,
+ * without them (or in a deterministic run), its iterations; from lr at the
+ * start to lr_final at the end, halfway at half. */
+START_TEST(learning_rate_follows_the_budget) {
+  train_config c;
+  char err[512];
+  ck_assert_msg(config_load(&c, "configs/tiny.ini", 0, NULL, err, sizeof err) == 0, "%s", err);
+  c.lr = 0.02f, c.lr_final = 0.002f, c.warmup_steps = 0;
+  const float mid = 0.5f * (c.lr + c.lr_final);
+  run_counters rc = {0};
+  for (int det = 0; det <= 1; det++) {
+    c.deterministic = det;
+    c.minutes = det ? 2 : 0, c.iterations = 10; /* deterministic: minutes do not count */
+    const double elapsed[3] = {0, 1e6, 30};
+    const uint32_t it[3] = {0, 10, 5};
+    const float want[3] = {c.lr, c.lr_final, mid};
+    for (int k = 0; k < 3; k++) {
+      rc.iteration = it[k];
+      float got = learner_rate(&c, &rc, elapsed[k]);
+      ck_assert_msg(fabsf(got - want[k]) < 1e-6f, "iterations, deterministic %d, %u: %g not %g",
+                    det, it[k], got, want[k]);
+    }
+  }
+  c.deterministic = 0, c.minutes = 2, c.iterations = 0;
+  const double elapsed[3] = {0, 120, 60};
+  const float want[3] = {c.lr, c.lr_final, mid};
+  for (int k = 0; k < 3; k++)
+    ck_assert_msg(fabsf(learner_rate(&c, &rc, elapsed[k]) - want[k]) < 1e-6f,
+                  "minutes, %g s elapsed", elapsed[k]);
+}
+END_TEST
+
 static Suite *run_suite(void) {
   Suite *s = suite_create("run");
-  add_tests(s, "runs", 600,
-            (const TTest *[]){tiny_run_learns, sigkill_and_resume, one_trainer_per_run,
-                              a_stop_between_any_two_writes_is_safe,
-                              rejection_streak_survives_resume, NULL});
+  add_tests(
+      s, "runs", 600,
+      (const TTest *[]){tiny_run_learns, sigkill_and_resume, one_trainer_per_run,
+                        a_stop_between_any_two_writes_is_safe, rejection_streak_survives_resume,
+                        learning_rate_follows_the_budget, NULL});
   return s;
 }
 

@@ -418,6 +418,18 @@ START_TEST(failed_batch_leaves_the_tree_whole) {
       check_tree(m);
       mcts_free(m);
     }
+  /* mcts_run, one leaf a call: -1 and the message, as documented. */
+  failing_ctx f = {0, 7};
+  mcts_eval ev = {failing_evaluate, &f, 0};
+  mcts_params p = mcts_defaults();
+  mcts *m = mcts_create(&G, &p, &ev, 1, err, sizeof err);
+  game_pos s;
+  game_start(&G, &s);
+  ck_assert_int_eq(mcts_set_root(m, &s, NULL, err, sizeof err), 0);
+  err[0] = 0;
+  ck_assert_int_eq(mcts_run(m, 100, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "evaluator failed"));
+  mcts_free(m);
 }
 END_TEST
 
@@ -498,21 +510,29 @@ END_TEST
 
 /* ---- A node array that grows ----------------------------------------------------------- */
 
+/* A growing array keeps every subtree: whatever share of the array the
+ * kept subtree fills (searches of many sizes: after the array's doublings
+ * it may fill from a few percent to nearly all of it), advancing makes the
+ * room and keeps it, never a fresh root. */
 START_TEST(node_array_grows_and_keeps_subtree) {
   configure_game("oware", NULL);
   char err[256];
   fake_time f = {0, 1, 0};
   mcts_params p = mcts_defaults();
-  p.node_cap = 64;
-  for (int grow = 0; grow <= 1; grow++) {
+  /* First a fixed array (3000 simulations), then growing ones, from an
+   * array of 64 nodes and of 100 (sizes come from time and memory budgets,
+   * not only powers of two). */
+  for (int n = 0; n <= 6000; n += 41) {
+    const int grow = n > 0, sims = grow ? 1 + (n - 1) % 3000 : 3000;
+    p.node_cap = n > 3000 ? 100 : 64;
     mcts *m = start_search(&p, &f);
     if (grow) mcts_set_node_limit(m, 1 << 20);
-    ck_assert_int_eq(mcts_run(m, 3000, err, sizeof err), 3000);
+    ck_assert_int_eq(mcts_run(m, sims, err, sizeof err), sims);
     mcts_info mi;
     mcts_get_info(m, &mi);
     if (grow) {
       ck_assert_uint_eq(mi.arena_full, 0);
-      ck_assert_int_gt(mi.nodes, 64 * 16);
+      ck_assert_int_gt(mi.nodes, sims / 3);
       ck_assert_int_ge(mi.node_cap, mi.nodes);
       check_tree(m);
       int best = mcts_best_action(m), kept = 0, v[GAME_MAX_ACTIONS];
@@ -520,7 +540,9 @@ START_TEST(node_array_grows_and_keeps_subtree) {
       kept = v[best];
       ck_assert_int_eq(mcts_advance(m, best, err, sizeof err), 0);
       mcts_get_info(m, &mi);
-      ck_assert_int_eq(mi.root_visits, kept); /* the whole subtree, not a fresh root */
+      ck_assert_msg(mi.root_visits == kept,
+                    "%d simulations: the kept subtree's %d visits became %d", sims, kept,
+                    mi.root_visits); /* the whole subtree, not a fresh root */
     } else {
       ck_assert_uint_gt(mi.arena_full, 0);
       ck_assert_int_eq(mi.node_cap, 64);
