@@ -195,9 +195,15 @@ void expect_mirror_encoding(const game_pos *a, const game_pos *b, int n_features
                             const feature_value *want) {
   float fa[GAME_MAX_FEATURES], fb[GAME_MAX_FEATURES];
   ck_assert_int_eq(G.n_features, n_features);
+  /* The encoding writes its n_features and nothing after them (callers
+   * pack positions side by side). */
+  for (int i = 0; i < GAME_MAX_FEATURES; i++) fa[i] = fb[i] = -7.0f;
   game_encode(&G, a, fa);
   game_encode(&G, b, fb);
   for (int i = 0; i < G.n_features; i++) ck_assert_msg(fa[i] == fb[i], "feature %d", i);
+  for (int i = G.n_features; i < GAME_MAX_FEATURES; i++)
+    ck_assert_msg(fa[i] == -7.0f && fb[i] == -7.0f,
+                  "the encoding wrote past its %d features, at %d", G.n_features, i);
   for (int i = 0; i < 4 && want[i].index >= 0; i++)
     ck_assert_msg(fa[want[i].index] == want[i].value, "feature %d is %g, expected %g",
                   want[i].index, fa[want[i].index], want[i].value);
