@@ -56,7 +56,14 @@ static size_t add_game(unsigned char *out, size_t at, const game *g, rng_t *rng,
     replay_set_policy(&s[k], pi, g->n_actions);
     if (p.status == GAME_ONGOING) game_play(g, &p, game_random_action(rng, m));
   }
-  dist_game_msg h = {.version = version, .n = (uint32_t)n, .final = p};
+  /* The actor's work since its last game, distinct per kind. */
+  dist_game_msg h = {.version = version,
+                     .n = (uint32_t)n,
+                     .final = p,
+                     .evals = 3u * (uint64_t)n,
+                     .eval_calls = (uint64_t)n,
+                     .search_ns = 1000u * (uint64_t)n,
+                     .net_ns = 700u * (uint64_t)n};
   memcpy(out + at, &h, sizeof h);
   memcpy(out + at + sizeof h, s, sizeof s[0] * (size_t)n);
   return at + sizeof h + sizeof s[0] * (size_t)n;
@@ -124,6 +131,13 @@ START_TEST(the_lag_is_the_learners_version_less_the_games) {
   replay_stats st;
   replay_get_stats(in.buf, &st);
   ck_assert_int_gt(st.count, 0);
+  /* The actors' work counts on the learner, each kind in its counter
+   * (their time shares in the metrics come from these). */
+  const uint64_t n = (uint64_t)st.added;
+  ck_assert_uint_eq(atomic_load(&in.counters.evals), 3 * n);
+  ck_assert_uint_eq(atomic_load(&in.counters.eval_calls), n);
+  ck_assert_uint_eq(atomic_load(&in.counters.search_ns), 1000 * n);
+  ck_assert_uint_eq(atomic_load(&in.counters.net_ns), 700 * n);
   free(msgs);
   replay_free(in.buf);
 }
