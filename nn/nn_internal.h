@@ -53,7 +53,8 @@ struct nn_ws {
                      scratch for transposed products in the forward pass */
   float *dhead;    /* max_batch x (A + 2): loss gradient at the head */
   double *dvec;    /* 2 * H + A + 2 + n_in: one row in double (naive path) */
-  int *nz;         /* max(H, n_in) indices of non-zero inputs (batch-1 loop) */
+  int *nz;         /* max(H, n_in) indices of non-zero inputs (the batch-1
+                      loop, and the int8 path's fp32 row layers) */
   uint16_t *bf_in; /* max_batch x max(n_in, H) rounded up to even: bf16 layer input */
   uint16_t *bf_a;  /* max_batch x H rounded up to even: bf16 copy of the stream */
   uint8_t *q8;     /* 2 x NN_INT8_CHUNK x H rounded up to 4: int8 layer inputs */
