@@ -28,6 +28,12 @@ void errf(char *err, size_t errlen, const char *fmt, ...) {
   va_end(ap);
 }
 
+void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 void *calloc_lines(size_t bytes) {
   if (bytes > SIZE_MAX - 63) return NULL;
   size_t sz = bytes ? (bytes + 63) & ~(size_t)63 : 64;

@@ -70,6 +70,13 @@ int need_check(const char *what, double need, double have, char *err, size_t err
 /* "1.5 GiB", "200 KiB", "12 B". */
 void bytes_text(double b, char *buf, size_t len);
 
+/* ---- Waiting ---------------------------------------------------------------
+ * One step of a spin-wait: tells the core that the thread is waiting (x86
+ * `pause`), which frees the core's other hardware thread and saves power. A
+ * waiter that expects a handful of microseconds spins; a kernel wake-up
+ * (tens of microseconds in a virtual machine) would cost more. */
+void cpu_relax(void);
+
 /* ---- Memory -----------------------------------------------------------------
  * Zeroed memory on cache lines of its own (64-byte aligned, the size rounded
  * up to whole lines), so that what one thread writes there never shares a

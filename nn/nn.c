@@ -634,18 +634,33 @@ int nn_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, cons
                  int batch, nn_losses *losses) {
   if (!ws_fits(n, ws, batch) || !nn_config_equal(&n->cfg, &t->cfg)) return -1;
   nn_losses L;
+  double sumsq;
   if (t->shards) {
-    if (nn_shard_loss_grad(n, t, ws, x, legal, target_policy, target_value, target_score, batch,
-                           &L) != 0)
+    if (nn_shard_loss_grad(n, t, ws, x, legal, target_policy, target_value, target_score, batch, &L,
+                           &sumsq) != 0)
       return -1;
   } else {
     int decisive, right;
     nn_loss_grad_rows(n, &t->p.w, t->grad, ws, x, legal, target_policy, target_value, target_score,
                       batch, &L, &decisive, &right);
+    sumsq = nn_k_sumsq(t->grad, t->n);
   }
-  L.grad_norm = sqrt(nn_k_sumsq(t->grad, t->n));
+  L.grad_norm = sqrt(sumsq);
   if (losses) *losses = L;
   return 0;
+}
+
+void nn_adam_slice(nn_net *n, const nn_trainer *t, size_t lo, size_t hi, const nn_adam_step *st) {
+  const nn_train_params *p = &t->p;
+  for (int i = 0; i < n->n_tensors; i++) {
+    const nn_tensor *tn = &n->tensors[i];
+    size_t a = tn->offset, b = a + (size_t)tn->rows * tn->cols;
+    if (a < lo) a = lo;
+    if (b > hi) b = hi;
+    if (a >= b) continue;
+    nn_k_adam(n->params + a, t->grad + a, t->m + a, t->v + a, b - a, st->gscale, st->lr,
+              tn->decay ? p->weight_decay : 0.0f, p->beta1, p->beta2, st->bc1, st->bc2, p->eps);
+  }
 }
 
 int nn_train_step(nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, const uint32_t *legal,
@@ -655,17 +670,16 @@ int nn_train_step(nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, const uin
   if (nn_loss_grad(n, t, ws, x, legal, target_policy, target_value, target_score, batch, &L) != 0)
     return -1;
   const nn_train_params *p = &t->p;
-  float gscale = 1.0f;
-  if (p->clip_norm > 0 && L.grad_norm > p->clip_norm) gscale = (float)(p->clip_norm / L.grad_norm);
+  nn_adam_step st = {.gscale = 1.0f, .lr = lr};
+  if (p->clip_norm > 0 && L.grad_norm > p->clip_norm)
+    st.gscale = (float)(p->clip_norm / L.grad_norm);
   t->step++;
-  float bc1 = (float)(1.0 - pow(p->beta1, (double)t->step));
-  float bc2 = (float)(1.0 - pow(p->beta2, (double)t->step));
-  for (int i = 0; i < n->n_tensors; i++) {
-    const nn_tensor *tn = &n->tensors[i];
-    size_t o = tn->offset, cnt = (size_t)tn->rows * tn->cols;
-    nn_k_adam(n->params + o, t->grad + o, t->m + o, t->v + o, cnt, gscale, lr,
-              tn->decay ? p->weight_decay : 0.0f, p->beta1, p->beta2, bc1, bc2, p->eps);
-  }
+  st.bc1 = (float)(1.0 - pow(p->beta1, (double)t->step));
+  st.bc2 = (float)(1.0 - pow(p->beta2, (double)t->step));
+  if (t->shards)
+    nn_shard_adam(n, t, &st);
+  else
+    nn_adam_slice(n, t, 0, t->n, &st);
   n->packed_fresh = 0; /* re-packing every step would tax training */
   if (losses) *losses = L;
   return 0;

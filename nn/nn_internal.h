@@ -116,10 +116,21 @@ void nn_loss_grad_rows(const nn_net *n, const nn_loss_weights *w, float *grad, n
                        const float *x, const uint32_t *legal, const float *target_policy,
                        const float *target_value, const float *target_score, int batch,
                        nn_losses *losses, int *decisive, int *right);
-/* The same over the trainer's threads into t->grad, without grad_norm. */
+/* The same over the trainer's threads into t->grad, without grad_norm;
+ * *sumsq gets the gradient's sum of squares. */
 int nn_shard_loss_grad(const nn_net *n, nn_trainer *t, nn_ws *ws, const float *x,
                        const uint32_t *legal, const float *target_policy, const float *target_value,
-                       const float *target_score, int batch, nn_losses *losses);
+                       const float *target_score, int batch, nn_losses *losses, double *sumsq);
+/* One AdamW step's scalars: the gradient's clip scale, the learning rate
+ * and the bias corrections. */
+typedef struct {
+  float gscale, lr, bc1, bc2;
+} nn_adam_step;
+/* AdamW on parameters [lo, hi) from t->grad (nn.c); elementwise, so slices
+ * give what the whole does. */
+void nn_adam_slice(nn_net *n, const nn_trainer *t, size_t lo, size_t hi, const nn_adam_step *st);
+/* The same on the trainer's threads, each on its slice. */
+void nn_shard_adam(nn_net *n, nn_trainer *t, const nn_adam_step *st);
 void nn_shards_free(struct nn_shards *s);
 
 /* ---- Kernels (nn_kern.c): the elementwise passes around the GEMMs, written

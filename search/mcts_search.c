@@ -94,12 +94,6 @@ typedef struct {
  * an evaluation outside it takes ten or more: a waiter spins briefly
  * rather than sleep in the kernel, whose wake-up would cost more than the
  * wait, and yields its core after that (more threads than cores). */
-static void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
 static void run_lock(search_run *r) {
   if (!r->threaded) return;
   int spins = 0;

@@ -105,6 +105,42 @@ START_TEST(threaded_steps_repeat) {
 }
 END_TEST
 
+/* The update runs on the threads too, each on its slice of the parameters:
+ * from one gradient it must equal one thread's update bit for bit. Batches
+ * of 2 and 3 leave one shard, whose gradient is one thread's exactly. */
+START_TEST(threaded_update_equals_one_thread) {
+  nn_config c = small_cfg;
+  nn_train_params p = nn_train_defaults();
+  p.weight_decay = 0.01f; /* and only where the tensor decays */
+  data d = make_data(3, c.n_in, c.n_actions, 1, 9);
+  const int threads[] = {2, 3, 5};
+  for (int ti = 0; ti < 3; ti++) {
+    nn_net *a = make_net(&c, 21), *b = make_net(&c, 21);
+    random_biases(a, 4);
+    random_biases(b, 4);
+    nn_trainer *ta = make_trainer(a, &p), *tb = make_trainer(b, &p);
+    set_threads(tb, b, threads[ti], 8);
+    nn_ws *ws = make_ws(a, 8);
+    for (int k = 0; k < 6; k++) {
+      const int B = 2 + k % 2;
+      const float lr = 1e-2f * (float)(k + 1);
+      ck_assert_int_eq(nn_train_step(a, ta, ws, d.x, d.legal, d.tp, d.tv, d.ts, B, lr, NULL), 0);
+      ck_assert_int_eq(nn_train_step(b, tb, ws, d.x, d.legal, d.tp, d.tv, d.ts, B, lr, NULL), 0);
+    }
+    const size_t np = nn_param_count(a);
+    for (size_t k = 0; k < np; k++)
+      CHECK(nn_params(a)[k] == nn_params(b)[k], "threads %d param %zu: %.9g vs %.9g", threads[ti],
+            k, nn_params(a)[k], nn_params(b)[k]);
+    nn_ws_free(ws);
+    nn_trainer_free(ta);
+    nn_trainer_free(tb);
+    nn_free(a);
+    nn_free(b);
+  }
+  free_data(&d);
+}
+END_TEST
+
 START_TEST(thread_refusals) {
   nn_config c = small_cfg, other = {.n_in = 20, .hidden = 40, .blocks = 1, .n_actions = 7};
   nn_net *n = make_net(&c, 1), *o = make_net(&other, 1);
@@ -135,7 +171,7 @@ static Suite *nn_threads_suite(void) {
   Suite *s = suite_create("nn_threads");
   add_tests(s, "threads", 120,
             (const TTest *[]){sharded_gradient_matches_one_thread, threaded_steps_repeat,
-                              thread_refusals, NULL});
+                              threaded_update_equals_one_thread, thread_refusals, NULL});
   return s;
 }
 
