@@ -319,7 +319,9 @@ const float *nn_trainer_grad(const nn_trainer *t);
  * rows, run each shard's forward and backward pass on its own thread (the
  * caller's is one of them) with its own workspace and gradient, and sum
  * the gradients, weighted by rows, in shard order: deterministic for a
- * given thread count, but not bit for bit the one-thread result. Batches
+ * given thread count, but not bit for bit the one-thread result. The sum,
+ * the norm and AdamW run on the threads too, each on a slice of the
+ * parameters (the update itself is the one-thread update). Batches
  * smaller than 2 rows per thread use fewer shards. Starts the helper
  * threads and makes their buffers (for nets of n's config and batches up
  * to max_batch) now; 1 stops them. Not while a step runs. */
