@@ -366,6 +366,48 @@ START_TEST(mixed_batches_evaluate_each_search_with_its_rules) {
 }
 END_TEST
 
+/* A batch holds at most MCTS_BATCH_MAX_VARIANTS variants at a time, not in
+ * all: a search that changes its rules frees its old variant's place, so a
+ * long self-play run that draws a variant per game never runs out. Searches
+ * that play all the places at once leave none for one more. */
+START_TEST(batch_variant_places_are_reused) {
+  game a = make("abapa", NULL);
+  char err[256];
+  mcts_eval ev = {variant_prior, NULL, 0};
+  mcts_params prm = mcts_defaults();
+  prm.noise = 0;
+  const int n = MCTS_BATCH_MAX_VARIANTS + 1;
+  mcts_batch *mb = mcts_batch_create(&a, &prm, &ev, n, 1, err, sizeof err);
+  ck_assert_ptr_nonnull(mb);
+  char opt[64];
+  for (int k = 0; k < 3 * MCTS_BATCH_MAX_VARIANTS; k++) {
+    snprintf(opt, sizeof opt, "max_plies=%d", 300 + k);
+    game g = make("abapa", opt);
+    ck_assert_msg(mcts_batch_set_game(mb, 0, &g, err, sizeof err) == 0, "variant %d: %s", k, err);
+    game_pos p;
+    game_start(&g, &p);
+    ck_assert_int_eq(mcts_set_root(mcts_batch_search(mb, 0), &p, NULL, err, sizeof err), 0);
+    uint8_t active[MCTS_BATCH_MAX_VARIANTS + 1] = {1};
+    ck_assert_int_eq(mcts_batch_run(mb, active, 8, err, sizeof err), 0);
+  }
+  /* Searches 0..14 take a variant each beside the batch's first rules,
+   * which search 16 still plays: sixteen at once, and a sixteenth new one
+   * (search 15's) finds no place. */
+  for (int i = 0; i < MCTS_BATCH_MAX_VARIANTS; i++) {
+    snprintf(opt, sizeof opt, "max_plies=%d", 500 + i);
+    game g = make("abapa", opt);
+    int rc = mcts_batch_set_game(mb, i, &g, err, sizeof err);
+    if (i < MCTS_BATCH_MAX_VARIANTS - 1) {
+      ck_assert_msg(rc == 0, "search %d: %s", i, err);
+    } else {
+      ck_assert_int_eq(rc, -1);
+      ck_assert_msg(strstr(err, "at most"), "%s", err);
+    }
+  }
+  mcts_batch_free(mb);
+}
+END_TEST
+
 /* A prior that depends on the position as well as the rules, so that a
  * policy row given to the wrong search changes that search's tree. */
 static int position_prior(void *ctx, const game *g, const game_pos *const *pos, int n,
@@ -575,6 +617,7 @@ static Suite *variants_suite(void) {
   tcase_add_test(t, replay_files_keep_each_samples_variant);
   tcase_add_test(t, mixed_batches_evaluate_each_search_with_its_rules);
   tcase_add_test(t, mixed_batches_grow_the_trees_of_lone_searches);
+  tcase_add_test(t, batch_variant_places_are_reused);
   tcase_add_test(t, a_network_plays_the_variants_of_its_set_only);
   tcase_add_test(t, a_tiny_run_trains_on_two_variants_and_resumes);
   suite_add_tcase(s, t);
