@@ -2,6 +2,7 @@
  * and brute force, probing, the files and their refusals, the command and
  * the protocol. */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -589,6 +590,24 @@ START_TEST(build_extends_and_refuses_damage) {
 }
 END_TEST
 
+/* Progress comes from the building thread only (egdb.h), whichever worker
+ * scans or propagates: reports from the workers' threads would race. And
+ * it starts at once: on one thread the first report is level 0's scan. */
+typedef struct {
+  pthread_t builder;
+  int reports, foreign, first_level;
+  char first_phase[16];
+} thread_watch;
+
+static void watch_thread(void *ctx, const egdb_progress *p) {
+  thread_watch *w = ctx;
+  if (w->reports++ == 0) {
+    snprintf(w->first_phase, sizeof w->first_phase, "%s", p->phase);
+    w->first_level = p->level;
+  }
+  if (!pthread_equal(pthread_self(), w->builder)) w->foreign++;
+}
+
 /* The values are the unique least fixed point: the order in which threads
  * decide boards cannot change them. Level 11's large waves run on both
  * threads. */
@@ -596,10 +615,19 @@ START_TEST(threads_do_not_change_values) {
   char one[512], two[512], err[512];
   scratch_dir(one, sizeof one, "egdb-t1");
   scratch_dir(two, sizeof two, "egdb-t2");
-  egdb_build_params p = {11, 1, NULL, NULL};
+  thread_watch tw[2] = {{.builder = pthread_self()}, {.builder = pthread_self()}};
+  egdb_build_params p = {11, 1, watch_thread, &tw[0]};
   ck_assert_msg(egdb_build(one, &p, err, sizeof err) == 0, "%s", err);
   p.threads = 2;
+  p.ctx = &tw[1];
   ck_assert_msg(egdb_build(two, &p, err, sizeof err) == 0, "%s", err);
+  for (int t = 0; t < 2; t++)
+    ck_assert_msg(tw[t].foreign == 0, "%d of %d reports from a worker's thread", tw[t].foreign,
+                  tw[t].reports);
+  /* On two threads the helper may scan level 0's only chunk: that report
+   * waits for the next scan on the builder's thread. */
+  ck_assert_msg(!strcmp(tw[0].first_phase, "moves") && tw[0].first_level == 0,
+                "the first report is %s of level %d", tw[0].first_phase, tw[0].first_level);
   egdb *a = egdb_open(one, err, sizeof err), *b = egdb_open(two, err, sizeof err);
   ck_assert(a && b);
   for (int n = 0; n <= 11; n++)
