@@ -133,6 +133,18 @@ START_TEST(errors_name_the_query_and_the_field) {
   ck_assert_int_eq(analysis_answer(&plain, "{\"id\":1}\0x", 10, &out), 1);
   ck_assert_ptr_nonnull(strstr(out, "NUL"));
   free(out);
+  /* The longest query is ANALYSIS_MAX_LINE - 1 bytes, and a longer one's
+   * error says so. */
+  char *big = malloc(ANALYSIS_MAX_LINE), msg[64];
+  memset(big, ' ', ANALYSIS_MAX_LINE);
+  memcpy(big, "{\"id\":7}", 8);
+  ck_assert_int_eq(analysis_answer(&plain, big, ANALYSIS_MAX_LINE - 1, &out), 0);
+  free(out);
+  ck_assert_int_eq(analysis_answer(&plain, big, ANALYSIS_MAX_LINE, &out), 1);
+  snprintf(msg, sizeof msg, "query longer than %d bytes", ANALYSIS_MAX_LINE - 1);
+  ck_assert_msg(strstr(out, msg), "%s", out);
+  free(out);
+  free(big);
 }
 END_TEST
 
