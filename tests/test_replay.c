@@ -327,6 +327,15 @@ START_TEST(bad_files_are_refused_by_name) {
   snprintf(expect, sizeof expect, "%s: checksum mismatch (corrupted or truncated file)", bad);
   ck_assert_str_eq(err, expect);
 
+  /* A game name that fills its 32 bytes, without a NUL, is quoted whole. */
+  memcpy(b, buf, n);
+  memset(b + 24, 'x', 32);
+  write_bytes(bad, b, n);
+  ck_assert_int_eq(replay_load(r, bad, err, sizeof err), -1);
+  snprintf(expect, sizeof expect, "%s: samples of game '%.32s' (", bad,
+           "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+  ck_assert_msg(!strncmp(err, expect, strlen(expect)), "%s", err);
+
   /* A buffer of another rule set. */
   game w;
   ck_assert_int_eq(game_configure(&w, "warri", 0, NULL, err, sizeof err), 0);
