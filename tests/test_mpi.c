@@ -413,12 +413,21 @@ static int mpmd(const char *bin2, char *const *extra2, char *out, size_t cap) {
   return rc;
 }
 
+/* "rank K (host H)", H this machine's name: every rank runs here. */
+static void names_rank_and_host(const char *out, int k) {
+  char host[256] = "", expect[300];
+  ck_assert_int_eq(gethostname(host, sizeof host - 1), 0);
+  snprintf(expect, sizeof expect, "rank %d (host %s)", k, host);
+  ck_assert_msg(strstr(out, expect), "no \"%s\" in:\n%s", expect, out);
+}
+
 START_TEST(refuses_another_config) {
   static char out[1 << 16];
   int rc = mpmd(test_bin(), (char *const[]){"--set", "search.sims=30", NULL}, out, sizeof out);
   ck_assert_msg(rc != 0, "a rank with another config was accepted:\n%s", out);
   ck_assert_msg(strstr(out, "rank 2") && strstr(out, "search.sims"),
                 "the refusal does not name the rank and key:\n%s", out);
+  names_rank_and_host(out, 2);
   ck_assert_msg(metrics_lines() == 0, "a refused run trained");
 }
 END_TEST
@@ -437,6 +446,8 @@ START_TEST(refuses_another_build) {
   ck_assert_msg(rc != 0, "a rank of another build was accepted:\n%s", out);
   ck_assert_msg(strstr(out, "rank 2") && strstr(out, "another build"),
                 "the refusal does not name the rank:\n%s", out);
+  names_rank_and_host(out, 2);
+  names_rank_and_host(out, 0);
 }
 END_TEST
 
