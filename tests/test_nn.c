@@ -633,18 +633,21 @@ START_TEST(portable_blas_matches_openblas) {
         ck_assert_msg(fabsf(C0[i * ldc + j] - C1[i * ldc + j]) <= 1e-5f * (1 + K),
                       "sgemm %dx%dx%d ta=%d tb=%d: C[%d][%d] %g vs %g", M, N, K, ta, tb, i, j,
                       C0[i * ldc + j], C1[i * ldc + j]);
-    /* sgemv, both transposes, on the same A (M x K as stored, lda). */
+    /* sgemv, both transposes, on the same A (M x K as stored, lda), with
+     * unit and wider strides of x and y. */
     int tv = rng_below(&r, 2), rows = ta ? K : M, cols = ta ? M : K;
-    int ny = tv ? cols : rows, nx = tv ? rows : cols;
-    float y0[MAXD], y1[MAXD];
-    for (int i = 0; i < ny; i++) y0[i] = y1[i] = (float)i;
-    cblas_sgemv(CblasRowMajor, tv ? CblasTrans : CblasNoTrans, rows, cols, alpha, A, lda, B, 1,
-                beta, y0, 1);
-    nnp_sgemv(NNP_ROW_MAJOR, tv ? NNP_TRANS : NNP_NO_TRANS, rows, cols, alpha, A, lda, B, 1, beta,
-              y1, 1);
-    for (int i = 0; i < ny; i++)
-      ck_assert_msg(fabsf(y0[i] - y1[i]) <= 1e-5f * (1 + nx), "sgemv %dx%d t=%d: y[%d] %g vs %g",
-                    rows, cols, tv, i, y0[i], y1[i]);
+    int nx = tv ? rows : cols;
+    int incx = 1 + (int)rng_below(&r, 2), incy = 1 + (int)rng_below(&r, 2);
+    float y0[2 * MAXD], y1[2 * MAXD];
+    for (int i = 0; i < 2 * MAXD; i++) y0[i] = y1[i] = (float)i;
+    cblas_sgemv(CblasRowMajor, tv ? CblasTrans : CblasNoTrans, rows, cols, alpha, A, lda, B, incx,
+                beta, y0, incy);
+    nnp_sgemv(NNP_ROW_MAJOR, tv ? NNP_TRANS : NNP_NO_TRANS, rows, cols, alpha, A, lda, B, incx,
+              beta, y1, incy);
+    for (int i = 0; i < 2 * MAXD; i++) /* the elements between y's strides too */
+      ck_assert_msg(fabsf(y0[i] - y1[i]) <= 1e-5f * (1 + nx),
+                    "sgemv %dx%d t=%d incx %d incy %d: y[%d] %g vs %g", rows, cols, tv, incx, incy,
+                    i, y0[i], y1[i]);
   }
 }
 END_TEST
