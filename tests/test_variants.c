@@ -165,6 +165,10 @@ START_TEST(config_variants_and_their_weights) {
   back.variant_weight[2] = 5;
   ck_assert_int_eq(config_compare(&c, &back, &d), 1);
   ck_assert_str_eq(d.key, "game.variant_weights");
+  char want[64];
+  snprintf(want, sizeof want, "%.9g (variant 3)", c.variant_weight[2]);
+  ck_assert_str_eq(d.a, want);
+  ck_assert_str_eq(d.b, "5 (variant 3)");
   train_config one;
   ck_assert_int_eq(parse(&one, "name = oware", err, sizeof err), 0);
   ck_assert_int_eq(one.n_variants, 1);
