@@ -392,6 +392,7 @@ END_TEST
 typedef struct {
   double t0, before_s; /* the session's start (wall clock), seconds trained before it */
   int first_iter, updates, lines, bad;
+  int news, resumes;         /* banners of either kind */
   char why[256], first[700]; /* first: the session's first line, its banner */
 } status_seen;
 
@@ -399,6 +400,8 @@ static void note_status(void *ctx, int kind, const train_status *st, const char 
   status_seen *s = ctx;
   unsigned it;
   if (kind == 1 && !s->first[0]) snprintf(s->first, sizeof s->first, "%s", line);
+  if (kind == 1)
+    s->news += !strncmp(line, "new run ", 8), s->resumes += !strncmp(line, "resumed ", 8);
   if (s->bad) return;
   if (kind == 1 && sscanf(line, "iteration %u:", &it) == 1) {
     s->lines++;
@@ -458,6 +461,8 @@ START_TEST(the_status_follows_the_run) {
     snprintf(want, sizeof want, session ? "resumed %s at iteration 1:" : "new run %s:", dir);
     ck_assert_msg(!strncmp(s.first, want, strlen(want)), "session %d began '%s'", session + 1,
                   s.first);
+    ck_assert_msg(s.news == !session && s.resumes == session,
+                  "session %d: %d new-run and %d resumed banners", session + 1, s.news, s.resumes);
   }
   ck_assert_double_gt(trained_s(), 0);
 }
