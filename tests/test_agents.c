@@ -164,6 +164,41 @@ START_TEST(every_kind_plays_legal_games) {
 }
 END_TEST
 
+/* An analysis lists each legal move once, in action order, with its own
+ * fields: the best move's value is the position's (alpha-beta searches
+ * its moves best first, so the listing is reordered). */
+START_TEST(analysis_entries_keep_their_fields) {
+  configure_game("oware", NULL);
+  char err[256];
+  agent *a = agent_create(&G, "alphabeta depth=5", 3, err, sizeof err);
+  ck_assert_ptr_nonnull(a);
+  rng_t r;
+  rng_seed(&r, 41, 0);
+  game_pos p;
+  game_start(&G, &p);
+  int checked = 0;
+  for (int ply = 0; ply < 60 && p.status == GAME_ONGOING; ply++) {
+    agent_analysis an;
+    ck_assert_int_eq(agent_analyze(a, &p, NULL, &an), 0);
+    game_moves m = game_legal(&G, &p);
+    ck_assert_int_eq(an.n, game_count(m));
+    int best = -1;
+    for (int i = 0; i < an.n; i++) {
+      ck_assert(m >> an.action[i] & 1);
+      if (i) ck_assert_int_lt(an.action[i - 1], an.action[i]);
+      if (an.action[i] == an.best) best = i;
+    }
+    ck_assert_int_ge(best, 0);
+    ck_assert_msg(an.value[best] == an.root_value, "ply %d: best %d has %g, the position %g", ply,
+                  an.best, an.value[best], an.root_value);
+    checked++;
+    game_play(&G, &p, game_random_action(&r, m));
+  }
+  ck_assert_int_gt(checked, 20);
+  agent_free(a);
+}
+END_TEST
+
 START_TEST(mcts_agent_analysis) {
   configure_game("oware", NULL);
   char err[256];
@@ -526,6 +561,7 @@ static Suite *agents_suite(void) {
   tcase_add_test(t, documented_setting_ranges_hold);
   tcase_add_test(t, every_kind_plays_legal_games);
   tcase_add_test(t, mcts_agent_analysis);
+  tcase_add_test(t, analysis_entries_keep_their_fields);
   tcase_add_test(t, agents_reproducible);
   tcase_add_test(t, reseed_replays_a_game);
   tcase_add_test(t, network_agents);
