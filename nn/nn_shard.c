@@ -3,11 +3,12 @@
  * workspace and gradient; then the gradients summed, weighted by rows, in
  * shard order, every thread summing its own slice of the parameters and
  * that slice's sum of squares; then AdamW, every thread on its slice again.
- * Serial, the optimiser and the norm cost a sixth of a two-thread step.
+ * Serial, the optimiser and the norm cost a tenth of a two-thread step.
  *
- * The helpers wait on a condition variable between the two phases of a
- * step, so a thread that fails to start needs no special unwinding, and
- * helpers cost nothing while the learner does other work. */
+ * Between the three phases of a step the helpers spin briefly, then wait
+ * on a condition variable, so a thread that fails to start needs no
+ * special unwinding, and helpers cost nothing while the learner does other
+ * work. */
 #include "nn/nn_internal.h"
 
 #include "base/base.h"
