@@ -52,12 +52,43 @@ static unsigned long long xcr0(void) {
 }
 #endif
 
+unsigned cpu_features_decode(const cpu_regs *r) {
+  if (r->max_leaf < 1) return 0;
+  /* AVX state needs XCR0 bits 1-2, AVX-512 bits 5-7, AMX tiles 17-18;
+   * XCR0 means something only where the OS enabled XSAVE (OSXSAVE). */
+  unsigned long long x = (r->c1 >> 27 & 1) ? r->xcr0 : 0;
+  int os_avx = (x & 0x6) == 0x6, os_512 = os_avx && (x & 0xe0) == 0xe0,
+      os_amx = (x & 0x60000) == 0x60000;
+  unsigned f = 0;
+  if (os_avx && (r->c1 >> 28 & 1)) f |= CPU_F_AVX;
+  if (os_avx && (r->c1 >> 12 & 1)) f |= CPU_F_FMA;
+  if (r->max_leaf < 7) return f;
+  if (os_avx && (r->b7 >> 5 & 1)) f |= CPU_F_AVX2;
+  if (os_512) {
+    if (r->b7 >> 16 & 1) f |= CPU_F_AVX512F;
+    if (r->b7 >> 17 & 1) f |= CPU_F_AVX512DQ;
+    if (r->b7 >> 30 & 1) f |= CPU_F_AVX512BW;
+    if (r->b7 >> 31 & 1) f |= CPU_F_AVX512VL;
+    if (r->c7 >> 11 & 1) f |= CPU_F_AVX512_VNNI;
+  }
+  /* AMX-TILE (24) with AMX-BF16 (22) and AMX-INT8 (25). */
+  if (os_amx && (r->d7 >> 24 & 1) && (r->d7 >> 22 & 1) && (r->d7 >> 25 & 1)) f |= CPU_F_AMX;
+  if (r->a7 >= 1) {
+    if (os_512 && (r->a71 >> 5 & 1)) f |= CPU_F_AVX512_BF16;
+    if (os_avx && (r->a71 >> 4 & 1)) f |= CPU_F_AVX_VNNI;
+  }
+  return f;
+}
+
 void cpu_detect(cpu_info *ci) {
   memset(ci, 0, sizeof *ci);
   ci->family = ci->model = -1;
 #if CPU_X86
-  unsigned a, b, c, d, max = (unsigned)__get_cpuid_max(0, NULL);
-  if (max < 1) return;
+  cpu_regs rg;
+  memset(&rg, 0, sizeof rg);
+  unsigned a, b, c, d;
+  rg.max_leaf = (unsigned)__get_cpuid_max(0, NULL);
+  if (rg.max_leaf < 1) return;
   __cpuid(0, a, b, c, d);
   memcpy(ci->vendor, &b, 4);
   memcpy(ci->vendor + 4, &d, 4);
@@ -68,32 +99,13 @@ void cpu_detect(cpu_info *ci) {
   if (fam == 6 || fam >= 0xf) model += (int)(a >> 16 & 0xf) << 4;
   ci->family = fam;
   ci->model = model;
-  /* AVX state needs XCR0 bits 1-2, AVX-512 bits 5-7, AMX tiles 17-18. */
-  unsigned long long x = (c >> 27 & 1) ? xcr0() : 0;
-  int os_avx = (x & 0x6) == 0x6, os_512 = os_avx && (x & 0xe0) == 0xe0,
-      os_amx = (x & 0x60000) == 0x60000;
-  unsigned f = 0;
-  if (os_avx && (c >> 28 & 1)) f |= CPU_F_AVX;
-  if (os_avx && (c >> 12 & 1)) f |= CPU_F_FMA;
-  if (max >= 7) {
-    unsigned b7, c7, d7, a71, b71, c71, d71;
-    __cpuid_count(7, 0, a, b7, c7, d7);
-    if (os_avx && (b7 >> 5 & 1)) f |= CPU_F_AVX2;
-    if (os_512) {
-      if (b7 >> 16 & 1) f |= CPU_F_AVX512F;
-      if (b7 >> 17 & 1) f |= CPU_F_AVX512DQ;
-      if (b7 >> 30 & 1) f |= CPU_F_AVX512BW;
-      if (b7 >> 31 & 1) f |= CPU_F_AVX512VL;
-      if (c7 >> 11 & 1) f |= CPU_F_AVX512_VNNI;
-    }
-    if (os_amx && (d7 >> 24 & 1) && (d7 >> 22 & 1) && (d7 >> 25 & 1)) f |= CPU_F_AMX;
-    if (a >= 1) {
-      __cpuid_count(7, 1, a71, b71, c71, d71);
-      (void)b71, (void)c71, (void)d71;
-      if (os_512 && (a71 >> 5 & 1)) f |= CPU_F_AVX512_BF16;
-      if (os_avx && (a71 >> 4 & 1)) f |= CPU_F_AVX_VNNI;
-    }
+  rg.c1 = c;
+  if (c >> 27 & 1) rg.xcr0 = xcr0();
+  if (rg.max_leaf >= 7) {
+    __cpuid_count(7, 0, rg.a7, rg.b7, rg.c7, rg.d7);
+    if (rg.a7 >= 1) __cpuid_count(7, 1, rg.a71, b, c, d);
   }
+  unsigned f = cpu_features_decode(&rg);
   const char *only = getenv(CPU_FEATURES_ENV);
   ci->features = only ? f & cpu_features_parse(only) : f;
   if ((unsigned)__get_cpuid_max(0x80000000, NULL) >= 0x80000004u) {

@@ -47,6 +47,16 @@ typedef struct {
  * show SowZero an older CPU (features are only ever taken away). */
 #define CPU_FEATURES_ENV "SOWZERO_CPU_FEATURES"
 void cpu_detect(cpu_info *ci);
+/* The registers the features come from: CPUID's highest standard leaf,
+ * leaf 1 ECX, leaf 7 subleaf 0 EAX (its last subleaf), EBX, ECX, EDX, leaf
+ * 7 subleaf 1 EAX, and XCR0 (the register state the OS saves). */
+typedef struct {
+  unsigned max_leaf, c1, a7, b7, c7, d7, a71;
+  unsigned long long xcr0;
+} cpu_regs;
+/* The usable features those registers show (CPU_F_*): a feature counts
+ * only where the OS saves its registers. cpu_detect's decoding, pure. */
+unsigned cpu_features_decode(const cpu_regs *r);
 /* The features named in text (space-separated); unknown names are ignored. */
 unsigned cpu_features_parse(const char *text);
 /* The level of a feature set (CPU_LEVEL_*). */

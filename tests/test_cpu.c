@@ -228,6 +228,79 @@ START_TEST(feature_names_round_trip) {
 }
 END_TEST
 
+/* The decoding of cpuid's registers, on machines this one is not. Each
+ * feature rests on its cpuid bits and on the register state the OS saves:
+ * clearing any one of those bits, from a CPU with everything, takes away
+ * exactly the features that rest on it. */
+typedef struct {
+  int reg; /* 0: leaf 1 ECX, 1: leaf 7 EBX, 2: ECX, 3: EDX, 4: leaf 7.1 EAX, 5: XCR0 */
+  int bit;
+  unsigned lose;
+} cpu_bit;
+
+START_TEST(registers_decode_to_features) {
+  const unsigned all = (1u << CPU_F_COUNT) - 1, f512 = CPU_F_AVX512F | CPU_F_AVX512DQ |
+                                                       CPU_F_AVX512BW | CPU_F_AVX512VL |
+                                                       CPU_F_AVX512_VNNI | CPU_F_AVX512_BF16;
+  /* A Sapphire Rapids: everything. */
+  const cpu_regs spr = {.max_leaf = 0x20,
+                        .c1 = 1u << 12 | 1u << 27 | 1u << 28,
+                        .a7 = 1,
+                        .b7 = 1u << 5 | 1u << 16 | 1u << 17 | 1u << 30 | 1u << 31,
+                        .c7 = 1u << 11,
+                        .d7 = 1u << 22 | 1u << 24 | 1u << 25,
+                        .a71 = 1u << 4 | 1u << 5,
+                        .xcr0 = 0x600e7};
+  ck_assert_uint_eq(cpu_features_decode(&spr), all);
+  static const cpu_bit bits[] = {{0, 12, CPU_F_FMA},
+                                 {0, 28, CPU_F_AVX},
+                                 {1, 5, CPU_F_AVX2},
+                                 {1, 16, CPU_F_AVX512F},
+                                 {1, 17, CPU_F_AVX512DQ},
+                                 {1, 30, CPU_F_AVX512BW},
+                                 {1, 31, CPU_F_AVX512VL},
+                                 {2, 11, CPU_F_AVX512_VNNI},
+                                 {3, 22, CPU_F_AMX},
+                                 {3, 24, CPU_F_AMX},
+                                 {3, 25, CPU_F_AMX},
+                                 {4, 4, CPU_F_AVX_VNNI},
+                                 {4, 5, CPU_F_AVX512_BF16},
+                                 {5, 1, all & ~CPU_F_AMX},
+                                 {5, 2, all & ~CPU_F_AMX},
+                                 {5, 5, f512},
+                                 {5, 6, f512},
+                                 {5, 7, f512},
+                                 {5, 17, CPU_F_AMX},
+                                 {5, 18, CPU_F_AMX},
+                                 {0, 27, all} /* no OSXSAVE: XCR0 says nothing */};
+  for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) {
+    cpu_regs r = spr;
+    unsigned *word[] = {&r.c1, &r.b7, &r.c7, &r.d7, &r.a71};
+    if (bits[i].reg < 5)
+      *word[bits[i].reg] &= ~(1u << bits[i].bit);
+    else
+      r.xcr0 &= ~(1ull << bits[i].bit);
+    ck_assert_msg(cpu_features_decode(&r) == (all & ~bits[i].lose),
+                  "register %d bit %d clear: features %#x, want %#x", bits[i].reg, bits[i].bit,
+                  cpu_features_decode(&r), all & ~bits[i].lose);
+  }
+  /* Leaf 7 subleaf 1 only where leaf 7 says it exists; leaf 7 only where
+   * the highest leaf reaches it; nothing without leaf 1. */
+  cpu_regs r = spr;
+  r.a7 = 0;
+  ck_assert_uint_eq(cpu_features_decode(&r), all & ~(CPU_F_AVX_VNNI | CPU_F_AVX512_BF16));
+  r = spr;
+  r.max_leaf = 6;
+  ck_assert_uint_eq(cpu_features_decode(&r), CPU_F_AVX | CPU_F_FMA);
+  r.max_leaf = 0;
+  ck_assert_uint_eq(cpu_features_decode(&r), 0);
+  /* A Zen 3: AVX2 and FMA, no AVX-512 (its OS saves no AVX-512 state). */
+  const cpu_regs zen3 = {
+      .max_leaf = 0x10, .c1 = 1u << 12 | 1u << 27 | 1u << 28, .b7 = 1u << 5, .xcr0 = 0x7};
+  ck_assert_uint_eq(cpu_features_decode(&zen3), AVX2);
+}
+END_TEST
+
 /* /proc/cpuinfo, read whole after a newline (so that every field starts
  * one), and one of its fields (the first CPU's) without the spaces after
  * the colon. */
@@ -417,6 +490,35 @@ START_TEST(config_threads_auto_and_numbers) {
 }
 END_TEST
 
+/* The banner line and the feature list cut at any length are the whole
+ * text's beginning, ended, and write nothing past the buffer they get. */
+START_TEST(lines_cut_short_stay_in_their_buffer) {
+  static char full[4096], out[4096 + 64];
+  blas_system_line(full, sizeof full);
+  size_t L = strlen(full);
+  ck_assert_msg(L > 40 && L < sizeof full - 1, "%s", full);
+  for (size_t len = 1; len <= L + 1; len++) {
+    memset(out, 0x5a, sizeof out);
+    blas_system_line(out, len);
+    ck_assert_msg(strlen(out) == len - 1 && !strncmp(out, full, len - 1), "cut at %zu: %s", len,
+                  out);
+    for (size_t i = len; i < sizeof out; i++)
+      ck_assert_msg(out[i] == 0x5a, "cut at %zu: byte %zu written", len, i);
+  }
+  const unsigned all = (1u << CPU_F_COUNT) - 1;
+  cpu_features_string(all, full, sizeof full);
+  L = strlen(full);
+  for (size_t len = 1; len <= L + 1; len++) {
+    memset(out, 0x5a, sizeof out);
+    cpu_features_string(all, out, len);
+    ck_assert_msg(!strncmp(out, full, strlen(out)) && strlen(out) < len, "cut at %zu: %s", len,
+                  out);
+    for (size_t i = len; i < sizeof out; i++)
+      ck_assert_msg(out[i] == 0x5a, "features cut at %zu: byte %zu written", len, i);
+  }
+}
+END_TEST
+
 /* The system report is valid JSON naming the CPU, the core and the kernels. */
 START_TEST(system_json_parses) {
   char buf[4096], doc[4200], err[256];
@@ -586,6 +688,8 @@ static Suite *cpu_suite(void) {
   tcase_add_test(t, idle_watch_says_so_once);
   tcase_add_test(t, missing_instructions_are_named);
   tcase_add_test(t, feature_names_round_trip);
+  tcase_add_test(t, registers_decode_to_features);
+  tcase_add_test(t, lines_cut_short_stay_in_their_buffer);
   tcase_add_test(t, features_agree_with_the_kernel);
   tcase_add_test(t, identity_agrees_with_the_kernel);
   tcase_add_test(t, core_advice_is_a_message_or_nothing);
