@@ -95,6 +95,33 @@ START_TEST(index_is_a_bijection) {
 }
 END_TEST
 
+/* The independent value iteration takes 0..12 seeds, and answers for
+ * exactly the boards of its levels: at 0 seeds the one empty board. */
+START_TEST(brute_force_takes_its_range) {
+  char err[256];
+  static const int bad[] = {-1, 13, -1000};
+  for (int i = 0; i < 3; i++) {
+    err[0] = 0;
+    ck_assert_ptr_null(egdb_brute_solve(bad[i], err, sizeof err));
+    char want[16];
+    snprintf(want, sizeof want, "%d", bad[i]);
+    ck_assert_msg(strstr(err, want), "%d seeds refused without naming them: %s", bad[i], err);
+  }
+  for (int n = 0; n <= 2; n++) {
+    egdb_brute *bf = egdb_brute_solve(n, err, sizeof err);
+    ck_assert_msg(bf != NULL, "%d seeds: %s", n, err);
+    uint8_t empty[EGDB_PITS] = {0}, one[EGDB_PITS] = {1},
+            three[EGDB_PITS] = {1, 0, 0, 0, 0, 0, 0, 0, 2};
+    ck_assert_int_eq(egdb_brute_value(bf, empty), 0);
+    /* One seed of the mover's, North empty: no move feeds North (the seed
+     * stays South), so South takes it, as in forced_famine. */
+    ck_assert_int_eq(egdb_brute_value(bf, one), n >= 1 ? 1 : EGDB_NONE);
+    ck_assert_int_eq(egdb_brute_value(bf, three), EGDB_NONE);
+    egdb_brute_free(bf);
+  }
+}
+END_TEST
+
 /* ---- Hand-checked boards ------------------------------------------------------------- */
 
 START_TEST(forced_famine) {
@@ -701,7 +728,9 @@ END_TEST
 
 static Suite *egdb_suite(void) {
   Suite *s = suite_create("egdb");
-  TCase *t = add_tests(s, "index", 60, (const TTest *const[]){index_is_a_bijection, NULL});
+  TCase *t =
+      add_tests(s, "index", 60,
+                (const TTest *const[]){index_is_a_bijection, brute_force_takes_its_range, NULL});
   t = add_tests(
       s, "values", 120,
       (const TTest *const[]){forced_famine, mover_without_seeds, capture_chain_into_lower_level,

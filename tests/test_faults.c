@@ -594,6 +594,10 @@ static int op_egdb(char *err, size_t errlen) {
     snprintf(err, errlen, "%d seeds, %llu boards checked of %llu: %s", egdb_max_seeds(db),
              (unsigned long long)ck.boards, (unsigned long long)all, ck.first_bad);
   egdb_close(db);
+  /* A search agent over it, with its alpha-beta endgame search. */
+  char spec[500];
+  snprintf(spec, sizeof spec, "mcts sims=20 egdb=%s endgame=4 endgame_seeds=2", db_dir);
+  if (rc == 0) rc = agent_op(spec, 10, err, errlen);
   return rc;
 }
 

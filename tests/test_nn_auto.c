@@ -76,6 +76,27 @@ START_TEST(auto_takes_the_path_measured_fastest) {
 }
 END_TEST
 
+/* The measurement's cost is bounded: a path whose forward takes longer
+ * than 20 ms (a big network, a slow CPU) is sampled in two rounds, not
+ * five, after its warm-up; a fast one in five. */
+START_TEST(auto_samples_a_slow_forward_fewer_times) {
+  unset();
+  nn_net *n = make_net(&small_cfg, 3);
+  const int paths = nn_bf16_supported() ? 3 : 2, b = 8;
+  static const double per[] = {30e-3, 200e-6};
+  static const int rounds[] = {2, 5};
+  for (int k = 0; k < 2; k++) {
+    fake f;
+    memset(&f, 0, sizeof f);
+    for (int p = 0; p < NN_AUTO_PATHS; p++) f.per[p] = per[k] * (1 + 0.1 * p);
+    nn_auto_report r;
+    ck_assert_int_eq(choose(n, &f, &b, 1, &r), NN_PRECISION_FP32);
+    ck_assert_int_eq(f.n, paths * (1 + rounds[k]));
+  }
+  nn_free(n);
+}
+END_TEST
+
 START_TEST(auto_on_a_cpu_without_bf16_never_times_it) {
   unset();
   nn_bf16_allow(0);
@@ -255,7 +276,8 @@ static Suite *nn_auto_suite(void) {
   Suite *s = suite_create("nn_auto");
   add_tests(s, "auto", 60,
             (const TTest *[]){
-                auto_takes_the_path_measured_fastest, auto_on_a_cpu_without_bf16_never_times_it,
+                auto_takes_the_path_measured_fastest, auto_samples_a_slow_forward_fewer_times,
+                auto_on_a_cpu_without_bf16_never_times_it,
                 auto_over_two_batches_takes_the_smallest_worst_case, auto_forced_by_the_environment,
                 auto_on_the_real_clock, auto_description_fits_any_buffer, NULL});
   return s;

@@ -434,16 +434,17 @@ START_TEST(failed_batch_leaves_the_tree_whole) {
 END_TEST
 
 /* One thread and one leaf without a time limit is mcts_run, simulation for
- * simulation; several threads complete exactly the simulations asked. */
+ * simulation; several threads, up to the most allowed, complete exactly
+ * the simulations asked. */
 START_TEST(threads_share_one_tree) {
   configure_game("oware", NULL);
   char err[256];
   mcts_params p = mcts_rollout_defaults();
   game_pos s;
   game_start(&G, &s);
-  mcts_rollout *ro[3];
-  mcts_eval evs[3];
-  for (int i = 0; i < 3; i++) {
+  mcts_rollout *ro[MCTS_MAX_THREADS];
+  mcts_eval evs[MCTS_MAX_THREADS];
+  for (int i = 0; i < MCTS_MAX_THREADS; i++) {
     ro[i] = mcts_rollout_create(1, 7 + (uint64_t)i, err, sizeof err);
     evs[i] = mcts_rollout_eval(ro[i]);
   }
@@ -460,7 +461,9 @@ START_TEST(threads_share_one_tree) {
   mcts_visits(b, vb);
   ck_assert_mem_eq(va, vb, (size_t)G.n_actions * sizeof *va);
   mcts_free(b);
-  for (int threads = 2; threads <= 3; threads++) {
+  static const int counts[] = {2, 3, MCTS_MAX_THREADS};
+  for (int k = 0; k < 3; k++) {
+    const int threads = counts[k];
     mcts_reset(a);
     ck_assert_int_eq(mcts_set_root(a, &s, NULL, err, sizeof err), 0);
     l = mcts_limits_sims(3000);
@@ -486,7 +489,7 @@ START_TEST(threads_share_one_tree) {
     check_tree(a);
   }
   mcts_free(a);
-  for (int i = 0; i < 3; i++) mcts_rollout_free(ro[i]);
+  for (int i = 0; i < MCTS_MAX_THREADS; i++) mcts_rollout_free(ro[i]);
 }
 END_TEST
 
@@ -499,6 +502,11 @@ START_TEST(bad_limits_refused) {
   mcts *m = start_search(&p, &f);
   mcts_limits l = mcts_limits_sims(10);
   l.threads = 2; /* without an evaluator per thread */
+  ck_assert_int_eq(mcts_search(m, &l, NULL, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "threads"));
+  mcts_eval evs[MCTS_MAX_THREADS + 1];
+  for (int i = 0; i <= MCTS_MAX_THREADS; i++) evs[i] = (mcts_eval){fake_evaluate, &f, 0};
+  l.threads = MCTS_MAX_THREADS + 1, l.evals = evs;
   ck_assert_int_eq(mcts_search(m, &l, NULL, err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, "threads"));
   l = mcts_limits_sims(10);
