@@ -118,9 +118,10 @@ $(GAME_SUITES:%=$(BUILD)/tests/test_%): $(BUILD)/tests/gametest.o
 $(BUILD)/tests/test_export: $(BUILD)/tests/test_export.o $(EXP_LIB) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(PKG_LIBS) $(ONNX_LIBS) -o $@
 
-# The fault-injection suite fails the library's allocations one by one
-# (tests/failalloc.h): its link routes the allocators through tests/failalloc.c.
-FAILALLOC_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,--wrap=posix_memalign
+# The fault-injection suite fails the library's allocations and thread
+# starts one by one (tests/failalloc.h): its link routes them through
+# tests/failalloc.c.
+FAILALLOC_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,--wrap=posix_memalign,--wrap=pthread_create
 $(BUILD)/tests/test_faults: $(BUILD)/tests/test_faults.o $(BUILD)/tests/failalloc.o $(LIB)
 	$(CC) $(LDFLAGS) $(FAILALLOC_WRAP) $(filter %.o,$^) $(filter %.a,$^) $(CHECK_LIBS) $(PKG_LIBS) -o $@
 

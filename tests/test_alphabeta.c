@@ -251,6 +251,55 @@ START_TEST(table_returns_what_it_stored) {
 }
 END_TEST
 
+/* The table's key keeps apart positions that differ only in a count the
+ * rules read and the board does not show: Nam Nam's plies of the round
+ * (at max_plies the round ends). Searched over a table that a search of
+ * the same board with another count filled, a position scores what its
+ * own fresh search scores. */
+START_TEST(table_keeps_apart_what_the_rules_count) {
+  configure_game("namnam", "max_plies=24");
+  char err[256];
+  rng_t r;
+  rng_seed(&r, 11, 0);
+  game_hist *h = malloc(sizeof *h);
+  ab_params prm = ab_defaults();
+  prm.depth = 6;
+  prm.tt_mb = 4;
+  int telling = 0;
+  for (int it = 0; it < 80 && telling < 12; it++) {
+    game_pos p;
+    game_start(&G, &p);
+    game_hist_reset(h, &p);
+    random_moves(&p, h, &r, 2 + (int)rng_below(&r, 8));
+    if (p.status != GAME_ONGOING) continue;
+    game_pos pos[2] = {p, p};
+    static const int counts[2] = {20, 2}; /* the round ends 4 plies ahead, or not */
+    for (int k = 0; k < 2; k++) {
+      pos[k].aux[1] = (uint8_t)(counts[k] & 255);
+      pos[k].aux[2] = (uint8_t)(counts[k] >> 8);
+    }
+    ab_result fresh[2], again;
+    for (int k = 0; k < 2; k++) {
+      ab_search *s = ab_create(&G, &prm, err, sizeof err);
+      ck_assert_msg(s != NULL, "%s", err);
+      ck_assert_int_eq(ab_run(s, &pos[k], h, &fresh[k], err, sizeof err), 0);
+      ab_free(s);
+    }
+    if (fresh[0].score == fresh[1].score) continue; /* the count changes nothing here */
+    ab_search *s = ab_create(&G, &prm, err, sizeof err);
+    ck_assert_int_eq(ab_run(s, &pos[1], h, &again, err, sizeof err), 0);
+    ck_assert_int_eq(ab_run(s, &pos[0], h, &again, err, sizeof err), 0);
+    ck_assert_msg(again.score == fresh[0].score,
+                  "position %d: %d over the other count's table, %d fresh", it, again.score,
+                  fresh[0].score);
+    ab_free(s);
+    telling++;
+  }
+  ck_assert_int_ge(telling, 12);
+  free(h);
+}
+END_TEST
+
 START_TEST(alphabeta_time_limit) {
   configure_game("oware", NULL);
   char err[256];
@@ -393,6 +442,7 @@ static Suite *alphabeta_suite(void) {
   tcase_add_test(t, alphabeta_time_limit);
   tcase_add_test(t, table_reuse_and_clear);
   tcase_add_test(t, table_returns_what_it_stored);
+  tcase_add_test(t, table_keeps_apart_what_the_rules_count);
   tcase_add_test(t, params_table);
   suite_add_tcase(s, t);
   return s;

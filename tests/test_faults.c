@@ -671,6 +671,41 @@ FAULT_TEST(selfplay_fails_cleanly, op_selfplay)
 FAULT_TEST(records_fail_cleanly, op_records)
 FAULT_TEST(study_fails_cleanly, op_study)
 FAULT_TEST(egdb_fails_cleanly, op_egdb)
+/* Thread starts refused one by one (failalloc_target): each operation
+ * that starts threads either goes on with fewer where its contract says
+ * so (a pool or a search whose caller is one of the workers) or fails with
+ * a message, and frees what it made, as for a failed allocation. */
+START_TEST(thread_starts_fail_cleanly) {
+  static const struct {
+    const char *name;
+    op_fn op;
+  } ops[] = {{"op_training", op_training},
+             {"op_agent_zero", op_agent_zero},
+             {"op_agent_mcts", op_agent_mcts},
+             {"op_arena", op_arena},
+             {"op_selfplay", op_selfplay},
+             {"op_study", op_study},
+             {"op_egdb", op_egdb}};
+  failalloc_target(FAILALLOC_THREADS);
+  int starting = 0;
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    char err[1024] = "";
+    failalloc_arm(LONG_MAX);
+    int rc = ops[i].op(err, sizeof err);
+    long starts = failalloc_count();
+    failalloc_disarm();
+    ck_assert_msg(rc == 0, "%s: %s", ops[i].name, err);
+    if (getenv("SOWZERO_TEST_VERBOSE"))
+      fprintf(stderr, "%s: %ld thread starts\n", ops[i].name, starts);
+    if (starts == 0) continue;
+    starting++;
+    inject_sampled(ops[i].name, ops[i].op, DENSE, CAP);
+  }
+  failalloc_target(FAILALLOC_MEMORY);
+  ck_assert_int_ge(starting, 4);
+}
+END_TEST
+
 /* A whole run makes about 500 allocations, and each failure is followed
  * by the resume: every tenth or so, the first 40 all. */
 START_TEST(training_run_fails_cleanly) { inject_sampled("op_train", op_train, 40, 80); }
@@ -687,7 +722,8 @@ static Suite *faults_suite(void) {
           records_fail_cleanly, study_fails_cleanly, egdb_fails_cleanly, NULL});
   tcase_add_checked_fixture(tc, setup, teardown);
   tc = add_tests(s, "net", 60,
-                 (const TTest *const[]){zero_agent_fails_cleanly, selfplay_fails_cleanly, NULL});
+                 (const TTest *const[]){zero_agent_fails_cleanly, selfplay_fails_cleanly,
+                                        thread_starts_fail_cleanly, NULL});
   tcase_add_checked_fixture(tc, net_setup, net_teardown);
   tc = add_tests(s, "run", 300, (const TTest *const[]){training_run_fails_cleanly, NULL});
   tcase_add_checked_fixture(tc, setup, teardown);

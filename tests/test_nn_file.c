@@ -78,6 +78,14 @@ START_TEST(weights_round_trip_bit_exact) {
   ck_assert_int_eq(got.n_features, 20);
   ck_assert_int_eq(got.n_actions, 7);
   nn_free(l);
+  /* Version 0 (no encoding named) is metadata like any other. */
+  nn_meta zero = m;
+  zero.encoding = 0;
+  ck_assert_msg(nn_save(n, &zero, path, err, sizeof err) == 0, "%s", err);
+  ck_assert_ptr_nonnull(l = nn_load(path, NULL, &got, err, sizeof err));
+  ck_assert_int_eq(got.encoding, 0);
+  nn_free(l);
+  ck_assert_msg(nn_save(n, &m, path, err, sizeof err) == 0, "%s", err);
   /* Accept-anything load, and loading into an existing net. */
   l = nn_load(path, NULL, NULL, err, sizeof err);
   ck_assert_ptr_nonnull(l);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arena/arena.h"
 #include "arena/study.h"
 #include "game/game.h"
 #include "nn/nn.h"
@@ -152,12 +153,17 @@ START_TEST(games_are_made_to_differ) {
   ck_assert_int_eq(r->v[0].deterministic, 1);
   ck_assert_int_eq(r->v[0].s.distinct_games, 4);
   study_result_free(r);
-  /* Asked for: a book of 2 for 4 games repeats each game once. */
-  p.openings = 2;
-  ck_assert_msg(run(v, 1, "alphabeta depth=1", NULL, 0, &p, r, err, sizeof err) == 0, "%s", err);
-  ck_assert_int_eq(r->book_why, 1);
-  ck_assert_int_eq(r->v[0].s.distinct_games, 2);
-  study_result_free(r);
+  /* Asked for: a book of K for 4 games repeats each game 4 / K times
+   * (one opening is a book too). */
+  for (int k = 1; k <= 2; k++) {
+    p.openings = k;
+    ck_assert_msg(run(v, 1, "alphabeta depth=1", NULL, 0, &p, r, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r->method, STUDY_BOOK);
+    ck_assert_int_eq(r->book, k);
+    ck_assert_int_eq(r->book_why, 1);
+    ck_assert_int_eq(r->v[0].s.distinct_games, k);
+    study_result_free(r);
+  }
   /* Nothing asked and nothing to vary: one game, as the count says. */
   p.openings = 0;
   ck_assert_msg(run(v, 1, "alphabeta depth=1", NULL, 0, &p, r, err, sizeof err) == 0, "%s", err);
@@ -245,6 +251,59 @@ START_TEST(cross_play_and_refusals) {
   study_result_free(r);
   free(r);
   unlink(net);
+}
+END_TEST
+
+/* Cross-play makes its book from the study's book settings: where the
+ * arena, given those settings, makes a book at one depth and cannot at
+ * another, the study's cross-play does and fails alike. */
+static int arena_book_ok(const game *g, const study_params *p) {
+  arena_params ap = arena_defaults();
+  ap.games = p->cross_games;
+  ap.seed = p->seed;
+  ap.openings = p->cross_openings;
+  ap.opening_plies = p->opening_plies;
+  ap.book_depth = p->book_depth;
+  ap.book_margin = p->book_margin;
+  const char *specs[2] = {"greedy", "greedy"};
+  arena_result *ar = malloc(sizeof *ar);
+  char err[512];
+  int rc = arena_run(g, 2, specs, &ap, NULL, NULL, ar, err, sizeof err);
+  free(ar);
+  ck_assert_msg(rc == 0 || strstr(err, "found only"), "%s", err);
+  return rc == 0;
+}
+
+START_TEST(cross_play_book_follows_the_study) {
+  study_variant v;
+  variant(&v, "oware");
+  study_agent x = {"g", "greedy"};
+  study_params p = study_defaults();
+  p.games = 2;
+  p.cross_games = 12; /* a book of K is cut to games / 2 openings */
+  p.opening_plies = 1;
+  p.cross_openings = 6; /* every first move: level by one depth's judgement, not another's */
+  int depth[2] = {0, 0};
+  for (int m = 0; m <= 100 && !(depth[0] && depth[1]); m += 25) {
+    depth[0] = depth[1] = 0;
+    p.book_margin = m;
+    for (int d = 1; d <= 6; d++) {
+      p.book_depth = d;
+      int ok = arena_book_ok(&v.g, &p);
+      if (!depth[!ok]) depth[!ok] = d;
+    }
+  }
+  ck_assert_msg(depth[0] && depth[1], "no margin makes a book at one depth and not another");
+  study_result *r = malloc(sizeof *r);
+  char err[512];
+  for (int k = 0; k < 2; k++) {
+    p.book_depth = depth[k];
+    int rc = run(&v, 1, "greedy", &x, 1, &p, r, err, sizeof err);
+    ck_assert_msg(k ? rc == -1 && strstr(err, "found only") : rc == 0, "depth %d: %s", depth[k],
+                  rc ? err : "a book");
+    study_result_free(r);
+  }
+  free(r);
 }
 END_TEST
 
@@ -440,6 +499,7 @@ static Suite *study_suite(void) {
   tcase_add_test(t, variants_side_by_side);
   tcase_add_test(t, games_are_made_to_differ);
   tcase_add_test(t, cross_play_and_refusals);
+  tcase_add_test(t, cross_play_book_follows_the_study);
   suite_add_tcase(s, t);
   TCase *c = tcase_create("command");
   tcase_set_timeout(c, 120);
