@@ -8,7 +8,10 @@
 #include "nn/nn_internal.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
+
+#include "base/cpu.h"
 
 /* Not under ThreadSanitizer: GCC instruments the ifunc resolvers, which the
  * loader runs before the sanitizer's runtime is up. */
@@ -242,13 +245,32 @@ __attribute__((target("avx"))) static void adam_avx(ADAM_ARGS) { ADAM_BODY(8, __
 static void adam_sse(ADAM_ARGS) { ADAM_BODY(4, __m128, _mm) }
 #endif
 
+/* The AdamW body's instruction set (nn.h): the CPU's as base/cpu.h reads
+ * it (so SOWZERO_CPU_FEATURES can take AVX-512 away), read once; -1 until
+ * then. */
+static atomic_int adam_level = -1;
+
+void nn_adam_force(int level) { atomic_store(&adam_level, level); }
+
+int nn_adam_level(void) {
+  int l = atomic_load(&adam_level);
+  if (l < 0) {
+    cpu_info ci;
+    cpu_detect(&ci);
+    l = cpu_level(ci.features);
+    atomic_store(&adam_level, l);
+  }
+  return l;
+}
+
 void nn_k_adam(float *p, const float *g, float *m, float *v, size_t n, float gscale, float lr,
                float wd, float b1, float b2, float bc1, float bc2, float eps) {
   const float keep = 1.0f - lr * wd, step = lr / bc1, rb2 = 1.0f / sqrtf(bc2);
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (__builtin_cpu_supports("avx512f"))
+  const int level = nn_adam_level();
+  if (level >= CPU_LEVEL_AVX512)
     adam_avx512(p, g, m, v, n, gscale, keep, step, rb2, b1, b2, eps);
-  else if (__builtin_cpu_supports("avx"))
+  else if (level >= CPU_LEVEL_AVX)
     adam_avx(p, g, m, v, n, gscale, keep, step, rb2, b1, b2, eps);
   else
     adam_sse(p, g, m, v, n, gscale, keep, step, rb2, b1, b2, eps);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "base/cpu.h"
 #include "nn/blas_portable.h"
 #include "nn/nn.h"
 #include "tests/nntest.h"
@@ -380,6 +381,53 @@ START_TEST(losses_have_their_documented_values) {
 END_TEST
 
 /* ---- AdamW ---------------------------------------------------------------------- */
+/* Every AdamW body the CPU runs (SSE, AVX, AVX-512: nn_adam_force) gives
+ * the bits of the SSE body, and keeps its moments as the others do (a run
+ * resumed on another CPU goes on alike): three training steps with weight
+ * decay, the body, then SSE, then the body again, on a net of 149
+ * parameters (a tail past every vector width), against three on SSE. */
+START_TEST(adam_bodies_agree_bit_for_bit) {
+  cpu_info ci;
+  cpu_detect(&ci);
+  const int top = cpu_level(ci.features);
+  nn_config c = {.n_in = 4, .hidden = 6, .blocks = 1, .n_actions = 3};
+  static const int levels[] = {CPU_LEVEL_SSE, CPU_LEVEL_AVX, CPU_LEVEL_AVX512};
+  float *ref = NULL;
+  size_t np = 0;
+  for (int li = 0; li < 3; li++) {
+    if (levels[li] > top) continue;
+    nn_net *n = make_net(&c, 21);
+    random_biases(n, 21);
+    nn_ws *ws = make_ws(n, 5);
+    nn_train_params p = nn_train_defaults();
+    p.weight_decay = 0.05f;
+    nn_trainer *t = make_trainer(n, &p);
+    data d = make_data(5, 4, 3, 1, 77);
+    for (int step = 0; step < 3; step++) {
+      nn_adam_force(step == 1 ? CPU_LEVEL_SSE : levels[li]);
+      ck_assert_int_eq(nn_adam_level(), step == 1 ? CPU_LEVEL_SSE : levels[li]);
+      ck_assert_int_eq(nn_train_step(n, t, ws, d.x, d.legal, d.tp, d.tv, d.ts, 5, 0.01f, NULL), 0);
+    }
+    np = nn_param_count(n);
+    ck_assert_uint_eq(np, 149);
+    if (!ref) {
+      ref = malloc(np * sizeof *ref);
+      memcpy(ref, nn_params(n), np * sizeof *ref);
+    } else {
+      ck_assert_msg(memcmp(ref, nn_params(n), np * sizeof *ref) == 0, "level %d: other bits",
+                    levels[li]);
+    }
+    free_data(&d);
+    nn_trainer_free(t);
+    nn_ws_free(ws);
+    nn_free(n);
+  }
+  nn_adam_force(-1);
+  ck_assert_int_eq(nn_adam_level(), top);
+  free(ref);
+}
+END_TEST
+
 START_TEST(adamw_matches_hand_computation) {
   nn_config c = {.n_in = 4, .hidden = 6, .blocks = 1, .n_actions = 3};
   for (int clip = 0; clip < 2; clip++) {
@@ -671,10 +719,11 @@ static Suite *nn_suite(void) {
             (const TTest *[]){forward_matches_naive, batch_one_paths_match_naive,
                               forward_rejects_misuse, layout_is_one_contiguous_table,
                               threads_share_a_net, portable_blas_matches_openblas, NULL});
-  add_tests(s, "gradients", 120,
-            (const TTest *[]){grad_policy_head, grad_value_head, grad_score_head,
-                              grad_all_heads_weighted, losses_have_their_documented_values,
-                              adamw_matches_hand_computation, trainer_rejects_bad_settings, NULL});
+  add_tests(
+      s, "gradients", 120,
+      (const TTest *[]){grad_policy_head, grad_value_head, grad_score_head, grad_all_heads_weighted,
+                        losses_have_their_documented_values, adamw_matches_hand_computation,
+                        adam_bodies_agree_bit_for_bit, trainer_rejects_bad_settings, NULL});
   add_tests(s, "learning", 120,
             (const TTest *[]){learns_a_synthetic_task, training_is_deterministic,
                               hot_path_does_not_allocate, NULL});
