@@ -243,6 +243,22 @@ double cpu_quota_v1(long quota_us, long period_us) {
   return quota_us > 0 && period_us > 0 ? (double)quota_us / (double)period_us : 0;
 }
 
+int cpu_cgroup_dir(const char *text, char *dir, size_t len) {
+  if (len) dir[0] = 0;
+  for (const char *l = text; *l;) {
+    size_t n = strcspn(l, "\n");
+    const char *c = memchr(l, ':', n), *c2 = c ? memchr(c + 1, ':', n - (size_t)(c + 1 - l)) : NULL;
+    if (n >= 3 && !strncmp(l, "0::", 3)) snprintf(dir, len, "%.*s", (int)(n - 3), l + 3);
+    if (c && c2 && (!strncmp(c + 1, "cpu:", 4) || !strncmp(c + 1, "cpu,", 4))) {
+      snprintf(dir, len, "%.*s", (int)(n - (size_t)(c2 + 1 - l)), c2 + 1);
+      return 1;
+    }
+    l += n;
+    l += *l == '\n';
+  }
+  return 0;
+}
+
 #if CPU_LINUX
 static int read_text(const char *path, char *buf, size_t len) {
   FILE *f = fopen(path, "r");
@@ -262,17 +278,8 @@ static double probe_quota(void) {
 #else
   char text[4096], path[1200], dir[1024] = "";
   int v1 = 0;
-  if (read_text("/proc/self/cgroup", text, sizeof text) == 0) {
-    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-      if (!strncmp(l, "0::", 3)) snprintf(dir, sizeof dir, "%s", l + 3);
-      char *c = strchr(l, ':'), *c2 = c ? strchr(c + 1, ':') : NULL;
-      if (c && c2 && (!strncmp(c + 1, "cpu:", 4) || !strncmp(c + 1, "cpu,", 4))) {
-        snprintf(dir, sizeof dir, "%s", c2 + 1);
-        v1 = 1;
-        break;
-      }
-    }
-  }
+  if (read_text("/proc/self/cgroup", text, sizeof text) == 0)
+    v1 = cpu_cgroup_dir(text, dir, sizeof dir);
   double best = 0;
   for (;;) {
     double q = 0;

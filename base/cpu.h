@@ -120,6 +120,10 @@ void cpu_budget_probe(cpu_budget *b, int learner);
 /* A cgroup v2 cpu.max ("max 100000", "150000 100000") in cores; 0 for no
  * quota or text that does not parse. */
 double cpu_quota_v2(const char *cpu_max);
+/* The process's cgroup from /proc/self/cgroup's text: the cgroup v1 cpu
+ * controller's path (returns 1), else the v2 path ("0::/a/b", returns 0);
+ * "" when neither is there. */
+int cpu_cgroup_dir(const char *text, char *dir, size_t len);
 /* A cgroup v1 cfs quota and period (microseconds) in cores; 0 for none. */
 double cpu_quota_v1(long quota_us, long period_us);
 

@@ -164,6 +164,22 @@ START_TEST(cgroup_quotas_parse) {
   ck_assert_double_eq_tol(cpu_quota_v1(200000, 100000), 2, 1e-12);
   ck_assert(cpu_quota_v1(-1, 100000) == 0);
   ck_assert(cpu_quota_v1(50000, 0) == 0);
+  /* The cgroup: v1's cpu controller wherever it is listed (a v2 line
+   * beside it too), else v2's; neither: the root. */
+  static const struct {
+    const char *text, *dir;
+    int v1;
+  } cg[] = {{"0::/user.slice/session-3.scope\n", "/user.slice/session-3.scope", 0},
+            {"12:cpuset:/a\n4:cpu,cpuacct:/docker/abc\n1:name=systemd:/x\n", "/docker/abc", 1},
+            {"3:cpu:/c\n0::/u", "/c", 1},
+            {"0::/u\n\n2:cpuacct,cpu:/no\n5:cpu,cpuacct:/k", "/k", 1},
+            {"5:cpuset:/s\n", "", 0},
+            {"", "", 0}};
+  for (size_t i = 0; i < sizeof cg / sizeof cg[0]; i++) {
+    char dir[64] = "junk";
+    ck_assert_int_eq(cpu_cgroup_dir(cg[i].text, dir, sizeof dir), cg[i].v1);
+    ck_assert_str_eq(dir, cg[i].dir);
+  }
   /* This process's own budget is sane whatever the machine. */
   cpu_budget b;
   cpu_budget_probe(&b, 1);
