@@ -378,9 +378,13 @@ static void refused(int n, const char *what) {
 
 START_TEST(refuses_bad_magic) {
   int fds = test_open_fds();
-  small_copy();
-  poke(2, 0, 'X');
-  refused(2, "bad magic");
+  /* Every byte of the magic counts ("SZEGDB\r\n": the line ends catch a
+   * text-mode copy). */
+  for (int off = 0; off < 8; off++) {
+    small_copy();
+    poke(2, off, "SZEGDB\r\n"[off] ^ 0x20);
+    refused(2, "bad magic");
+  }
   ck_assert_int_eq(test_open_fds(), fds); /* nothing left open */
 }
 END_TEST

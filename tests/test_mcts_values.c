@@ -253,6 +253,8 @@ static int predict_child(const mcts *m, const mcts_node_view *x, int chooser, co
   return best;
 }
 
+static int warm_sims = 30; /* simulations before the predictions start */
+
 static void selection_follows_formula(const char *game_name, const char *settings,
                                       const char *search) {
   configure_game(game_name, settings);
@@ -266,7 +268,7 @@ static void selection_follows_formula(const char *game_name, const char *setting
     mcts *m = make_search(search, 9);
     const mcts_params *p = mcts_get_params(m);
     set_root(m, &root[i], h[i]);
-    run(m, 30);
+    run(m, warm_sims);
     movers[root[i].mover]++;
     for (int step = 0; step < (int)(200 * test_scale()) + 20; step++) {
       int path[GAME_PATH_MAX], len = 0, x = 0, chooser = root[i].mover;
@@ -305,6 +307,13 @@ START_TEST(puct_oware) { selection_follows_formula("oware", NULL, NULL); }
 END_TEST
 START_TEST(puct_fpu_root_and_growing_c) {
   selection_follows_formula("oware", NULL, "fpu_root=0 fpu_reduction=0.5 c_puct_base=20");
+  /* From the root's first visits on, while some of its moves are still
+   * unvisited: the root's own urgency, and none (-1: the reduction's, as
+   * below the root). */
+  warm_sims = 2;
+  selection_follows_formula("oware", NULL, "fpu_root=0.9 fpu_reduction=0.2");
+  selection_follows_formula("oware", NULL, "fpu_root=-1 fpu_reduction=0.5");
+  warm_sims = 30;
 }
 END_TEST
 START_TEST(puct_extra_turns) { selection_follows_formula("bao-kenya", NULL, "fpu_reduction=0.4"); }

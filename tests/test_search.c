@@ -568,6 +568,29 @@ START_TEST(gumbel_halving_schedule) {
   float t[GAME_MAX_ACTIONS];
   mcts_target_policy(m, t);
   ck_assert_mem_eq(t, pi, 6 * sizeof(float));
+  /* Other budgets n (after the root's expansion): n / 8 visits each in
+   * the first phase, whatever n / 8 rounds away, the rest to the best
+   * two. */
+  static const int budgets[] = {207, 215, 230};
+  for (int b = 0; b < 3; b++) {
+    mcts_reset(m);
+    mcts_set_root(m, &p, NULL, err, sizeof err);
+    ck_assert_int_eq(mcts_run(m, budgets[b], err, sizeof err), budgets[b]);
+    const int n = budgets[b] - 1, first = n / 8;
+    ck_assert_int_eq(mcts_visits(m, vis), n);
+    int lo[2] = {0, 0}, hi = 0, hi_sum = 0;
+    for (int a = 0; a < 6; a++) {
+      if (vis[a] == first && lo[0] < 2)
+        lo[0]++;
+      else if (vis[a] > first)
+        hi++, hi_sum += vis[a];
+      else
+        lo[1] += vis[a];
+    }
+    ck_assert_msg(lo[0] == 2 && hi == 2 && lo[1] == 0 && hi_sum == n - 2 * first,
+                  "%d simulations: visits %d %d %d %d %d %d", n, vis[0], vis[1], vis[2], vis[3],
+                  vis[4], vis[5]);
+  }
   mcts_free(m);
   mcts_rollout_free(ro);
 }

@@ -332,6 +332,113 @@ START_TEST(forced_move_with_time_banked) {
 }
 END_TEST
 
+/* The same through an agent on a game clock: time banked, a forced move
+ * is played after one evaluation (without early stopping it would think
+ * for its share of the clock, seconds). */
+START_TEST(agent_on_a_clock_plays_a_forced_move_at_once) {
+  configure_game("oware", NULL);
+  char err[256];
+  game_pos q = pos("0 0 0 0 0 0 1 4 4 4 4 4 4 11 12");
+  static const char *const specs[] = {"mcts", "mcts threads=2"};
+  for (int i = 0; i < 2; i++) {
+    agent *a = agent_create(&G, specs[i], 1, err, sizeof err);
+    ck_assert_msg(a != NULL, "%s", err);
+    agent_set_time(a, &(agent_time){0, 60, 1});
+    agent_analysis an;
+    ck_assert_msg(agent_analyze(a, &q, NULL, &an) == 0, "%s", agent_error(a));
+    ck_assert_int_eq(an.best, 5);
+    int visits = 0;
+    for (int k = 0; k < an.n; k++) visits += an.visits[k];
+    ck_assert_msg(visits <= 2, "%s: %d visits for a forced move", specs[i], visits);
+    agent_free(a);
+  }
+}
+END_TEST
+
+/* A search that stops at its soft limit is sure of its move: no move with
+ * a quarter of the leader's visits has a better mean value (else it goes
+ * on), over positions whose values are scattered. */
+typedef struct {
+  fake_time t;
+} scattered;
+
+static int scattered_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n,
+                              float *policy, float *value) {
+  scattered *s = ctx;
+  mcts_eval u = mcts_eval_uniform();
+  u.evaluate(NULL, g, pos, n, policy, value);
+  for (int i = 0; i < n; i++) {
+    const game_pos *q = pos[i];
+    uint32_t h = (uint32_t)q->store[0] * 2654435761u ^ (uint32_t)q->ply * 40503u;
+    for (int a = 0; a < g->n_pits; a++) h = h * 31u + q->pits[a];
+    value[i] = (float)((int)(h % 1001u) - 500) / 600.0f;
+    /* Priors that favour one move, whatever its value: the visits follow
+     * the prior for a while, the values disagree with them. */
+    float *pi = policy + (size_t)i * (size_t)g->n_actions;
+    game_moves m = game_legal(g, q);
+    int k = game_count(m), first = (int)(h >> 16) % g->n_actions;
+    while (k > 1 && !(m >> first & 1)) first = (first + 1) % g->n_actions;
+    for (int a = 0; a < g->n_actions; a++)
+      if (m >> a & 1) pi[a] = k == 1 ? 1.0f : a == first ? 0.7f : 0.3f / (float)(k - 1);
+  }
+  atomic_fetch_add(&s->t.micros, s->t.tick * n);
+  return 0;
+}
+
+START_TEST(soft_stop_only_when_values_agree) {
+  configure_game("oware", NULL);
+  char err[256];
+  rng_t r;
+  rng_seed(&r, 9, 1);
+  game_hist *h = malloc(sizeof *h);
+  int soft = 0, longer = 0;
+  for (int it = 0; it < 40; it++) {
+    scattered sc = {{0, 1000, 0}};
+    mcts_eval ev = {scattered_evaluate, &sc, 0};
+    mcts_params p = mcts_defaults();
+    p.noise = 0;
+    p.cache_size = 0;
+    mcts *m = mcts_create(&G, &p, &ev, 1, err, sizeof err);
+    ck_assert_msg(m != NULL, "%s", err);
+    game_pos s;
+    game_start(&G, &s);
+    game_hist_reset(h, &s);
+    random_moves(&s, h, &r, (int)rng_below(&r, 20));
+    if (s.status != GAME_ONGOING) {
+      mcts_free(m);
+      continue;
+    }
+    ck_assert_int_eq(mcts_set_root(m, &s, h, err, sizeof err), 0);
+    timectl_clock clk = {fake_now, &sc.t};
+    mcts_limits l = mcts_limits_sims(0);
+    l.soft = 0.2;
+    l.hard = 1.0;
+    l.clock = &clk;
+    mcts_search_info info;
+    ck_assert_msg(mcts_search(m, &l, &info, err, sizeof err) > 0, "%s", err);
+    int act[GAME_MAX_ACTIONS], vis[GAME_MAX_ACTIONS], proof[GAME_MAX_ACTIONS], best = -1;
+    float prior[GAME_MAX_ACTIONS], val[GAME_MAX_ACTIONS];
+    int k = mcts_root_children(m, act, vis, prior, val, proof);
+    for (int i = 0; i < k; i++)
+      if (best < 0 || vis[i] > vis[best]) best = i;
+    if (info.stop == MCTS_STOP_SOFT) {
+      soft++;
+      for (int i = 0; i < k; i++)
+        ck_assert_msg(i == best || 4 * vis[i] < vis[best] || !(val[i] > val[best]),
+                      "position %d: stopped at soft with move %d (%d visits, %.3f) behind move %d "
+                      "(%d visits, %.3f)",
+                      it, act[i], vis[i], val[i], act[best], vis[best], val[best]);
+    } else if (info.stop == MCTS_STOP_HARD) {
+      longer++;
+    }
+    mcts_free(m);
+  }
+  ck_assert_int_ge(soft, 5);
+  ck_assert_int_ge(longer, 5);
+  free(h);
+}
+END_TEST
+
 /* sims= caps a timed search; a proven root stops it at once. */
 START_TEST(cap_and_proof_stop_timed_search) {
   configure_game("oware", NULL);
@@ -602,6 +709,8 @@ static Suite *search_time_suite(void) {
   tcase_add_test(t, leader_changes_counted);
   tcase_add_test(t, decide_unsure_and_early);
   tcase_add_test(t, forced_move_with_time_banked);
+  tcase_add_test(t, agent_on_a_clock_plays_a_forced_move_at_once);
+  tcase_add_test(t, soft_stop_only_when_values_agree);
   tcase_add_test(t, cap_and_proof_stop_timed_search);
   tcase_add_test(t, threads_share_one_tree);
   tcase_add_test(t, failed_batch_leaves_the_tree_whole);
