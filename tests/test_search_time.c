@@ -157,18 +157,22 @@ static void watch_root(leader_watch *w) {
   w->leader = best;
 }
 
+/* A value scattered over -0.83..0.83 by a hash of the position (and the
+ * hash, if asked): searches whose leaders change. */
+static float scattered_value(const game *g, const game_pos *q, uint32_t *hash) {
+  uint32_t h = (uint32_t)q->store[0] * 2654435761u ^ (uint32_t)q->ply * 40503u;
+  for (int a = 0; a < g->n_pits; a++) h = h * 31u + q->pits[a];
+  if (hash) *hash = h;
+  return (float)((int)(h % 1001u) - 500) / 600.0f;
+}
+
 static int watching_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n,
                              float *policy, float *value) {
   leader_watch *w = ctx;
   if (w->m) watch_root(w);
   mcts_eval u = mcts_eval_uniform();
   u.evaluate(NULL, g, pos, n, policy, value);
-  for (int i = 0; i < n; i++) {
-    const game_pos *q = pos[i];
-    uint32_t h = (uint32_t)q->store[0] * 2654435761u ^ (uint32_t)q->ply * 40503u;
-    for (int a = 0; a < g->n_pits; a++) h = h * 31u + q->pits[a];
-    value[i] = (float)((int)(h % 1001u) - 500) / 600.0f;
-  }
+  for (int i = 0; i < n; i++) value[i] = scattered_value(g, pos[i], NULL);
   return 0;
 }
 
@@ -369,9 +373,8 @@ static int scattered_evaluate(void *ctx, const game *g, const game_pos *const *p
   u.evaluate(NULL, g, pos, n, policy, value);
   for (int i = 0; i < n; i++) {
     const game_pos *q = pos[i];
-    uint32_t h = (uint32_t)q->store[0] * 2654435761u ^ (uint32_t)q->ply * 40503u;
-    for (int a = 0; a < g->n_pits; a++) h = h * 31u + q->pits[a];
-    value[i] = (float)((int)(h % 1001u) - 500) / 600.0f;
+    uint32_t h;
+    value[i] = scattered_value(g, q, &h);
     /* Priors that favour one move, whatever its value: the visits follow
      * the prior for a while, the values disagree with them. */
     float *pi = policy + (size_t)i * (size_t)g->n_actions;
