@@ -317,7 +317,14 @@ int kv_describe(const kv_table *t, const void *defaults, char *buf, size_t len) 
       snprintf(v, sizeof v, "%s", k->def);
     else if (format_value(k, defaults, 0, v, sizeof v))
       return -1;
-    if (append(buf, len, &at, "%-18s default %-32s %s\n", k->name, v, k->help)) return -1;
+    /* Numbers show their range, so that a document of the keys states
+     * every bound the code enforces. */
+    char range[96] = "";
+    if (k->type == KV_INT)
+      snprintf(range, sizeof range, " [%.0f..%.0f%s]", k->lo, k->hi, k->names ? " or auto" : "");
+    else if (k->type == KV_FLOAT || k->type == KV_DOUBLE)
+      snprintf(range, sizeof range, " [%.10g..%.10g]", k->lo, k->hi);
+    if (append(buf, len, &at, "%-18s default %-32s %s%s\n", k->name, v, k->help, range)) return -1;
   }
   return 0;
 }

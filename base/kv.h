@@ -102,7 +102,8 @@ int kv_names(const kv_table *t, const char *sep, char *buf, size_t len);
 /* "key = value" lines (INI) for every key, in table order; -1 if len is too
  * small. kv_set reads each line's pair back. */
 int kv_write(const kv_table *t, const void *base, char *buf, size_t len);
-/* Help lines "key  default VALUE  help", one per key. The defaults are
+/* Help lines "key  default VALUE  help [lo..hi]", one per key (the range
+ * for numbers: integers "[1..64]", "[1..64 or auto]"). The defaults are
  * taken from the struct `defaults` when given (short forms: "0.1", not
  * "0.100000001"), else from the table; -1 if len is too small. */
 int kv_describe(const kv_table *t, const void *defaults, char *buf, size_t len);

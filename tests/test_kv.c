@@ -278,7 +278,13 @@ START_TEST(help_lists_defaults) {
   ck_assert_int_eq(kv_describe(&demo_t, NULL, text, sizeof text), 0);
   ck_assert_ptr_nonnull(strstr(text,
                                "f                  default 0.1                              "
-                               "a fraction\n"));
+                               "a fraction [0..1]\n"));
+  /* Numbers with the range the key enforces; others without. */
+  ck_assert_ptr_nonnull(strstr(text, " a count [-5..100]\n"));
+  ck_assert_ptr_nonnull(strstr(text, " minutes [-1000000..1000000]\n"));
+  ck_assert_ptr_nonnull(strstr(text, " a seed\n"));
+  ck_assert_ptr_nonnull(strstr(text, " a switch\n"));
+  ck_assert_ptr_nonnull(strstr(text, " a short name\n"));
   ck_assert_ptr_nonnull(strstr(text, "mode               default sprt"));
   /* Defaults from a struct: short forms, as the struct holds them. */
   demo x = defaults();

@@ -397,7 +397,7 @@ int config_write(const train_config *c, FILE *out) {
 }
 
 void config_describe(FILE *out) {
-  char text[4096];
+  char text[8192];
   train_config d;
   config_defaults(&d);
   for (int i = 0; i < N_SECTIONS; i++) {
