@@ -1,6 +1,7 @@
 /* The skeleton of the game suites: see tests/gametest.h. */
 #include "tests/gametest.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,6 +377,39 @@ START_TEST(encode_is_from_movers_view) {
 }
 END_TEST
 
+/* Over the positions of random games, each feature is finite and no
+ * feature that varies copies another: an input computed from the wrong
+ * pit or the wrong count would. */
+START_TEST(features_are_distinct) {
+  enum { MAX_POS = 3000 };
+  configure(NULL);
+  int nf = G.n_features, n = 0;
+  float *f = malloc(sizeof *f * (size_t)MAX_POS * (size_t)nf);
+  ck_assert_ptr_nonnull(f);
+  rng_t r;
+  rng_seed(&r, 31, 0);
+  while (n < MAX_POS) {
+    game_pos p = start_pos();
+    for (int ply = 0; ply < 400 && p.status == GAME_ONGOING && n < MAX_POS; ply++) {
+      game_encode(&G, &p, f + (size_t)n++ * (size_t)nf);
+      game_play(&G, &p, game_random_action(&r, game_legal(&G, &p)));
+    }
+  }
+  for (int k = 0; k < n * nf; k++) ck_assert_msg(isfinite(f[k]), "feature %d not finite", k % nf);
+  for (int i = 0; i < nf; i++) {
+    int varies = 0;
+    for (int k = 1; k < n && !varies; k++) varies = f[(size_t)k * nf + i] != f[i];
+    if (!varies) continue;
+    for (int j = i + 1; j < nf; j++) {
+      int same = 1;
+      for (int k = 0; k < n && same; k++) same = f[(size_t)k * nf + i] == f[(size_t)k * nf + j];
+      ck_assert_msg(!same, "features %d and %d are equal in all %d positions", i, j, n);
+    }
+  }
+  free(f);
+}
+END_TEST
+
 /* ---- The suite ---------------------------------------------------------------------- */
 
 Suite *game_suite(const game_spec *spec, const game_tests *t) {
@@ -395,5 +429,6 @@ Suite *game_suite(const game_spec *spec, const game_tests *t) {
   TCase *ot = add_tests(s, "other", 0, t->other);
   tcase_add_test(ot, setboard_and_tokens);
   if (spec->encode.a) tcase_add_test(ot, encode_is_from_movers_view);
+  tcase_add_test(ot, features_are_distinct);
   return s;
 }

@@ -393,6 +393,23 @@ static double number(const json_doc *d, int obj, const char *key) {
  * order under the board's labels, the best among them, values and priors
  * in range, the visits summed, and each line a legal sequence of moves
  * from the position, each labelled for its own mover. */
+/* Every number after "key": in text has exactly places decimals, as
+ * docs/ANALYSIS.md promises; the count of such numbers. */
+static int decimals_hold(const char *text, const char *key, int places) {
+  char pat[32];
+  snprintf(pat, sizeof pat, "\"%s\": ", key);
+  int n = 0;
+  for (const char *s = strstr(text, pat); s; s = strstr(s, pat)) {
+    s += strlen(pat);
+    if (*s == 'n') continue; /* null */
+    size_t num = strspn(s, "-0123456789."), point = strcspn(s, ".");
+    ck_assert_msg(point < num && num - point - 1 == (size_t)places, "%s with %s decimals: %.*s",
+                  key, point < num ? "other" : "no", (int)num, s);
+    n++;
+  }
+  return n;
+}
+
 START_TEST(every_answer_holds_together) {
   static const char *const games[] = {"oware", "bao-kenya", "bao-laps", "namnam", "kujifunza"};
   static const char *const agents[] = {"mcts sims=60", "alphabeta depth=2", "zero sims=30", "net"};
@@ -465,6 +482,9 @@ START_TEST(every_answer_holds_together) {
                     visits);
       ck_assert_msg(prior == 0 || (prior > 0.99 && prior < 1.01), "%s: priors sum to %g", what,
                     prior);
+      ck_assert_int_eq(decimals_hold(text, "value", 4), 1 + game_count(legal));
+      ck_assert_int_eq(decimals_hold(text, "prior", 4), game_count(legal));
+      decimals_hold(text, "margin", 2);
       free(text);
       json_free(d);
     }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "nn/nn.h"
 #include "search/evaluator_nn.h"
 #include "tests/testkit.h"
@@ -108,6 +109,27 @@ static int count_lines(const char *text) {
 }
 
 /* The files of two runs agree byte for byte, time fields aside. */
+/* Each metrics line of text gives every part of the run a share of its
+ * time: each iteration self-played, trained and gated. */
+static void every_part_takes_time(const char *text) {
+  static const char *const parts[] = {"network", "search", "learner", "gating"};
+  for (const char *line = text; *line;) {
+    size_t len = strcspn(line, "\n");
+    char *copy = strndup(line, len), err[256];
+    json_doc *d = json_parse(copy, err, sizeof err);
+    ck_assert_msg(d != NULL, "%s: %s", err, copy);
+    int share = json_get(d, 0, "time_share");
+    for (int i = 0; i < 4; i++) {
+      double v = -1;
+      ck_assert_int_eq(json_get_number(d, share, parts[i], &v), 0);
+      ck_assert_msg(v > 0 && v < 1, "%s's time share %g: %s", parts[i], v, copy);
+    }
+    json_free(d);
+    free(copy);
+    line += len + (line[len] == '\n');
+  }
+}
+
 static void assert_same_runs(const char *a, const char *b) {
   static const char *const exact[] = {
       "best.weights",          "candidate.weights",     "replay.bin",
@@ -132,6 +154,7 @@ static void assert_same_runs(const char *a, const char *b) {
   char *m = (char *)slurp(a, "metrics.jsonl", &la), *n = (char *)slurp(b, "metrics.jsonl", &lb);
   /* precision = auto in a deterministic run: the fixed ranking, no timing. */
   ck_assert_ptr_nonnull(strstr(m, "\"setting\": \"auto\", \"measured\": 0"));
+  every_part_takes_time(m);
   /* Time, and the machine the run saw (its "system" record names the threads). */
   static const char *const times[] = {"time_min", "speed", "time_share", "system"};
   for (int i = 0; i < 4; i++) {

@@ -49,12 +49,16 @@ static int count_entries(const char *path) {
 static void setup(void) { scratch_dir(tmpdir, sizeof tmpdir, "nn"); }
 static void teardown(void) { remove_tree(tmpdir); }
 
-/* The small net of seed 17 saved with test_meta() (into *m) as the file
+/* The small net of seed 17, biases set so that no parameter is zero (the
+ * last one read is a bias), saved with test_meta() (into *m) as the file
  * name of the scratch folder, its path into path. */
 static nn_net *saved_net(const char *name, char *path, size_t len, nn_meta *m) {
   char err[512];
   snprintf(path, len, "%s/%s", tmpdir, name);
   nn_net *n = make_net(&small_cfg, 17);
+  random_biases(n, 17);
+  const float *p = nn_params(n);
+  for (size_t i = 0; i < nn_param_count(n); i++) ck_assert_float_ne(p[i], 0.0f);
   *m = test_meta();
   ck_assert_msg(nn_save(n, m, path, err, sizeof err) == 0, "%s", err);
   return n;

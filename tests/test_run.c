@@ -658,13 +658,28 @@ START_TEST(learning_rate_follows_the_budget) {
 }
 END_TEST
 
+/* [learner] threads is the number of threads each training step runs on. */
+START_TEST(the_learner_trains_on_its_threads) {
+  for (int threads = 1; threads <= 3; threads++) {
+    train_config c;
+    char err[512], set[64], *over[] = {set};
+    snprintf(set, sizeof set, "learner.threads=%d", threads);
+    ck_assert_msg(config_load(&c, "configs/tiny.ini", 1, over, err, sizeof err) == 0, "%s", err);
+    learner l;
+    ck_assert_msg(learner_init(&l, &c, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(nn_trainer_threads(l.trainer), threads);
+    learner_free(&l);
+  }
+}
+END_TEST
+
 static Suite *run_suite(void) {
   Suite *s = suite_create("run");
   add_tests(
       s, "runs", 600,
       (const TTest *[]){tiny_run_learns, sigkill_and_resume, one_trainer_per_run,
                         a_stop_between_any_two_writes_is_safe, rejection_streak_survives_resume,
-                        learning_rate_follows_the_budget, NULL});
+                        learning_rate_follows_the_budget, the_learner_trains_on_its_threads, NULL});
   return s;
 }
 
