@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,18 @@ void cpu_detect(cpu_info *ci) {
     for (size_t n = strlen(ci->name); n > 0 && ci->name[n - 1] == ' ';) ci->name[--n] = 0;
   }
 #endif
+}
+
+unsigned cpu_features_once(void) {
+  static atomic_uint feat;
+  static atomic_int known;
+  if (!atomic_load(&known)) {
+    cpu_info ci;
+    cpu_detect(&ci);
+    atomic_store(&feat, ci.features);
+    atomic_store(&known, 1);
+  }
+  return atomic_load(&feat);
 }
 
 int cpu_level(unsigned f) {

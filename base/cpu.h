@@ -47,6 +47,10 @@ typedef struct {
  * show SowZero an older CPU (features are only ever taken away). */
 #define CPU_FEATURES_ENV "SOWZERO_CPU_FEATURES"
 void cpu_detect(cpu_info *ci);
+/* cpu_detect's features, read once a process: cpuid traps to the
+ * hypervisor in a virtual machine (microseconds each), and kernels that
+ * choose their body at every call ask. Thread-safe. */
+unsigned cpu_features_once(void);
 /* The registers the features come from: CPUID's highest standard leaf,
  * leaf 1 ECX, leaf 7 subleaf 0 EAX (its last subleaf), EBX, ECX, EDX, leaf
  * 7 subleaf 1 EAX, and XCR0 (the register state the OS saves). */

@@ -24,6 +24,7 @@
 #include "nn/nn_internal.h"
 
 #include "base/base.h"
+#include "base/cpu.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -82,10 +83,10 @@ void nn_bf16_allow(int allowed) { atomic_store(&cpu_allowed, allowed != 0); }
 int nn_bf16_supported(void) {
   if (!atomic_load(&cpu_allowed)) return 0;
 #if NN_HAVE_BF16
-  /* The runtime's constructor has filled the CPU model before main: no
-   * __builtin_cpu_init (only code running before constructors needs it). */
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");
+  /* base/cpu.h's reading: what the OS saves, less what SOWZERO_CPU_FEATURES
+   * takes away (an AVX2 CPU shown on this one has no bf16 either). */
+  const unsigned need = CPU_F_AVX512F | CPU_F_AVX512BW | CPU_F_AVX512VL | CPU_F_AVX512_BF16;
+  return (cpu_features_once() & need) == need;
 #else
   return 0;
 #endif

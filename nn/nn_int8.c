@@ -73,23 +73,6 @@ int nn_int8_kernel_parse(const char *s, nn_int8_kernel *k) {
   return -1;
 }
 
-#if NN_X86
-/* The CPU's features, read once: cpuid traps to the hypervisor in a
- * virtual machine (microseconds each), and every int8 forward asks which
- * kernel runs. */
-static unsigned cpu_features_once(void) {
-  static atomic_uint feat;
-  static atomic_int known;
-  if (!atomic_load(&known)) {
-    cpu_info ci;
-    cpu_detect(&ci);
-    atomic_store(&feat, ci.features);
-    atomic_store(&known, 1);
-  }
-  return atomic_load(&feat);
-}
-#endif
-
 int nn_int8_kernel_supported(nn_int8_kernel k) {
 #if NN_X86
   /* base/cpu.h reads what the OS enables, and knows AVX-VNNI where a

@@ -255,9 +255,7 @@ void nn_adam_force(int level) { atomic_store(&adam_level, level); }
 int nn_adam_level(void) {
   int l = atomic_load(&adam_level);
   if (l < 0) {
-    cpu_info ci;
-    cpu_detect(&ci);
-    l = cpu_level(ci.features);
+    l = cpu_level(cpu_features_once());
     atomic_store(&adam_level, l);
   }
   return l;

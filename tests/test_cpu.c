@@ -653,7 +653,8 @@ START_TEST(child_on_one_cpu_runs_one_thread) {
 END_TEST
 
 /* Shown an AVX2-only CPU (the features taken away), the binary asks
- * OpenBLAS for an AVX2 core where OpenBLAS's own choice was below it. */
+ * OpenBLAS for an AVX2 core where OpenBLAS's own choice was below it, and
+ * its own kernels run as on that CPU. */
 START_TEST(child_on_an_avx2_cpu_runs_an_avx2_core) {
   if (level_rank(machine_level()) < 2) return; /* the machine itself has no AVX2 */
   unsetenv("OPENBLAS_CORETYPE");
@@ -668,6 +669,11 @@ START_TEST(child_on_an_avx2_cpu_runs_an_avx2_core) {
   ck_assert_msg(!strcmp(level, "unknown") || level_rank(level) >= 2, "core %s (%s)", core, level);
   if (!strcmp(set_by, "sowzero"))
     ck_assert_msg(!strcmp(core, "Haswell") || !strcmp(core, "Zen"), "%s", core);
+  /* SowZero's own kernels see the same CPU: no bf16, int8 on AVX2. */
+  int k = json_get(d, 0, "kernels");
+  const char *bf16 = json_get_string(d, k, "bf16"), *int8 = json_get_string(d, k, "int8");
+  ck_assert_msg(strstr(bf16, "unavailable") != NULL, "bf16: %s", bf16);
+  ck_assert_msg(strstr(int8, "int8 avx2 kernel") != NULL, "int8: %s", int8);
   json_free(d);
 }
 END_TEST
