@@ -307,13 +307,16 @@ uint64_t nn_trainer_steps(const nn_trainer *t);
 int nn_train_step(nn_net *n, nn_trainer *t, nn_ws *ws, const float *x, const uint32_t *legal,
                   const float *target_policy, const float *target_value, const float *target_score,
                   int batch, float lr, nn_losses *losses);
-/* The update runs one of several bodies, by instruction set (CPU_LEVEL_*
- * of base/cpu.h: SSE, AVX, AVX-512; an AVX2 CPU runs the AVX one): the
- * CPU's as base/cpu.h reads it, unless forced. Every body gives the same
- * bits. nn_adam_force(level) runs that body (a level the CPU lacks is the
- * caller's fault), -1 the CPU's again: how tests run each on one machine. */
-int nn_adam_level(void);
-void nn_adam_force(int level);
+/* The passes around the products (bias, ReLU and their gradients, the
+ * batch-1 fp32 loop, the gradient's norm) and the AdamW update run one of
+ * several bodies, by instruction set (CPU_LEVEL_* of base/cpu.h: the
+ * passes have AVX-512, AVX2 and the build's own; the update AVX-512, AVX
+ * and SSE): the CPU's level as base/cpu.h reads it, unless forced. Every
+ * body gives the same bits. nn_kern_force(level) runs that level's bodies
+ * (a level the CPU lacks is the caller's fault), -1 the CPU's again: how
+ * tests and benchmarks run each on one machine. */
+int nn_kern_level(void);
+void nn_kern_force(int level);
 /* The forward and backward halves of nn_train_step, without the update:
  * the gradient of the total loss lands in nn_trainer_grad (laid out like the
  * parameters). grad_norm is filled, nothing is clipped. */

@@ -381,7 +381,7 @@ START_TEST(losses_have_their_documented_values) {
 END_TEST
 
 /* ---- AdamW ---------------------------------------------------------------------- */
-/* Every AdamW body the CPU runs (SSE, AVX, AVX-512: nn_adam_force) gives
+/* Every AdamW body the CPU runs (SSE, AVX, AVX-512: nn_kern_force) gives
  * the bits of the SSE body, and keeps its moments as the others do (a run
  * resumed on another CPU goes on alike): three training steps with weight
  * decay, the body, then SSE, then the body again, on a net of 149
@@ -404,8 +404,8 @@ START_TEST(adam_bodies_agree_bit_for_bit) {
     nn_trainer *t = make_trainer(n, &p);
     data d = make_data(5, 4, 3, 1, 77);
     for (int step = 0; step < 3; step++) {
-      nn_adam_force(step == 1 ? CPU_LEVEL_SSE : levels[li]);
-      ck_assert_int_eq(nn_adam_level(), step == 1 ? CPU_LEVEL_SSE : levels[li]);
+      nn_kern_force(step == 1 ? CPU_LEVEL_SSE : levels[li]);
+      ck_assert_int_eq(nn_kern_level(), step == 1 ? CPU_LEVEL_SSE : levels[li]);
       ck_assert_int_eq(nn_train_step(n, t, ws, d.x, d.legal, d.tp, d.tv, d.ts, 5, 0.01f, NULL), 0);
     }
     np = nn_param_count(n);
@@ -422,9 +422,61 @@ START_TEST(adam_bodies_agree_bit_for_bit) {
     nn_ws_free(ws);
     nn_free(n);
   }
-  nn_adam_force(-1);
-  ck_assert_int_eq(nn_adam_level(), top);
+  nn_kern_force(-1);
+  ck_assert_int_eq(nn_kern_level(), top);
   free(ref);
+}
+END_TEST
+
+/* The passes around the products (bias and ReLU, their gradients, the
+ * batch-1 loop, the gradient's norm) give the same bits on every body the
+ * CPU runs (nn_kern_force): a net wide enough for the vector loops and
+ * their tails (85 = 64 + 16 + 5), its outputs at batch 1 and 5 and a
+ * gradient, against the build's own body. */
+START_TEST(pass_bodies_agree_bit_for_bit) {
+  enum { B = 5, NI = 20, H = 85, A = 7 };
+  cpu_info ci;
+  cpu_detect(&ci);
+  const int top = cpu_level(ci.features);
+  nn_config c = {.n_in = NI, .hidden = H, .blocks = 1, .n_actions = A};
+  nn_net *n = make_net(&c, 23);
+  random_biases(n, 23);
+  nn_ws *ws = make_ws(n, B);
+  nn_train_params p = nn_train_defaults();
+  nn_trainer *t = make_trainer(n, &p);
+  data d = make_data(B, NI, A, 1, 78);
+  const size_t np = nn_param_count(n), nout = (size_t)2 * B * (A + 2);
+  float *ref = malloc((np + nout) * sizeof *ref), *got = malloc((np + nout) * sizeof *got);
+  double ref_norm = 0;
+  static const int levels[] = {CPU_LEVEL_SSE, CPU_LEVEL_AVX2, CPU_LEVEL_AVX512};
+  for (int li = 0; li < 3; li++) {
+    if (levels[li] > top) continue;
+    nn_kern_force(levels[li]);
+    float *o = got;
+    for (int b = 0; b < B; b++, o += A + 2)
+      ck_assert_int_eq(nn_forward(n, ws, d.x + b * NI, d.legal + b, 1, o, o + A, o + A + 1), 0);
+    ck_assert_int_eq(nn_forward(n, ws, d.x, d.legal, B, o, o + B * A, o + B * (A + 1)), 0);
+    nn_losses l;
+    ck_assert_int_eq(nn_loss_grad(n, t, ws, d.x, d.legal, d.tp, d.tv, d.ts, B, &l), 0);
+    memcpy(got + nout, nn_trainer_grad(t), np * sizeof *got);
+    if (li == 0) {
+      memcpy(ref, got, (np + nout) * sizeof *ref);
+      ref_norm = l.grad_norm;
+      continue;
+    }
+    ck_assert_msg(l.grad_norm == ref_norm, "level %d: gradient norm %.17g, not %.17g", levels[li],
+                  l.grad_norm, ref_norm);
+    for (size_t k = 0; k < np + nout; k++)
+      ck_assert_msg(memcmp(&ref[k], &got[k], sizeof *ref) == 0,
+                    "level %d, value %zu: %.9g, not %.9g", levels[li], k, got[k], ref[k]);
+  }
+  nn_kern_force(-1);
+  free(ref);
+  free(got);
+  free_data(&d);
+  nn_trainer_free(t);
+  nn_ws_free(ws);
+  nn_free(n);
 }
 END_TEST
 
@@ -719,11 +771,11 @@ static Suite *nn_suite(void) {
             (const TTest *[]){forward_matches_naive, batch_one_paths_match_naive,
                               forward_rejects_misuse, layout_is_one_contiguous_table,
                               threads_share_a_net, portable_blas_matches_openblas, NULL});
-  add_tests(
-      s, "gradients", 120,
-      (const TTest *[]){grad_policy_head, grad_value_head, grad_score_head, grad_all_heads_weighted,
-                        losses_have_their_documented_values, adamw_matches_hand_computation,
-                        adam_bodies_agree_bit_for_bit, trainer_rejects_bad_settings, NULL});
+  add_tests(s, "gradients", 120,
+            (const TTest *[]){grad_policy_head, grad_value_head, grad_score_head,
+                              grad_all_heads_weighted, losses_have_their_documented_values,
+                              adamw_matches_hand_computation, adam_bodies_agree_bit_for_bit,
+                              pass_bodies_agree_bit_for_bit, trainer_rejects_bad_settings, NULL});
   add_tests(s, "learning", 120,
             (const TTest *[]){learns_a_synthetic_task, training_is_deterministic,
                               hot_path_does_not_allocate, NULL});
