@@ -195,6 +195,22 @@ START_TEST(ratings_ignore_the_players_numbering) {
 }
 END_TEST
 
+/* As many players as a fit takes, in a chain of 3:2 results: each is
+ * 400 log10(1.5) below the one before (under AddressSanitizer, no array of
+ * the fit may be one player short). */
+START_TEST(a_full_field_fits) {
+  enum { N = RATING_MAX_PLAYERS };
+  rating_pairing chain[N - 1];
+  for (int i = 0; i + 1 < N; i++) chain[i] = (rating_pairing){i, i + 1, 30, 0, 20};
+  double elo[N], se[N];
+  ck_assert_int_eq(rating_fit(N, chain, N - 1, 0, 0.0, elo, se), 0);
+  for (int i = 0; i < N; i++) {
+    ck_assert_msg(fabs(elo[i] + 70.437 * i) < 1e-3 * (i + 1), "player %d: %g", i, elo[i]);
+    ck_assert(i == 0 ? se[i] == 0 : se[i] > se[i - 1] * 0.99);
+  }
+}
+END_TEST
+
 /* ---- Matches of two players ---------------------------------------------------------------- */
 
 START_TEST(summaries_by_hand) {
@@ -254,6 +270,7 @@ Suite *ratings_suite(void) {
   tcase_add_test(m, score_intervals_by_hand);
   tcase_add_test(m, elo_by_hand);
   tcase_add_test(m, ratings_ignore_the_players_numbering);
+  tcase_add_test(m, a_full_field_fits);
   tcase_add_test(m, summaries_by_hand);
   tcase_add_test(m, sprt);
   suite_add_tcase(s, m);
