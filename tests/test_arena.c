@@ -115,6 +115,36 @@ START_TEST(gauntlet_pairs_first_agent_only) {
 }
 END_TEST
 
+/* As many agents as an arena takes: every pairing, game and rating is
+ * there, the last agent's too. */
+START_TEST(a_full_field_plays) {
+  configure_game("oware", NULL);
+  const char *specs[ARENA_MAX_AGENTS];
+  specs[0] = "greedy";
+  for (int i = 1; i < ARENA_MAX_AGENTS; i++) specs[i] = "random";
+  arena_params p = arena_defaults();
+  p.games = 2;
+  p.gauntlet = 1;
+  p.prior_draws = 1;
+  arena_result *r = malloc(sizeof *r);
+  char err[256];
+  ck_assert_msg(arena_run(&G, ARENA_MAX_AGENTS, specs, &p, NULL, NULL, r, err, sizeof err) == 0,
+                "%s", err);
+  ck_assert_int_eq(r->n_agents, ARENA_MAX_AGENTS);
+  ck_assert_int_eq(r->n_pairings, ARENA_MAX_AGENTS - 1);
+  ck_assert_int_eq(r->games, 2 * (ARENA_MAX_AGENTS - 1));
+  ck_assert_int_eq(r->south_wins + r->draws + r->north_wins, r->games);
+  ck_assert(r->distinct_games >= 1 && r->distinct_games <= r->games);
+  for (int i = 0; i < ARENA_MAX_AGENTS; i++) {
+    ck_assert_msg(isfinite(r->elo[i]) && isfinite(r->elo_se[i]), "agent %d: %g +- %g", i, r->elo[i],
+                  r->elo_se[i]);
+    ck_assert_msg(i == 0 ? r->elo_se[i] == 0 : r->elo_se[i] > 0, "agent %d: se %g", i,
+                  r->elo_se[i]);
+  }
+  free(r);
+}
+END_TEST
+
 START_TEST(results_do_not_depend_on_threads) {
   configure_game("oware", NULL);
   const char *specs[] = {"random", "greedy", "mcts sims=30"};
@@ -510,6 +540,7 @@ static Suite *arena_suite(void) {
   tcase_add_test(t, colours_are_paired);
   tcase_add_test(t, gauntlet_pairs_first_agent_only);
   tcase_add_test(t, results_do_not_depend_on_threads);
+  tcase_add_test(t, a_full_field_plays);
   tcase_add_test(t, bad_arena_requests);
   tcase_add_test(t, losses_on_time);
   tcase_add_test(t, stronger_agents_score_more);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "arena/arena.h"
+#include "arena/signif.h"
 #include "arena/study.h"
 #include "game/game.h"
 #include "nn/nn.h"
@@ -102,6 +103,28 @@ START_TEST(variants_side_by_side) {
       err);
   for (int k = 0; k < 12; k++) ck_assert(direct[k].hash == r->v[0].games[k].hash);
   free(direct);
+  /* Each pair's tests are the named tests of its two variants' games. */
+  for (int k = 0; k < 3; k++) {
+    const stats_result *x = &r->v[r->pairs[k].a].s, *y = &r->v[r->pairs[k].b].s;
+    int ra[3] = {x->first_win.count, x->draw.count, x->first_loss.count};
+    int rb[3] = {y->first_win.count, y->draw.count, y->first_loss.count};
+    int la[12], lb[12];
+    for (int i = 0; i < 12; i++) {
+      la[i] = r->v[r->pairs[k].a].games[i].plies;
+      lb[i] = r->v[r->pairs[k].b].games[i].plies;
+    }
+    signif_test want[STUDY_TESTS];
+    want[STUDY_T_RESULTS] = signif_chi2_rows(ra, rb, 3);
+    want[STUDY_T_SCORE] = signif_score_z(ra[0], ra[1], ra[2], rb[0], rb[1], rb[2]);
+    want[STUDY_T_DRAWS] = signif_two_proportions(ra[1], 12, rb[1], 12);
+    ck_assert_int_eq(signif_mann_whitney(la, 12, lb, 12, &want[STUDY_T_LENGTH], NULL), 0);
+    want[STUDY_T_MEAN_LENGTH] =
+        signif_welch(x->len_mean, x->len_sd, 12, y->len_mean, y->len_sd, 12);
+    for (int t = 0; t < STUDY_TESTS; t++)
+      ck_assert_msg(!memcmp(&r->pairs[k].t[t], &want[t], sizeof want[t]),
+                    "pair %d, test %d: stat %g p %g, not %g p %g", k, t, r->pairs[k].t[t].stat,
+                    r->pairs[k].t[t].p, want[t].stat, want[t].p);
+  }
   for (int t = 0; t < STUDY_TESTS; t++) {
     ck_assert(same->t[t].p >= 0 && same->t[t].p <= 1);
     for (int k = 0; k < 3; k++) {
