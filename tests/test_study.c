@@ -6,6 +6,7 @@
  * plots skipped without gnuplot). Games are few and agents cheap: this
  * checks the plumbing, not the rules' statistics. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +278,52 @@ START_TEST(cross_play_and_refusals) {
 }
 END_TEST
 
+/* As many variants and cross-play agents as a study takes: every
+ * variant, pair and cell is there, the last ones too. */
+START_TEST(a_full_study) {
+  static const char *const presets[] = {"oware", "abapa", "warri", "wari-es"};
+  study_variant v[STUDY_MAX_VARIANTS];
+  for (int i = 0; i < STUDY_MAX_VARIANTS; i++) {
+    variant(&v[i], presets[i % 4]);
+    snprintf(v[i].label, sizeof v[i].label, "%s-%d", presets[i % 4], i);
+  }
+  study_agent x[STUDY_MAX_CROSS];
+  for (int k = 0; k < STUDY_MAX_CROSS; k++) {
+    snprintf(x[k].name, sizeof x[k].name, "x%d", k);
+    snprintf(x[k].spec, sizeof x[k].spec, "%s", k % 2 ? "random" : "greedy");
+  }
+  study_params p = study_defaults();
+  p.games = 2;
+  p.cross_games = 2;
+  p.cross_openings = 1;
+  study_result *r = malloc(sizeof *r);
+  char err[512];
+  ck_assert_msg(
+      run(v, STUDY_MAX_VARIANTS, "greedy", x, STUDY_MAX_CROSS, &p, r, err, sizeof err) == 0, "%s",
+      err);
+  ck_assert_int_eq(r->n_variants, STUDY_MAX_VARIANTS);
+  ck_assert_int_eq(r->n_pairs, STUDY_MAX_VARIANTS * (STUDY_MAX_VARIANTS - 1) / 2);
+  const study_pair *last = &r->pairs[r->n_pairs - 1];
+  ck_assert(last->a == STUDY_MAX_VARIANTS - 2 && last->b == STUDY_MAX_VARIANTS - 1);
+  for (int i = 0; i < STUDY_MAX_VARIANTS; i++) {
+    ck_assert_int_eq(r->v[i].s.games, 2);
+    int same = r->v[i].same_as; /* presets repeat from the fifth variant */
+    ck_assert(i < 4 ? same < i : same >= 0 && same <= i % 4);
+    ck_assert(same < 0 || !strcmp(r->v[same].rules, r->v[i].rules));
+    for (int k = 0; k < STUDY_MAX_CROSS; k++) {
+      const study_cell *c = &r->cross[k][i];
+      ck_assert_msg(c->played == 1, "agent %d, variant %d: %s", k, i, c->reason);
+      ck_assert_int_eq(c->wins + c->draws + c->losses, 2);
+    }
+  }
+  for (int k = 0; k < r->n_pairs; k++)
+    for (int t = 0; t < STUDY_TESTS; t++)
+      ck_assert(isnan(r->pairs[k].t[t].p) || r->pairs[k].p_holm[t] >= r->pairs[k].t[t].p);
+  study_result_free(r);
+  free(r);
+}
+END_TEST
+
 /* Cross-play makes its book from the study's book settings: where the
  * arena, given those settings, makes a book at one depth and cannot at
  * another, the study's cross-play does and fails alike. */
@@ -523,6 +570,7 @@ static Suite *study_suite(void) {
   tcase_add_test(t, games_are_made_to_differ);
   tcase_add_test(t, cross_play_and_refusals);
   tcase_add_test(t, cross_play_book_follows_the_study);
+  tcase_add_test(t, a_full_study);
   suite_add_tcase(s, t);
   TCase *c = tcase_create("command");
   tcase_set_timeout(c, 120);
