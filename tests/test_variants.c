@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "arena/match.h"
 #include "game/game.h"
 #include "nn/nn.h"
 #include "search/agent.h"
@@ -175,6 +176,29 @@ START_TEST(config_variants_and_their_weights) {
   ck_assert_int_eq(one.g.rule_inputs, 0); /* a single game keeps the plain encoding */
   ck_assert_int_eq(config_compare(&c, &one, &d), 1);
   ck_assert_str_eq(d.key, "game.variants");
+}
+END_TEST
+
+/* A set of as many variants as a run takes: read, and played through by a
+ * match, one pair a variant, the last one too. */
+START_TEST(a_full_set_of_variants) {
+  train_config c;
+  char err[512];
+  ck_assert_msg(parse(&c, "variants = abapa; warri; wari; wari-es; oware-cut; abapa; warri; wari",
+                      err, sizeof err) == 0,
+                "%s", err);
+  ck_assert_int_eq(c.n_variants, GAME_MAX_VARIANTS);
+  ck_assert_str_eq(c.variant[GAME_MAX_VARIANTS - 1].preset, "wari");
+  ck_assert_float_eq(c.variant_weight[GAME_MAX_VARIANTS - 1], 1.0f);
+  match_params p = {.games = 2 * GAME_MAX_VARIANTS, .seed = 5, .opening_plies = 2};
+  p.variants = c.variant;
+  p.n_variants = c.n_variants;
+  match_result r;
+  ck_assert_msg(match_specs(&c.g, "greedy", "random", &p, &r, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(r.games, 2 * GAME_MAX_VARIANTS);
+  ck_assert_int_eq(r.wins + r.draws + r.losses, r.games);
+  ck_assert_ptr_eq(match_pair_game(&c.g, &p, GAME_MAX_VARIANTS - 1),
+                   &c.variant[GAME_MAX_VARIANTS - 1]);
 }
 END_TEST
 
@@ -618,6 +642,7 @@ static Suite *variants_suite(void) {
   tcase_add_test(t, variant_sets_name_and_cover);
   tcase_add_test(t, config_variants_and_their_weights);
   tcase_add_test(t, config_variants_refused_with_the_culprit);
+  tcase_add_test(t, a_full_set_of_variants);
   tcase_add_test(t, replay_files_keep_each_samples_variant);
   tcase_add_test(t, mixed_batches_evaluate_each_search_with_its_rules);
   tcase_add_test(t, mixed_batches_grow_the_trees_of_lone_searches);
