@@ -136,6 +136,20 @@ START_TEST(auto_over_two_batches_takes_the_smallest_worst_case) {
   ck_assert_int_eq(choose(n, &f, b, 2, &r), NN_PRECISION_FP32);
   ck_assert_int_eq(r.n_batches, 2);
   ck_assert_double_eq_tol(r.us[1][2], 200, 1e-6);
+  /* As many batch sizes as a choice takes, each measured; one more refused. */
+  const int b4[NN_AUTO_MAX_BATCHES + 1] = {1, 8, 64, 256, 512};
+  memset(f.seen, 0, sizeof f.seen);
+  f.n = 0;
+  ck_assert_int_eq(choose(n, &f, b4, NN_AUTO_MAX_BATCHES, &r), NN_PRECISION_FP32);
+  ck_assert_int_eq(r.n_batches, NN_AUTO_MAX_BATCHES);
+  for (int k = 0; k < NN_AUTO_MAX_BATCHES; k++) {
+    ck_assert_int_eq(r.batch[k], b4[k]);
+    ck_assert_double_eq_tol(r.us[k][0], k ? 400 : 10, 1e-6);
+  }
+  char err[256];
+  ck_assert_int_eq(
+      nn_auto_choose(n, b4, NN_AUTO_MAX_BATCHES + 1, fake_timer, &f, &r, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "batch sizes"), "%s", err);
   nn_bf16_allow(1);
   /* The pure rule alone, on a report made by hand. */
   nn_auto_report h;

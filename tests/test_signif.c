@@ -72,6 +72,16 @@ START_TEST(tests_of_known_samples) {
   ck_assert_double_eq(t3.df, 1);
   ck_assert_double_eq_tol(t3.stat, t2.stat, 1e-12);
   ck_assert_double_eq_tol(t3.p, t2.p, 1e-12);
+  /* As many columns as the test takes: a 2x16 table whose columns repeat a
+   * 2x2 table's keeps its statistic (each column scaled alike) on 15
+   * degrees of freedom; one column more is refused (statistic 0, p 1). */
+  int wa[SIGNIF_MAX_COLUMNS + 1], wb[SIGNIF_MAX_COLUMNS + 1];
+  for (int j = 0; j <= SIGNIF_MAX_COLUMNS; j++) wa[j] = j % 2 ? 10 : 30, wb[j] = 20;
+  signif_test wide = signif_chi2_rows(wa, wb, SIGNIF_MAX_COLUMNS);
+  ck_assert_double_eq(wide.df, SIGNIF_MAX_COLUMNS - 1);
+  ck_assert_double_eq_tol(wide.stat, SIGNIF_MAX_COLUMNS / 2 * t2.stat, 1e-9);
+  signif_test over = signif_chi2_rows(wa, wb, SIGNIF_MAX_COLUMNS + 1);
+  ck_assert(over.stat == 0 && over.df == 0 && over.p == 1);
   /* 2x2 chi-square is the square of the pooled two-proportion z. */
   signif_test z = signif_two_proportions(30, 40, 20, 40);
   ck_assert_double_eq_tol(t2.stat, z.stat * z.stat, 1e-9);
