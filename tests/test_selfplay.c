@@ -7,6 +7,7 @@
  * share of a phase; the best-network slot hands out whole copies. */
 #include <check.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -640,6 +641,37 @@ START_TEST(start_refuses_no_threads_or_games) {
 }
 END_TEST
 
+/* A sink that refuses a game stops its worker, and the stop says why. */
+static int refusing_sink(void *ctx, const selfplay_game *gm) {
+  (void)gm;
+  atomic_fetch_add((atomic_int *)ctx, 1);
+  return -1;
+}
+
+START_TEST(a_refused_game_stops_self_play_with_a_message) {
+  char err[256];
+  nn_net *n = small_net(1);
+  netslot *slot = netslot_create(n, err, sizeof err);
+  selfplay_counters c;
+  memset(&c, 0, sizeof c);
+  atomic_int refused = 0;
+  selfplay_params p = params(1);
+  p.sink = refusing_sink;
+  p.sink_ctx = &refused;
+  selfplay *sp = selfplay_start(&p, 1, slot, &c, err, sizeof err);
+  ck_assert_msg(sp != NULL, "%s", err);
+  for (int i = 0; i < 12000 && !selfplay_failed(sp); i++) sleep_ms(10);
+  ck_assert(selfplay_failed(sp));
+  strcpy(err, "unchanged");
+  ck_assert_int_eq(selfplay_stop(sp, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "a finished game could not be handed on"), "%s", err);
+  ck_assert_int_eq(atomic_load(&refused), 1); /* the worker stopped at the first */
+  ck_assert_uint_eq(atomic_load(&c.games), 0);
+  netslot_free(slot);
+  nn_free(n);
+}
+END_TEST
+
 /* metrics.jsonl's "selfplay" member: the games since the last line, their
  * mean length, the first mover's results and how they ended, as shares;
  * the next line counts from there. */
@@ -715,11 +747,12 @@ static Suite *selfplay_suite(void) {
   Suite *s = suite_create("selfplay");
   TCase *w = add_tests(
       s, "workers", 300,
-      (const TTest *[]){samples_are_the_games_positions, random_plies_start_the_games,
-                        one_random_ply_is_sometimes_played, one_worker_repeats_its_games_for_a_seed,
-                        a_games_moves_follow_its_number, two_workers_share_counters_and_the_slot,
-                        start_refuses_no_threads_or_games, phases_repeat_and_fill_their_share,
-                        a_stop_ends_a_phase_with_nothing_added, NULL});
+      (const TTest *[]){
+          samples_are_the_games_positions, random_plies_start_the_games,
+          one_random_ply_is_sometimes_played, one_worker_repeats_its_games_for_a_seed,
+          a_games_moves_follow_its_number, two_workers_share_counters_and_the_slot,
+          start_refuses_no_threads_or_games, a_refused_game_stops_self_play_with_a_message,
+          phases_repeat_and_fill_their_share, a_stop_ends_a_phase_with_nothing_added, NULL});
   tcase_add_checked_fixture(w, setup, NULL);
   TCase *n = add_tests(s, "slot", 120,
                        (const TTest *[]){slot_hands_out_each_generation_once, slot_copies_are_whole,

@@ -333,6 +333,11 @@ int selfplay_stop(selfplay *s, char *err, size_t errlen) {
       rc = -1;
     }
   }
+  /* The flag decides, the message explains: a failure is never lost. */
+  if (rc == 0 && atomic_load(&s->failed)) {
+    errf(err, errlen, "a self-play worker failed");
+    rc = -1;
+  }
   for (int i = 0; i < s->n; i++) free_worker(s, &s->w[i]);
   free_selfplay(s);
   return rc;
