@@ -324,22 +324,51 @@ static int op_analysis(char *err, size_t errlen) {
 }
 
 /* proto_create's contract is NULL on allocation failure; after that each
- * command's error is its "? message" response. */
+ * command's error is its "? message" response, and a command that answers
+ * "=" answers as it does with memory enough (the first, fault-free run's
+ * answers): every command the protocol has that succeeds from here. */
 static int op_protocol(char *err, size_t errlen) {
-  static const char *lines[] = {"game oware", "agent mcts sims=30",      "play 2", "genmove",
-                                "state",      "agent alphabeta depth=2", "genmove"};
+  static const char *lines[] = {"game oware",
+                                "moves 2 3",
+                                "play 4",
+                                "undo",
+                                "state",
+                                "legal",
+                                "labels",
+                                "show",
+                                "agent mcts sims=30",
+                                "genmove",
+                                "analyze",
+                                "time_settings 10 1",
+                                "time_left south 5",
+                                "setboard 0 4 4 4 4 4 4 4 4 4 4 4 4 0 0",
+                                "options",
+                                "name",
+                                "version",
+                                "help",
+                                "agent alphabeta depth=2",
+                                "genmove"};
+  enum { N = sizeof lines / sizeof lines[0] };
+  static char want[N][PROTO_MAX_RESPONSE];
+  static int recorded;
   proto *s = proto_create(1);
   if (!s) return snprintf(err, errlen, "proto_create: out of memory"), -1;
   static char out[PROTO_MAX_RESPONSE];
   int rc = 0;
-  for (size_t i = 0; i < sizeof lines / sizeof lines[0] && rc == 0; i++) {
+  for (size_t i = 0; i < N && rc == 0; i++) {
     proto_handle(s, lines[i], out, sizeof out);
     if (out[0] == '?') {
       /* "? message\n\n": the message must not be empty. */
       snprintf(err, errlen, "%s", out[1] == ' ' && out[2] != '\n' ? out + 2 : "");
       rc = -1;
+    } else if (!recorded) {
+      snprintf(want[i], sizeof want[i], "%s", out);
+    } else if (strcmp(out, want[i]) != 0) {
+      snprintf(err, errlen, "'%s' answered '%.60s', not '%.60s'", lines[i], out, want[i]);
+      rc = WRONG;
     }
   }
+  recorded = 1;
   proto_free(s);
   return rc;
 }
