@@ -108,7 +108,6 @@ static int count_lines(const char *text) {
   return n;
 }
 
-/* The files of two runs agree byte for byte, time fields aside. */
 /* Each metrics line of text gives every part of the run a share of its
  * time: each iteration self-played, trained and gated. */
 static void every_part_takes_time(const char *text) {
@@ -130,6 +129,7 @@ static void every_part_takes_time(const char *text) {
   }
 }
 
+/* The files of two runs agree byte for byte, time fields aside. */
 static void assert_same_runs(const char *a, const char *b) {
   static const char *const exact[] = {
       "best.weights",          "candidate.weights",     "replay.bin",

@@ -21,8 +21,11 @@
 #include "base/json.h"
 #include "tests/testkit.h"
 #include "tests/testutil.h"
+#include "search/evaluator_nn.h"
+#include "trainer/checkpoint.h"
 #include "trainer/config.h"
 #include "trainer/counters.h"
+#include "trainer/learner.h"
 #include "trainer/machine.h"
 #include "trainer/train.h"
 
@@ -589,12 +592,41 @@ START_TEST(counters_read_back_as_written) {
 }
 END_TEST
 
+/* A checkpoint keeps where the learner's sampling generator is, whatever
+ * the counters it is given hold, and a learner loaded from it draws on
+ * from there: the same mini-batches as the learner that saved it. */
+START_TEST(the_checkpoint_keeps_the_learners_generator) {
+  train_config c;
+  char err[512], path[600];
+  ck_assert_msg(config_load(&c, "configs/tiny.ini", 0, NULL, err, sizeof err) == 0, "%s", err);
+  learner a, b;
+  ck_assert_msg(learner_init(&a, &c, err, sizeof err) == 0, "%s", err);
+  for (int i = 0; i < 5; i++) rng_u64(&a.rng); /* drawn from, as training does */
+  run_counters rc;
+  memset(&rc, 0, sizeof rc);
+  nn_meta meta;
+  ck_assert_int_eq(mcts_nn_meta(&c.g, &meta, err, sizeof err), 0);
+  snprintf(path, sizeof path, "%s/learner.ckpt", base);
+  ck_assert_msg(checkpoint_save(path, &a, &meta, &rc, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(learner_init(&b, &c, err, sizeof err) == 0, "%s", err);
+  nn_config nc = {c.g.n_features, c.hidden, c.blocks, c.g.n_actions};
+  nn_expect ex = nn_expect_of(&meta, &nc);
+  run_counters back;
+  ck_assert_msg(checkpoint_load(path, &b, &ex, &back, err, sizeof err) == 0, "%s", err);
+  for (int i = 0; i < 4; i++) ck_assert_uint_eq(back.rng[i], a.rng.s[i]);
+  for (int i = 0; i < 8; i++) ck_assert_uint_eq(rng_u64(&b.rng), rng_u64(&a.rng));
+  learner_free(&a);
+  learner_free(&b);
+}
+END_TEST
+
 Suite *run_dir_suite(void) {
   Suite *s = suite_create("run_dir");
   TCase *t = tcase_create("run_dir");
   tcase_add_checked_fixture(t, setup, teardown);
   tcase_set_timeout(t, 120);
   tcase_add_test(t, a_run_is_made_whole_and_resumes);
+  tcase_add_test(t, the_checkpoint_keeps_the_learners_generator);
   tcase_add_test(t, only_our_stale_temporaries_are_removed);
   tcase_add_test(t, a_run_without_its_checkpoint_is_refused);
   tcase_add_test(t, a_run_without_its_best_network_is_refused);
