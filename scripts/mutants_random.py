@@ -76,11 +76,12 @@ FOLDER_SUITES = {
 }
 # Suites too slow to run for every mutant: test_run (two minutes: run last,
 # for the files of the training loop only, which nothing else drives through
-# whole runs), test_mpi (under mpirun, run for the distributed files only)
+# whole runs), test_mpi (under mpirun, run for the distributed files and
+# train.c, the learner rank's way in, only)
 # and the game suites that play thousands of games (run for game/ only).
 SLOW = {"test_run"}
 FILE_SUITES = {f"trainer/{f}": ["test_mpi"] for f in ("dist.c", "dist.h", "dist_learner.c",
-                                                       "train_actor.c")}
+                                                       "train_actor.c", "train.c")}
 LAST_SUITES = {f"trainer/{f}": ["test_run"] for f in ("train.c", "train_loop.c", "rundir.c",
                                                        "metrics.c", "checkpoint.c")}
 FOLDER_ONLY = {"test_mpi", "test_namnam", "test_bao_laps", "test_kujifunza", "test_oware"}
