@@ -148,8 +148,7 @@ double disk_free_bytes(const char *path) {
   }
 }
 
-/* A number from the first line of a file ("max" and errors: -1). */
-static double file_number(const char *path) {
+double file_first_number(const char *path) {
   FILE *f = fopen(path, "r");
   double v = -1;
   if (f) {
@@ -170,8 +169,8 @@ double mem_available_bytes(void) {
     fclose(f);
   }
   /* A cgroup (v2) limit below the machine's: what is left of it. */
-  double max = file_number("/sys/fs/cgroup/memory.max"),
-         cur = file_number("/sys/fs/cgroup/memory.current");
+  double max = file_first_number("/sys/fs/cgroup/memory.max"),
+         cur = file_first_number("/sys/fs/cgroup/memory.current");
   if (max > 0 && cur >= 0 && (have < 0 || max - cur < have)) have = max > cur ? max - cur : 0;
   struct rlimit rl;
   if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&

@@ -63,6 +63,9 @@ double mem_physical_mb(void);
  * its address-space limits). -1 if unknown. */
 double disk_free_bytes(const char *path);
 double mem_available_bytes(void);
+/* The number that starts the file at path (cgroup files hold one); -1 if
+ * the file cannot be read or starts with anything else ("max"). */
+double file_first_number(const char *path);
 /* A need checked against what the machine has: 0 if have < 0 (unknown)
  * or need <= have; else -1 with "WHAT: needs N, only M free", both
  * figures in binary units. */
