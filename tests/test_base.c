@@ -751,16 +751,6 @@ START_TEST(disk_free_finds_the_nearest_folder) {
 }
 END_TEST
 
-/* The open descriptors of this process. */
-static int open_fds(void) {
-  DIR *d = opendir("/proc/self/fd");
-  ck_assert_ptr_nonnull(d);
-  int n = 0;
-  for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
-  closedir(d);
-  return n;
-}
-
 /* A cgroup file's number, as the memory limits read it, and nothing left
  * open however often it is read. */
 START_TEST(file_first_number_reads_and_closes) {
@@ -777,9 +767,9 @@ START_TEST(file_first_number_reads_and_closes) {
     ck_assert_double_eq(file_first_number(path), cases[i].want);
   }
   ck_assert_double_eq(file_first_number(in_adir("no-such-file")), -1);
-  int before = open_fds();
+  int before = test_open_fds();
   for (int i = 0; i < 100; i++) file_first_number(path);
-  ck_assert_int_eq(open_fds(), before);
+  ck_assert_int_eq(test_open_fds(), before);
 }
 END_TEST
 
