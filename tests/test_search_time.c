@@ -359,6 +359,40 @@ START_TEST(agent_on_a_clock_plays_a_forced_move_at_once) {
 }
 END_TEST
 
+/* On a game clock, an agent's own limit still holds: `alphabeta depth=1`
+ * plays the move of its depth-1 search, chosen where a deeper search
+ * prefers another (the clock without a depth would search deeper). */
+START_TEST(a_depth_given_caps_a_search_on_a_clock) {
+  configure_game("oware", NULL);
+  char err[256];
+  agent *one = agent_create(&G, "alphabeta depth=1", 1, err, sizeof err);
+  agent *deep = agent_create(&G, "alphabeta depth=6", 1, err, sizeof err);
+  ck_assert_ptr_nonnull(one);
+  ck_assert_ptr_nonnull(deep);
+  rng_t r;
+  rng_seed(&r, 5, 0);
+  int found = 0;
+  for (int game = 0; game < 50 && !found; game++) {
+    game_pos p;
+    game_start(&G, &p);
+    for (int ply = 0; ply < 40 && p.status == GAME_ONGOING && !found; ply++) {
+      int a1 = agent_choose(one, &p, NULL), a6 = agent_choose(deep, &p, NULL);
+      if (a1 != a6) {
+        found = 1;
+        agent_set_time(one, &(agent_time){0, 60, 1});
+        ck_assert_int_eq(agent_choose(one, &p, NULL), a1);
+        agent_set_time(one, &(agent_time){0.5, 0, 0});
+        ck_assert_int_eq(agent_choose(one, &p, NULL), a1);
+      }
+      game_play(&G, &p, game_random_action(&r, game_legal(&G, &p)));
+    }
+  }
+  ck_assert_msg(found, "no position where depth 1 and depth 6 choose apart");
+  agent_free(one);
+  agent_free(deep);
+}
+END_TEST
+
 /* A search that stops at its soft limit is sure of its move: no move with
  * a quarter of the leader's visits has a better mean value (else it goes
  * on), over positions whose values are scattered. */
@@ -713,6 +747,7 @@ static Suite *search_time_suite(void) {
   tcase_add_test(t, decide_unsure_and_early);
   tcase_add_test(t, forced_move_with_time_banked);
   tcase_add_test(t, agent_on_a_clock_plays_a_forced_move_at_once);
+  tcase_add_test(t, a_depth_given_caps_a_search_on_a_clock);
   tcase_add_test(t, soft_stop_only_when_values_agree);
   tcase_add_test(t, cap_and_proof_stop_timed_search);
   tcase_add_test(t, threads_share_one_tree);
