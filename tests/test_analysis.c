@@ -511,6 +511,25 @@ START_TEST(every_answer_holds_together) {
       free(text);
       json_free(d);
     }
+    /* The same position given as its board tokens (every token of the
+     * game's longest board, Kujifunza's 32 pits among them). */
+    char tokens[512], line[1024];
+    int n = snprintf(tokens, sizeof tokens, "%d ", p.mover);
+    ck_assert_int_eq(g.rules->board_tokens(&g, &p, tokens + n, sizeof tokens - (size_t)n), 0);
+    snprintf(line, sizeof line,
+             "{\"id\":2,\"game\":\"%s\",\"position\":\"%s\",\"agent\":\"alphabeta "
+             "depth=1\"}",
+             games[gi], tokens);
+    int rc;
+    char *text;
+    json_doc *d = ask(&plain, line, &rc, &text);
+    ck_assert_msg(rc == 0, "%s, position %s: %s", games[gi], tokens, text);
+    int t = json_first(d, json_get(d, 0, "turns")), answered = 0;
+    ck_assert_int_eq((int)number(d, t, "mover"), p.mover);
+    for (int m = json_first(d, json_get(d, t, "moves")); m >= 0; m = json_next(d, m)) answered++;
+    ck_assert_int_eq(answered, game_count(game_legal(&g, &p)));
+    free(text);
+    json_free(d);
   }
 }
 END_TEST
