@@ -751,28 +751,6 @@ START_TEST(disk_free_finds_the_nearest_folder) {
 }
 END_TEST
 
-/* A cgroup file's number, as the memory limits read it, and nothing left
- * open however often it is read. */
-START_TEST(file_first_number_reads_and_closes) {
-  static const struct {
-    const char *text;
-    double want;
-  } cases[] = {{"123456\n", 123456}, {"max\n", -1}, {"", -1}, {"2.5 7\n", 2.5}};
-  const char *path = in_adir("number");
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(cases[i].text, f);
-    fclose(f);
-    ck_assert_double_eq(file_first_number(path), cases[i].want);
-  }
-  ck_assert_double_eq(file_first_number(in_adir("no-such-file")), -1);
-  int before = test_open_fds();
-  for (int i = 0; i < 100; i++) file_first_number(path);
-  ck_assert_int_eq(test_open_fds(), before);
-}
-END_TEST
-
 /* Memory for what one thread writes: whole cache lines of its own, zeroed
  * (the size rounded up, so nothing else is placed in its last line). */
 START_TEST(calloc_lines_owns_whole_lines) {
@@ -814,7 +792,6 @@ static Suite *base_suite(void) {
   tcase_add_test(f, afile_temporaries_are_told_apart);
   tcase_add_test(f, dir_make_makes_parents);
   tcase_add_test(f, disk_free_finds_the_nearest_folder);
-  tcase_add_test(f, file_first_number_reads_and_closes);
   suite_add_tcase(s, f);
   return s;
 }

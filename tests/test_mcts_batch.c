@@ -197,6 +197,34 @@ START_TEST(threads_batched_workers) {
 }
 END_TEST
 
+/* A batch holds `leaves` leaves: a simulation that needs no evaluation (it
+ * ends in a finished game) does not end the gathering. From a position
+ * where about one simulation in eight ends a game, the evaluator's calls
+ * still carry 7 leaves or more on average (8 but for the gatherings that
+ * 64 such simulations in a row end, and the last). */
+START_TEST(free_simulations_do_not_end_a_batch) {
+  configure_game("oware", NULL);
+  char err[256];
+  counting_ctx c = {0, 0, 0};
+  mcts_eval ev = {counting_uniform, &c, 0};
+  mcts_params p = mcts_defaults();
+  p.solver = 0;
+  mcts *m = mcts_create(&G, &p, &ev, 1, err, sizeof err);
+  ck_assert_msg(m != NULL, "%s", err);
+  game_pos q = pos("0 3 0 1 0 0 0 0 0 1 0 0 3 20 20");
+  ck_assert_int_eq(mcts_set_root(m, &q, NULL, err, sizeof err), 0);
+  mcts_limits l = mcts_limits_sims(4000);
+  l.leaves = 8;
+  ck_assert_int_eq(mcts_search(m, &l, NULL, err, sizeof err), 4000);
+  mcts_info mi;
+  mcts_get_info(m, &mi);
+  ck_assert_msg(c.total < 4000 - 400, "only %d of 4000 simulations reached a finished game",
+                4000 - c.total);
+  ck_assert_msg(c.total >= 7 * c.calls, "%d leaves in %d calls", c.total, c.calls);
+  mcts_free(m);
+}
+END_TEST
+
 static Suite *mcts_batch_suite(void) {
   Suite *s = suite_create("mcts_batch");
   TCase *t = tcase_create("core");
@@ -205,6 +233,7 @@ static Suite *mcts_batch_suite(void) {
   tcase_add_test(t, a_failed_evaluation_fails_the_run);
   tcase_add_test(t, cache_hits_transpositions);
   tcase_add_test(t, threads_batched_workers);
+  tcase_add_test(t, free_simulations_do_not_end_a_batch);
   suite_add_tcase(s, t);
   return s;
 }

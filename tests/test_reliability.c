@@ -528,6 +528,32 @@ START_TEST(arena_ranges_finish) {
 }
 END_TEST
 
+/* A cgroup file's number, as the memory limits read it, and nothing left
+ * open however often it is read. */
+START_TEST(file_first_number_reads_and_closes) {
+  static const struct {
+    const char *text;
+    double want;
+  } cases[] = {{"123456\n", 123456}, {"max\n", -1}, {"", -1}, {"2.5 7\n", 2.5}};
+  char dir[256], path[300], missing[300];
+  scratch_dir(dir, sizeof dir, "rel-number");
+  snprintf(path, sizeof path, "%s/number", dir);
+  snprintf(missing, sizeof missing, "%s/no-such-file", dir);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(cases[i].text, f);
+    fclose(f);
+    ck_assert_double_eq(file_first_number(path), cases[i].want);
+  }
+  ck_assert_double_eq(file_first_number(missing), -1);
+  int before = test_open_fds();
+  for (int i = 0; i < 100; i++) file_first_number(path);
+  ck_assert_int_eq(test_open_fds(), before);
+  remove_tree(dir);
+}
+END_TEST
+
 static Suite *reliability_suite(void) {
   Suite *s = suite_create("reliability");
   TCase *t = tcase_create("core");
@@ -542,6 +568,7 @@ static Suite *reliability_suite(void) {
   tcase_add_test(t, protocol_comment_rule);
   tcase_add_test(t, replies_are_escaped);
   tcase_add_test(t, arena_ranges_finish);
+  tcase_add_test(t, file_first_number_reads_and_closes);
   suite_add_tcase(s, t);
   return s;
 }

@@ -577,47 +577,6 @@ START_TEST(failed_batch_leaves_the_tree_whole) {
 }
 END_TEST
 
-/* A batch holds `leaves` leaves: a simulation that needs no evaluation (it
- * ends in a finished game) does not end the gathering. From a position
- * where about one simulation in eight ends a game, the evaluator's calls
- * still carry 7 leaves or more on average (8 but for the gatherings that
- * 64 such simulations in a row end, and the last). */
-typedef struct {
-  int calls, leaves;
-} counting;
-
-static int counting_evaluate(void *ctx, const game *g, const game_pos *const *pos, int n,
-                             float *policy, float *value) {
-  counting *c = ctx;
-  c->calls++;
-  c->leaves += n;
-  mcts_eval u = mcts_eval_uniform();
-  return u.evaluate(NULL, g, pos, n, policy, value);
-}
-
-START_TEST(free_simulations_do_not_end_a_batch) {
-  configure_game("oware", NULL);
-  char err[256];
-  counting c = {0, 0};
-  mcts_eval ev = {counting_evaluate, &c, 0};
-  mcts_params p = mcts_defaults();
-  p.solver = 0;
-  mcts *m = mcts_create(&G, &p, &ev, 1, err, sizeof err);
-  ck_assert_msg(m != NULL, "%s", err);
-  game_pos q = pos("0 3 0 1 0 0 0 0 0 1 0 0 3 20 20");
-  ck_assert_int_eq(mcts_set_root(m, &q, NULL, err, sizeof err), 0);
-  mcts_limits l = mcts_limits_sims(4000);
-  l.leaves = 8;
-  ck_assert_int_eq(mcts_search(m, &l, NULL, err, sizeof err), 4000);
-  mcts_info mi;
-  mcts_get_info(m, &mi);
-  ck_assert_msg(c.leaves < 4000 - 400, "only %d of 4000 simulations reached a finished game",
-                4000 - c.leaves);
-  ck_assert_msg(c.leaves >= 7 * c.calls, "%d leaves in %d calls", c.leaves, c.calls);
-  mcts_free(m);
-}
-END_TEST
-
 /* One thread and one leaf without a time limit is mcts_run, simulation for
  * simulation; several threads, up to the most allowed, complete exactly
  * the simulations asked. */
@@ -792,7 +751,6 @@ static Suite *search_time_suite(void) {
   tcase_add_test(t, soft_stop_only_when_values_agree);
   tcase_add_test(t, cap_and_proof_stop_timed_search);
   tcase_add_test(t, threads_share_one_tree);
-  tcase_add_test(t, free_simulations_do_not_end_a_batch);
   tcase_add_test(t, failed_batch_leaves_the_tree_whole);
   tcase_add_test(t, bad_limits_refused);
   tcase_add_test(t, node_array_grows_and_keeps_subtree);
