@@ -1,14 +1,15 @@
 /* The bodies of nn/nn_kern.c's passes, included there once per
  * instruction set with KB(name) naming each copy: GCC vector extensions (16
  * floats a vector), compiled by the target of the including place. Not a
- * header of its own: nn_kern.c defines vf, vi, vd, vf8, LD, ST and RELU. */
+ * header of its own: nn_kern.c defines VW, VF, VI (VW floats and ints a
+ * vector, as wide as the target's registers), vd, vf8, LD, ST and RELU. */
 
 static void KB(nn_k_bias_relu)(float *c, const float *b, int rows, int cols) {
   for (int r = 0; r < rows; r++) {
     float *row = c + (size_t)r * cols;
     int j = 0;
     for (; j + VW <= cols; j += VW) {
-      vf y, bb;
+      VF y, bb;
       LD(y, row + j);
       LD(bb, b + j);
       y += bb;
@@ -27,7 +28,7 @@ static void KB(nn_k_bias)(float *c, const float *b, int rows, int cols) {
     float *row = c + (size_t)r * cols;
     int j = 0;
     for (; j + VW <= cols; j += VW) {
-      vf y, bb;
+      VF y, bb;
       LD(y, row + j);
       LD(bb, b + j);
       y += bb;
@@ -44,11 +45,11 @@ static void KB(nn_k_relu_mask_colsum)(float *g, const float *a, float *db, int r
     const float *ar = a + (size_t)r * cols;
     int j = 0;
     for (; j + VW <= cols; j += VW) {
-      vf gv, av, s;
+      VF gv, av, s;
       LD(gv, gr + j);
       LD(av, ar + j);
       LD(s, db + j);
-      gv = (vf)((vi)gv & (av > (vf){0}));
+      gv = (VF)((VI)gv & (av > (VF){0}));
       s += gv;
       ST(gr + j, gv);
       ST(db + j, s);
@@ -67,7 +68,7 @@ static void KB(nn_k_colsum)(const float *g, float *db, int rows, int cols) {
     const float *gr = g + (size_t)r * cols;
     int j = 0;
     for (; j + VW <= cols; j += VW) {
-      vf gv, s;
+      VF gv, s;
       LD(gv, gr + j);
       LD(s, db + j);
       s += gv;
@@ -90,7 +91,7 @@ static void KB(nn_k_vecmat)(float *y, const float *x, const float *W, const floa
   }
   int j = 0;
   for (; j + 4 * VW <= m; j += 4 * VW) {
-    vf a0, a1, a2, a3;
+    VF a0, a1, a2, a3;
     LD(a0, b + j);
     LD(a1, b + j + VW);
     LD(a2, b + j + 2 * VW);
@@ -98,7 +99,7 @@ static void KB(nn_k_vecmat)(float *y, const float *x, const float *W, const floa
     for (int t = 0; t < k; t++) {
       const float *w = W + (size_t)nz[t] * m + j;
       float xs = x[nz[t]];
-      vf w0, w1, w2, w3;
+      VF w0, w1, w2, w3;
       LD(w0, w);
       LD(w1, w + VW);
       LD(w2, w + 2 * VW);
@@ -109,7 +110,7 @@ static void KB(nn_k_vecmat)(float *y, const float *x, const float *W, const floa
       a3 += xs * w3;
     }
     if (s) {
-      vf s0, s1, s2, s3;
+      VF s0, s1, s2, s3;
       LD(s0, s + j);
       LD(s1, s + j + VW);
       LD(s2, s + j + 2 * VW);
@@ -131,15 +132,15 @@ static void KB(nn_k_vecmat)(float *y, const float *x, const float *W, const floa
     ST(y + j + 3 * VW, a3);
   }
   for (; j + VW <= m; j += VW) {
-    vf a0;
+    VF a0;
     LD(a0, b + j);
     for (int t = 0; t < k; t++) {
-      vf w0;
+      VF w0;
       LD(w0, W + (size_t)nz[t] * m + j);
       a0 += x[nz[t]] * w0;
     }
     if (s) {
-      vf s0;
+      VF s0;
       LD(s0, s + j);
       a0 += s0;
     }
