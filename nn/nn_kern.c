@@ -83,10 +83,13 @@ int nn_kern_level(void) {
 }
 
 #if NN_KERN_BODIES
-#define PICK(name)                                     \
-  (nn_kern_level() >= CPU_LEVEL_AVX512 ? name##_avx512 \
-   : nn_kern_level() >= CPU_LEVEL_AVX2 ? name##_avx2   \
-                                       : name##_base)
+/* The level read once a call (GCC's statement expression: this branch is
+ * GCC's alone). */
+#define PICK(name)                                                                             \
+  ({                                                                                           \
+    const int l_ = nn_kern_level();                                                            \
+    l_ >= CPU_LEVEL_AVX512 ? name##_avx512 : l_ >= CPU_LEVEL_AVX2 ? name##_avx2 : name##_base; \
+  })
 #else
 #define PICK(name) name##_base
 #endif
